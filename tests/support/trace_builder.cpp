@@ -1,0 +1,77 @@
+#include "trace_builder.h"
+
+#include <fstream>
+#include <stdexcept>
+
+namespace flopspy::testing {
+
+trace::FileIdentity TraceBuilder::DefaultIdentity() {
+  trace::FileIdentity id;
+  id.pid = 4242;
+  id.rank = -1;
+  id.local_rank = -1;
+  id.start_realtime_ns = 1'700'000'000'000'000'000ull;
+  id.start_monotonic_ns = 1'000'000'000ull;
+  id.host = "testhost";
+  return id;
+}
+
+TraceBuilder::TraceBuilder(trace::FileIdentity identity)
+    : writer_([this](std::span<const uint8_t> b) {
+        bytes_.insert(bytes_.end(), b.begin(), b.end());
+        return true;
+      }),
+      chunk_(1u << 20) {
+  writer_.WriteHeader(trace::MakeFileHeader(identity));
+}
+
+TraceBuilder& TraceBuilder::Chunk(trace::ChunkSource source, uint32_t thread_id) {
+  if (chunk_open_ && (chunk_.source() != source || chunk_.thread_id() != thread_id)) Flush();
+  if (!chunk_open_) {
+    chunk_.Reset(source, thread_id);
+    chunk_open_ = true;
+  }
+  return *this;
+}
+
+TraceBuilder& TraceBuilder::AddRaw(const void* record, size_t size) {
+  if (!chunk_open_) Chunk(trace::ChunkSource::kProcess);
+  if (!chunk_.Append(record, size)) {
+    Flush();
+    Chunk(chunk_.source(), chunk_.thread_id());
+    if (!chunk_.Append(record, size)) throw std::runtime_error("record does not fit a chunk");
+  }
+  return *this;
+}
+
+TraceBuilder& TraceBuilder::String(uint32_t id, std::string_view text) {
+  if (!chunk_open_) Chunk(trace::ChunkSource::kProcess);
+  if (!chunk_.AppendString(id, text)) throw std::runtime_error("string does not fit");
+  return *this;
+}
+
+TraceBuilder& TraceBuilder::Metadata(std::string_view json) {
+  if (!chunk_open_) Chunk(trace::ChunkSource::kProcess);
+  if (!chunk_.AppendMetadata(json)) throw std::runtime_error("metadata does not fit");
+  return *this;
+}
+
+TraceBuilder& TraceBuilder::Flush() {
+  if (chunk_open_) writer_.WriteChunk(chunk_);
+  chunk_open_ = false;
+  return *this;
+}
+
+const std::vector<uint8_t>& TraceBuilder::Bytes() {
+  Flush();
+  return bytes_;
+}
+
+void TraceBuilder::WriteTo(const std::string& path) {
+  const auto& b = Bytes();
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out.write(reinterpret_cast<const char*>(b.data()), static_cast<std::streamsize>(b.size()));
+  if (!out) throw std::runtime_error("cannot write " + path);
+}
+
+}  // namespace flopspy::testing

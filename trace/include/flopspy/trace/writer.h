@@ -1,0 +1,93 @@
+// Building chunks and writing them after a file header. Used by the flusher thread of
+// libflopspy.so and by tests that make traces; never on an application thread.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "flopspy/trace/schema.h"
+
+namespace flopspy::trace {
+
+// Process facts that go into the file header.
+struct FileIdentity {
+  uint32_t pid = 0;
+  uint32_t parent_pid = 0;
+  int32_t rank = -1;
+  int32_t local_rank = -1;
+  uint32_t flags = 0;  // FileFlags
+  uint64_t start_realtime_ns = 0;
+  uint64_t start_monotonic_ns = 0;
+  uint64_t run_id = 0;
+  std::string_view host;
+};
+
+// A complete header, checksum included.
+FileHeader MakeFileHeader(const FileIdentity& identity);
+
+// Accumulates records of one source into one chunk. Memory is reserved up front, so appending
+// never allocates; Append returns false when the chunk is full and the caller finishes it first.
+class ChunkBuilder {
+ public:
+  explicit ChunkBuilder(size_t capacity_bytes = 1u << 20);
+
+  void Reset(ChunkSource source, uint32_t thread_id);
+
+  // `record` starts with a RecordHeader whose size() equals `size`.
+  bool Append(const void* record, size_t size);
+
+  template <class T>
+  bool Append(const T& record) {
+    return Append(&record, sizeof(T));
+  }
+
+  // Variable-length records: the text follows a fixed part, zero-padded to 8 bytes.
+  bool AppendString(uint32_t id, std::string_view text);
+  bool AppendMetadata(std::string_view json);
+
+  // Room for a record of `size` bytes?
+  bool Fits(size_t size) const { return payload_size() + size <= capacity_; }
+  bool empty() const { return record_count_ == 0; }
+  uint32_t record_count() const { return record_count_; }
+  size_t payload_size() const { return buffer_.size() - sizeof(ChunkHeader); }
+  ChunkSource source() const { return source_; }
+  uint32_t thread_id() const { return thread_id_; }
+
+  // Seals the chunk (sequence number and checksum) and returns header + payload.
+  std::span<const uint8_t> Finish(uint32_t sequence);
+
+ private:
+  bool AppendWithTail(const void* fixed, size_t fixed_size, std::string_view tail);
+
+  std::vector<uint8_t> buffer_;
+  size_t capacity_;
+  uint32_t record_count_ = 0;
+  ChunkSource source_ = ChunkSource::kProcess;
+  uint32_t thread_id_ = 0;
+};
+
+// Writes the header, then chunks in sequence, to any byte sink (a file descriptor in the
+// recorder, a vector in tests). A failed sink write is reported by the return value.
+class TraceWriter {
+ public:
+  using Sink = std::function<bool(std::span<const uint8_t>)>;
+
+  explicit TraceWriter(Sink sink) : sink_(std::move(sink)) {}
+
+  bool WriteHeader(const FileHeader& header);
+  // Finishes `chunk` with the next sequence number and writes it. Empty chunks are skipped.
+  bool WriteChunk(ChunkBuilder& chunk);
+
+  uint32_t chunks_written() const { return next_sequence_; }
+  uint64_t bytes_written() const { return bytes_written_; }
+
+ private:
+  Sink sink_;
+  uint32_t next_sequence_ = 0;
+  uint64_t bytes_written_ = 0;
+};
+
+}  // namespace flopspy::trace

@@ -1,0 +1,303 @@
+#include "flopspy/trace/reader.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <string>
+
+#include "flopspy/trace/crc32c.h"
+
+namespace flopspy::trace {
+namespace {
+
+constexpr size_t kMinHeaderSize = 64;
+constexpr size_t kMaxHeaderSize = 64 * 1024;
+
+class FileSource final : public ByteSource {
+ public:
+  FileSource(std::FILE* file, uint64_t size) : file_(file), size_(size) {}
+  ~FileSource() override { std::fclose(file_); }
+  FileSource(const FileSource&) = delete;
+  FileSource& operator=(const FileSource&) = delete;
+
+  int64_t ReadAt(uint64_t offset, std::span<uint8_t> out) override {
+    if (offset != position_) {
+      if (std::fseek(file_, static_cast<long>(offset), SEEK_SET) != 0) return -1;
+      position_ = offset;
+    }
+    const size_t got = std::fread(out.data(), 1, out.size(), file_);
+    if (got < out.size() && std::ferror(file_)) return -1;
+    position_ += got;
+    return static_cast<int64_t>(got);
+  }
+  uint64_t Size() const override { return size_; }
+
+ private:
+  std::FILE* file_;
+  uint64_t size_;
+  uint64_t position_ = 0;
+};
+
+class BufferSource final : public ByteSource {
+ public:
+  explicit BufferSource(std::span<const uint8_t> bytes) : bytes_(bytes) {}
+  int64_t ReadAt(uint64_t offset, std::span<uint8_t> out) override {
+    if (offset >= bytes_.size()) return 0;
+    const size_t n = std::min<uint64_t>(out.size(), bytes_.size() - offset);
+    std::memcpy(out.data(), bytes_.data() + offset, n);
+    return static_cast<int64_t>(n);
+  }
+  uint64_t Size() const override { return bytes_.size(); }
+
+ private:
+  std::span<const uint8_t> bytes_;
+};
+
+std::string At(uint64_t offset) { return " at byte " + std::to_string(offset); }
+
+}  // namespace
+
+std::string_view ReadStatusName(ReadStatus status) {
+  switch (status) {
+    case ReadStatus::kOk: return "ok";
+    case ReadStatus::kEmpty: return "empty";
+    case ReadStatus::kNotATrace: return "not a trace";
+    case ReadStatus::kTooNew: return "too new";
+    case ReadStatus::kTooOld: return "too old";
+    case ReadStatus::kBadHeader: return "bad header";
+    case ReadStatus::kTruncated: return "truncated";
+    case ReadStatus::kCorrupt: return "corrupt";
+    case ReadStatus::kIoError: return "I/O error";
+  }
+  return "unknown";
+}
+
+bool ReadSummary::usable() const { return records > 0; }
+
+std::string_view RecordView::Text(size_t fixed_size, size_t length) const {
+  if (fixed_size > bytes.size()) return {};
+  length = std::min(length, bytes.size() - fixed_size);
+  return {reinterpret_cast<const char*>(bytes.data() + fixed_size), length};
+}
+
+std::unique_ptr<ByteSource> OpenFileSource(const std::string& path, std::string* error) {
+  std::FILE* file = std::fopen(path.c_str(), "rb");
+  if (file == nullptr) {
+    if (error) *error = "cannot open " + path + ": " + std::strerror(errno);
+    return nullptr;
+  }
+  if (std::fseek(file, 0, SEEK_END) != 0) {
+    if (error) *error = "cannot seek in " + path + ": " + std::strerror(errno);
+    std::fclose(file);
+    return nullptr;
+  }
+  const long size = std::ftell(file);
+  std::rewind(file);
+  if (size < 0) {
+    if (error) *error = "cannot size " + path + " (is it a folder?)";
+    std::fclose(file);
+    return nullptr;
+  }
+  return std::make_unique<FileSource>(file, static_cast<uint64_t>(size));
+}
+
+std::unique_ptr<ByteSource> MemorySource(std::span<const uint8_t> bytes) {
+  return std::make_unique<BufferSource>(bytes);
+}
+
+TraceReader::TraceReader(std::unique_ptr<ByteSource> source) : source_(std::move(source)) {
+  header_ok_ = ReadHeader();
+}
+
+TraceReader TraceReader::OpenFile(const std::string& path) {
+  std::string error;
+  auto source = OpenFileSource(path, &error);
+  if (source == nullptr) {
+    TraceReader reader(nullptr);
+    reader.header_summary_.status = ReadStatus::kIoError;
+    reader.header_summary_.message = error;
+    return reader;
+  }
+  return TraceReader(std::move(source));
+}
+
+std::string_view TraceReader::host() const {
+  return {header_.host, strnlen(header_.host, sizeof(header_.host))};
+}
+
+std::string_view TraceReader::String(uint32_t id) const {
+  const auto it = strings_.find(id);
+  return it == strings_.end() ? std::string_view{} : std::string_view{it->second};
+}
+
+bool TraceReader::ReadHeader() {
+  ReadSummary& s = header_summary_;
+  if (source_ == nullptr) {
+    s.status = ReadStatus::kIoError;
+    s.message = "no input";
+    return false;
+  }
+  s.file_size = source_->Size();
+  if (s.file_size == 0) {
+    s.status = ReadStatus::kEmpty;
+    s.message = "the file is empty (0 bytes): the process ended before flopspy wrote anything";
+    return false;
+  }
+  std::vector<uint8_t> head(std::min<uint64_t>(s.file_size, kMaxHeaderSize));
+  const int64_t got = source_->ReadAt(0, head);
+  if (got < 0) {
+    s.status = ReadStatus::kIoError;
+    s.message = "read error in the file header";
+    return false;
+  }
+  head.resize(static_cast<size_t>(got));
+  const size_t magic_bytes = std::min(head.size(), sizeof(kFileMagic));
+  if (std::memcmp(head.data(), kFileMagic, magic_bytes) != 0) {
+    s.status = ReadStatus::kNotATrace;
+    s.message = "not a flopspy trace (the file does not start with \"FLOPSPY\")";
+    return false;
+  }
+  if (head.size() < kMinHeaderSize) {
+    s.status = ReadStatus::kBadHeader;
+    s.message = "the file ends inside its header (" + std::to_string(head.size()) + " bytes)";
+    s.stop_offset = head.size();
+    return false;
+  }
+  FileHeader h{};
+  std::memcpy(&h, head.data(), std::min(head.size(), sizeof(h)));
+  if (h.min_reader_version > kFormatVersion) {
+    s.status = ReadStatus::kTooNew;
+    s.message = "written by trace format " + std::to_string(h.format_version) +
+                ", which needs a reader of format " + std::to_string(h.min_reader_version) +
+                " or newer; this flopspy-report reads format " + std::to_string(kFormatVersion) +
+                ": upgrade flopspy";
+    return false;
+  }
+  if (h.format_version < kOldestReadableVersion) {
+    s.status = ReadStatus::kTooOld;
+    s.message = "written by trace format " + std::to_string(h.format_version) +
+                "; this flopspy-report reads formats " + std::to_string(kOldestReadableVersion) +
+                " to " + std::to_string(kFormatVersion);
+    return false;
+  }
+  if (h.header_size < kMinHeaderSize || h.header_size > kMaxHeaderSize || h.header_size % 8 != 0) {
+    s.status = ReadStatus::kBadHeader;
+    s.message = "the header size field (" + std::to_string(h.header_size) + ") is invalid";
+    return false;
+  }
+  if (head.size() < h.header_size) {
+    s.status = ReadStatus::kBadHeader;
+    s.message = "the file ends inside its header (" + std::to_string(head.size()) + " of " +
+                std::to_string(h.header_size) + " bytes)";
+    s.stop_offset = head.size();
+    return false;
+  }
+  // The checksum is always the header's last four bytes, whatever version wrote it.
+  uint32_t stored_crc;
+  std::memcpy(&stored_crc, head.data() + h.header_size - 4, 4);
+  if (Crc32c(head.data(), h.header_size - 4) != stored_crc) {
+    s.status = ReadStatus::kBadHeader;
+    s.message = "the file header fails its checksum: the file is damaged";
+    return false;
+  }
+  header_ = h;
+  s.stop_offset = h.header_size;
+  return true;
+}
+
+ReadSummary TraceReader::ForEachRecord(const Visitor& visit,
+                                       const std::function<void(uint64_t)>& progress) {
+  if (!header_ok_) return header_summary_;
+  ReadSummary s;
+  s.file_size = source_->Size();
+  uint64_t offset = header_.header_size;
+  uint32_t expected_sequence = 0;
+
+  const auto stop = [&](ReadStatus status, std::string message) {
+    s.status = status;
+    s.message = std::move(message);
+    s.stop_offset = offset;
+    return s;
+  };
+
+  while (offset < s.file_size) {
+    const uint64_t left = s.file_size - offset;
+    if (left < sizeof(ChunkHeader)) {
+      return stop(ReadStatus::kTruncated, "the file ends inside a chunk header" + At(offset) +
+                                              " (" + std::to_string(left) + " of 32 bytes); " +
+                                              "the process probably died while writing");
+    }
+    ChunkHeader ch{};
+    if (source_->ReadAt(offset, {reinterpret_cast<uint8_t*>(&ch), sizeof(ch)}) !=
+        static_cast<int64_t>(sizeof(ch))) {
+      return stop(ReadStatus::kIoError, "read error" + At(offset));
+    }
+    if (ch.magic != kChunkMagic) {
+      return stop(ReadStatus::kCorrupt, "no chunk starts" + At(offset) + ": the file is damaged");
+    }
+    if (ch.payload_size > kMaxChunkPayload || ch.payload_size % kRecordAlign != 0) {
+      return stop(ReadStatus::kCorrupt, "chunk" + At(offset) + " claims an impossible size (" +
+                                            std::to_string(ch.payload_size) + " bytes)");
+    }
+    if (left - sizeof(ChunkHeader) < ch.payload_size) {
+      return stop(ReadStatus::kTruncated,
+                  "the file ends inside chunk " + std::to_string(ch.sequence) + At(offset) + " (" +
+                      std::to_string(left - sizeof(ChunkHeader)) + " of " +
+                      std::to_string(ch.payload_size) +
+                      " payload bytes); the process probably died while writing");
+    }
+    chunk_.resize(ch.payload_size);
+    if (source_->ReadAt(offset + sizeof(ch), chunk_) != static_cast<int64_t>(ch.payload_size)) {
+      return stop(ReadStatus::kIoError, "read error in chunk" + At(offset));
+    }
+    const uint32_t crc = Crc32c(chunk_.data(), chunk_.size(), Crc32c(&ch, offsetof(ChunkHeader, crc)));
+    if (crc != ch.crc) {
+      return stop(ReadStatus::kCorrupt, "chunk " + std::to_string(ch.sequence) + At(offset) +
+                                            " fails its checksum: the file is damaged");
+    }
+    // Check the record framing of the whole chunk before handing out any of it, so a chunk is
+    // either read completely or not at all.
+    uint32_t count = 0;
+    for (size_t pos = 0; pos < chunk_.size(); ++count) {
+      RecordHeader rh{};
+      if (chunk_.size() - pos < sizeof(rh)) break;
+      std::memcpy(&rh, chunk_.data() + pos, sizeof(rh));
+      if (rh.size8 == 0 || rh.size() > chunk_.size() - pos) {
+        count = UINT32_MAX;
+        break;
+      }
+      pos += rh.size();
+    }
+    if (count != ch.record_count) {
+      return stop(ReadStatus::kCorrupt, "chunk " + std::to_string(ch.sequence) + At(offset) +
+                                            " has inconsistent record framing");
+    }
+    if (ch.sequence > expected_sequence) s.sequence_gaps += ch.sequence - expected_sequence;
+    expected_sequence = ch.sequence + 1;
+
+    const uint64_t payload_offset = offset + sizeof(ChunkHeader);
+    for (size_t pos = 0; pos < chunk_.size();) {
+      RecordHeader rh{};
+      std::memcpy(&rh, chunk_.data() + pos, sizeof(rh));
+      const RecordView view{static_cast<RecordType>(rh.type), rh.flags,
+                            std::span<const uint8_t>(chunk_.data() + pos, rh.size()),
+                            ch.thread_id, static_cast<ChunkSource>(ch.source),
+                            payload_offset + pos};
+      if (view.type == RecordType::kString) {
+        const auto def = view.As<StringDef>();
+        strings_[def.id] = std::string(view.Text(sizeof(StringDef), def.length));
+      } else if (view.type == RecordType::kTraceEnd) {
+        s.ended_cleanly = true;
+      }
+      if (visit) visit(view);
+      ++s.records;
+      pos += rh.size();
+    }
+    ++s.chunks;
+    offset = payload_offset + ch.payload_size;
+    if (progress) progress(offset);
+  }
+  s.stop_offset = offset;
+  return s;
+}
+
+}  // namespace flopspy::trace

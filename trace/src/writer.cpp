@@ -1,0 +1,115 @@
+#include "flopspy/trace/writer.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "flopspy/trace/crc32c.h"
+
+namespace flopspy::trace {
+
+FileHeader MakeFileHeader(const FileIdentity& identity) {
+  FileHeader header{};
+  std::memcpy(header.magic, kFileMagic, sizeof(kFileMagic));
+  header.format_version = kFormatVersion;
+  header.min_reader_version = kMinReaderVersion;
+  header.header_size = sizeof(FileHeader);
+  header.pid = identity.pid;
+  header.parent_pid = identity.parent_pid;
+  header.rank = identity.rank;
+  header.local_rank = identity.local_rank;
+  header.flags = identity.flags;
+  header.start_realtime_ns = identity.start_realtime_ns;
+  header.start_monotonic_ns = identity.start_monotonic_ns;
+  header.run_id = identity.run_id;
+  const size_t host_bytes = std::min(identity.host.size(), kHostNameBytes - 1);
+  std::memcpy(header.host, identity.host.data(), host_bytes);
+  header.header_crc = Crc32c(&header, offsetof(FileHeader, header_crc));
+  return header;
+}
+
+ChunkBuilder::ChunkBuilder(size_t capacity_bytes)
+    : capacity_(std::min<size_t>(capacity_bytes, kMaxChunkPayload)) {
+  buffer_.reserve(sizeof(ChunkHeader) + capacity_);
+  Reset(ChunkSource::kProcess, 0);
+}
+
+void ChunkBuilder::Reset(ChunkSource source, uint32_t thread_id) {
+  buffer_.resize(sizeof(ChunkHeader));
+  record_count_ = 0;
+  source_ = source;
+  thread_id_ = thread_id;
+}
+
+bool ChunkBuilder::Append(const void* record, size_t size) {
+  if (size == 0 || size % kRecordAlign != 0 || !Fits(size)) return false;
+  const auto* bytes = static_cast<const uint8_t*>(record);
+  buffer_.insert(buffer_.end(), bytes, bytes + size);
+  ++record_count_;
+  return true;
+}
+
+bool ChunkBuilder::AppendWithTail(const void* fixed, size_t fixed_size, std::string_view tail) {
+  const size_t total = AlignRecordSize(fixed_size + tail.size());
+  if (total > kMaxRecordBytes || !Fits(total)) return false;
+  const auto* bytes = static_cast<const uint8_t*>(fixed);
+  buffer_.insert(buffer_.end(), bytes, bytes + fixed_size);
+  buffer_.insert(buffer_.end(), tail.begin(), tail.end());
+  buffer_.resize(buffer_.size() + (total - fixed_size - tail.size()), 0);
+  RecordHeader header{};
+  std::memcpy(&header, bytes, sizeof(header));
+  header.size8 = static_cast<uint16_t>(total / kRecordAlign);
+  std::memcpy(buffer_.data() + buffer_.size() - total, &header, sizeof(header));
+  ++record_count_;
+  return true;
+}
+
+bool ChunkBuilder::AppendString(uint32_t id, std::string_view text) {
+  // Text longer than one record can hold is cut; names that long do not occur in practice.
+  text = text.substr(0, kMaxRecordBytes - sizeof(StringDef));
+  StringDef def{};
+  def.h = MakeHeader<StringDef>();
+  def.id = id;
+  def.length = static_cast<uint32_t>(text.size());
+  return AppendWithTail(&def, sizeof(def), text);
+}
+
+bool ChunkBuilder::AppendMetadata(std::string_view json) {
+  if (json.size() > kMaxRecordBytes - sizeof(MetadataBlock)) return false;
+  MetadataBlock block{};
+  block.h = MakeHeader<MetadataBlock>();
+  block.length = static_cast<uint32_t>(json.size());
+  return AppendWithTail(&block, sizeof(block), json);
+}
+
+std::span<const uint8_t> ChunkBuilder::Finish(uint32_t sequence) {
+  ChunkHeader header{};
+  header.magic = kChunkMagic;
+  header.payload_size = static_cast<uint32_t>(payload_size());
+  header.record_count = record_count_;
+  header.thread_id = thread_id_;
+  header.source = static_cast<uint16_t>(source_);
+  header.sequence = sequence;
+  uint32_t crc = Crc32c(&header, offsetof(ChunkHeader, crc));
+  header.crc = Crc32c(buffer_.data() + sizeof(ChunkHeader), payload_size(), crc);
+  std::memcpy(buffer_.data(), &header, sizeof(header));
+  return {buffer_.data(), buffer_.size()};
+}
+
+bool TraceWriter::WriteHeader(const FileHeader& header) {
+  const auto* bytes = reinterpret_cast<const uint8_t*>(&header);
+  if (!sink_({bytes, sizeof(header)})) return false;
+  bytes_written_ += sizeof(header);
+  return true;
+}
+
+bool TraceWriter::WriteChunk(ChunkBuilder& chunk) {
+  if (chunk.empty()) return true;
+  const auto bytes = chunk.Finish(next_sequence_);
+  // The sequence advances even on failure, so the reader sees a gap where the chunk is missing.
+  ++next_sequence_;
+  if (!sink_(bytes)) return false;
+  bytes_written_ += bytes.size();
+  return true;
+}
+
+}  // namespace flopspy::trace
