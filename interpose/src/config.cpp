@@ -1,0 +1,194 @@
+#include "config.h"
+
+#include <cerrno>
+#include <charconv>
+#include <cstdlib>
+
+#include <nlohmann/json.hpp>
+
+namespace flopspy::interpose {
+namespace {
+
+std::string Quote(std::string_view s) { return "\"" + std::string(s) + "\""; }
+
+class Parser {
+ public:
+  Parser(const EnvLookup& lookup, std::vector<std::string>& warnings)
+      : lookup_(lookup), warnings_(warnings) {}
+
+  void Bool(std::string_view name, bool& out) {
+    const auto v = lookup_(name);
+    if (!v) return;
+    if (*v == "1" || *v == "on" || *v == "yes" || *v == "true") {
+      out = true;
+    } else if (*v == "0" || *v == "off" || *v == "no" || *v == "false") {
+      out = false;
+    } else {
+      Bad(name, *v, "expected 1 or 0 (on/off)", out ? "1" : "0");
+    }
+  }
+
+  void Unsigned(std::string_view name, uint32_t& out, uint32_t min, uint32_t max) {
+    const auto v = lookup_(name);
+    if (!v) return;
+    uint64_t value = 0;
+    const auto [end, ec] = std::from_chars(v->data(), v->data() + v->size(), value);
+    if (ec != std::errc() || end != v->data() + v->size() || value < min || value > max) {
+      Bad(name, *v,
+          "expected a whole number from " + std::to_string(min) + " to " + std::to_string(max),
+          std::to_string(out));
+      return;
+    }
+    out = static_cast<uint32_t>(value);
+  }
+
+  void Hex64(std::string_view name, uint64_t& out) {
+    const auto v = lookup_(name);
+    if (!v) return;
+    uint64_t value = 0;
+    const auto [end, ec] = std::from_chars(v->data(), v->data() + v->size(), value, 16);
+    if (ec != std::errc() || end != v->data() + v->size() || v->empty()) {
+      Bad(name, *v, "expected a hexadecimal number", "0 (none)");
+      return;
+    }
+    out = value;
+  }
+
+  void Text(std::string_view name, std::string& out, bool allow_empty) {
+    const auto v = lookup_(name);
+    if (!v) return;
+    if (v->empty() && !allow_empty) {
+      Bad(name, *v, "must not be empty", out);
+      return;
+    }
+    out = *v;
+  }
+
+  void Choice(std::string_view name, std::string& out, const std::vector<std::string_view>& options,
+              bool allow_prefix_arg = false) {
+    const auto v = lookup_(name);
+    if (!v) return;
+    for (std::string_view option : options) {
+      if (*v == option) {
+        out = *v;
+        return;
+      }
+      // Options written "replay:" take an argument after the colon.
+      if (allow_prefix_arg && option.ends_with(':') && v->starts_with(option) &&
+          v->size() > option.size()) {
+        out = *v;
+        return;
+      }
+    }
+    std::string list;
+    for (std::string_view option : options) {
+      list += (list.empty() ? "" : ", ") + std::string(option) + (option.ends_with(':') ? "<file>" : "");
+    }
+    Bad(name, *v, "expected one of " + list, out);
+  }
+
+ private:
+  void Bad(std::string_view name, std::string_view value, const std::string& expected,
+           const std::string& used) {
+    warnings_.push_back(std::string(name) + "=" + Quote(value) + " is not valid (" + expected +
+                        "); using " + used);
+  }
+
+  const EnvLookup& lookup_;
+  std::vector<std::string>& warnings_;
+};
+
+uint32_t RoundUpToPowerOfTwo(uint32_t v) {
+  uint32_t p = 1;
+  while (p < v) p <<= 1;
+  return p;
+}
+
+}  // namespace
+
+const std::vector<ConfigVariable>& ConfigVariables() {
+  static const std::vector<ConfigVariable> kVariables = {
+      {"FLOPSPY_ENABLE", "1", "0 turns flopspy off: every call passes straight through"},
+      {"FLOPSPY_OUT", "flopspy-out", "folder for trace files (created if missing)"},
+      {"FLOPSPY_BUFFER_KB", "2048",
+       "record buffer per thread in KiB (64 to 1048576, rounded up to a power of two); a full "
+       "buffer drops records and counts them"},
+      {"FLOPSPY_FLUSH_MS", "50", "how often the flusher thread writes buffered records (1 to 10000)"},
+      {"FLOPSPY_FOLLOW_FORK", "1", "0: a child process made by fork() writes no trace"},
+      {"FLOPSPY_SIGNALS", "1",
+       "0: install no signal handlers (a crash then loses the records of the last flush period)"},
+      {"FLOPSPY_RUN_ID", "(none)", "hexadecimal id shared by the processes of one `flopspy run`"},
+      {"FLOPSPY_QUIET", "0", "1: print only errors on stderr, not notices"},
+      {"FLOPSPY_PARAM_BYTES", "20",
+       "leading kernel parameter bytes kept per launch (0 to 260; more than 20 costs a second "
+       "record per launch)"},
+      {"FLOPSPY_GPU_TIMING", "auto", "off: no CUPTI, no GPU times (launches are still recorded)"},
+      {"FLOPSPY_CUPTI_PATH", "(search)", "libcupti.so to use when the program has not loaded one"},
+      {"FLOPSPY_COUNTERS", "0", "1: measure FLOPs and bytes of kernels with GPU hardware counters"},
+      {"FLOPSPY_COUNTERS_SAMPLES", "3",
+       "launches measured per distinct kernel signature in counter mode (1 to 1000)"},
+      {"FLOPSPY_CPU_ROOFLINE", "auto",
+       "CPU counter source: off, auto, perf, pcm-http, pcm-csv or replay:<file>"},
+      {"FLOPSPY_CPU_INTERVAL_MS", "100", "CPU roofline sampling period (10 to 60000)"},
+      {"FLOPSPY_CPU_EVENTS", "(none)", "extra CPU events for libpfm4, comma separated"},
+  };
+  return kVariables;
+}
+
+ConfigResult ParseConfig(const EnvLookup& lookup) {
+  ConfigResult r;
+  Config& c = r.config;
+  Parser p(lookup, r.warnings);
+  p.Bool("FLOPSPY_ENABLE", c.enabled);
+  p.Text("FLOPSPY_OUT", c.out_dir, /*allow_empty=*/false);
+  p.Unsigned("FLOPSPY_BUFFER_KB", c.buffer_kib, 64, 1u << 20);
+  c.buffer_kib = RoundUpToPowerOfTwo(c.buffer_kib);
+  p.Unsigned("FLOPSPY_FLUSH_MS", c.flush_ms, 1, 10000);
+  p.Bool("FLOPSPY_FOLLOW_FORK", c.follow_fork);
+  p.Bool("FLOPSPY_SIGNALS", c.handle_signals);
+  p.Hex64("FLOPSPY_RUN_ID", c.run_id);
+  p.Bool("FLOPSPY_QUIET", c.quiet);
+  p.Unsigned("FLOPSPY_PARAM_BYTES", c.param_bytes, 0, 260);
+  std::string timing = c.gpu_timing == GpuTiming::kOff ? "off" : "auto";
+  p.Choice("FLOPSPY_GPU_TIMING", timing, {"auto", "on", "off"});
+  c.gpu_timing = timing == "off" ? GpuTiming::kOff : GpuTiming::kAuto;
+  p.Text("FLOPSPY_CUPTI_PATH", c.cupti_path, /*allow_empty=*/true);
+  p.Bool("FLOPSPY_COUNTERS", c.counters);
+  p.Unsigned("FLOPSPY_COUNTERS_SAMPLES", c.counters_samples, 1, 1000);
+  p.Choice("FLOPSPY_CPU_ROOFLINE", c.cpu_roofline,
+           {"off", "auto", "perf", "pcm-http", "pcm-csv", "replay:"}, /*allow_prefix_arg=*/true);
+  p.Unsigned("FLOPSPY_CPU_INTERVAL_MS", c.cpu_interval_ms, 10, 60000);
+  p.Text("FLOPSPY_CPU_EVENTS", c.cpu_events, /*allow_empty=*/true);
+  return r;
+}
+
+ConfigResult ParseConfigFromEnvironment() {
+  return ParseConfig([](std::string_view name) -> std::optional<std::string> {
+    const char* v = std::getenv(std::string(name).c_str());
+    if (v == nullptr) return std::nullopt;
+    return std::string(v);
+  });
+}
+
+std::string ConfigToJson(const Config& c) {
+  nlohmann::json j = {
+      {"enabled", c.enabled},
+      {"out_dir", c.out_dir},
+      {"buffer_kib", c.buffer_kib},
+      {"flush_ms", c.flush_ms},
+      {"follow_fork", c.follow_fork},
+      {"handle_signals", c.handle_signals},
+      {"run_id", c.run_id},
+      {"param_bytes", c.param_bytes},
+      {"gpu_timing", c.gpu_timing == GpuTiming::kOff ? "off" : "auto"},
+      {"cupti_path", c.cupti_path},
+      {"counters", c.counters},
+      {"counters_samples", c.counters_samples},
+      {"cpu_roofline", c.cpu_roofline},
+      {"cpu_interval_ms", c.cpu_interval_ms},
+      {"cpu_events", c.cpu_events},
+  };
+  return j.dump();
+}
+
+}  // namespace flopspy::interpose

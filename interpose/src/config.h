@@ -1,0 +1,57 @@
+// Configuration: FLOPSPY_* environment variables, read once at start into one struct.
+// A bad value is reported (one line each) and the default is used instead.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace flopspy::interpose {
+
+enum class GpuTiming { kAuto, kOff };
+
+struct Config {
+  bool enabled = true;                       // FLOPSPY_ENABLE
+  std::string out_dir = "flopspy-out";       // FLOPSPY_OUT
+  uint32_t buffer_kib = 2048;                // FLOPSPY_BUFFER_KB (per thread, power of two)
+  uint32_t flush_ms = 50;                    // FLOPSPY_FLUSH_MS
+  bool follow_fork = true;                   // FLOPSPY_FOLLOW_FORK
+  bool handle_signals = true;                // FLOPSPY_SIGNALS
+  uint64_t run_id = 0;                       // FLOPSPY_RUN_ID (hex), set by `flopspy run`
+  bool quiet = false;                        // FLOPSPY_QUIET: only errors on stderr
+  uint32_t param_bytes = 20;                 // FLOPSPY_PARAM_BYTES: kernel parameter bytes kept
+  GpuTiming gpu_timing = GpuTiming::kAuto;   // FLOPSPY_GPU_TIMING
+  std::string cupti_path;                    // FLOPSPY_CUPTI_PATH
+  bool counters = false;                     // FLOPSPY_COUNTERS
+  uint32_t counters_samples = 3;             // FLOPSPY_COUNTERS_SAMPLES
+  std::string cpu_roofline = "auto";         // FLOPSPY_CPU_ROOFLINE
+  uint32_t cpu_interval_ms = 100;            // FLOPSPY_CPU_INTERVAL_MS
+  std::string cpu_events;                    // FLOPSPY_CPU_EVENTS
+};
+
+// One documented variable: its name, default and meaning (the README table is checked against
+// this list by a test).
+struct ConfigVariable {
+  std::string_view name;
+  std::string_view default_value;
+  std::string_view meaning;
+};
+const std::vector<ConfigVariable>& ConfigVariables();
+
+struct ConfigResult {
+  Config config;
+  std::vector<std::string> warnings;  // one sentence per bad value: what was wrong, what is used
+};
+
+// `lookup(name)` returns the variable's value or nullopt when unset.
+using EnvLookup = std::function<std::optional<std::string>(std::string_view)>;
+ConfigResult ParseConfig(const EnvLookup& lookup);
+ConfigResult ParseConfigFromEnvironment();
+
+// The configuration as JSON (for the trace metadata).
+std::string ConfigToJson(const Config& config);
+
+}  // namespace flopspy::interpose

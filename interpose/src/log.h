@@ -1,0 +1,24 @@
+// Messages on stderr, each prefixed "flopspy:", and warnings recorded in the trace.
+// Written with write(2) so they interleave sanely with the program's own output and work in
+// any thread; never from a signal handler.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "flopspy/trace/schema.h"
+
+namespace flopspy::interpose {
+
+// A failure or degradation: printed once per `key` (even when quiet) and recorded in the trace.
+void ReportOnce(std::string_view key, trace::WarningCode code, std::string_view message);
+
+// Information (where the trace goes); suppressed by FLOPSPY_QUIET=1.
+void Notice(std::string_view message);
+
+// Writes "flopspy: <message>\n" to stderr, async-signal-safe.
+void WriteStderr(std::string_view message);
+
+void SetQuiet(bool quiet);
+
+}  // namespace flopspy::interpose

@@ -1,0 +1,155 @@
+// The recorder: per-thread buffers on the hot path, one flusher thread that turns their contents
+// into trace chunks, and the process lifecycle (start, exit, fork, exec, fatal signals).
+//
+// Hooks call Emit(record). Emit costs one clock read in the caller (done by the hook), a TLS load
+// and a copy into the thread's ring; no lock, no allocation, no system call. Everything else
+// (interning names, computing FLOPs, writing) happens on the flusher thread.
+#pragma once
+
+#include <pthread.h>
+#include <semaphore.h>
+
+#include <atomic>
+#include <cstdint>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "config.h"
+#include "flopspy/trace/schema.h"
+#include "flopspy/trace/writer.h"
+#include "raw_events.h"
+#include "thread_buffer.h"
+
+namespace flopspy::interpose {
+
+// True while records are wanted; false when flopspy is off, could not open its output, or the
+// process is past its final flush. Checked first by every hook.
+extern std::atomic<bool> g_recording;
+
+// This thread's buffer, or nullptr before its first record.
+extern thread_local ThreadBuffer* tls_buffer __attribute__((tls_model("initial-exec")));
+
+// Slow path of Emit: gives the thread a buffer (first record of a thread).
+ThreadBuffer* AcquireThreadBuffer();
+
+// Copies a record (trace record or raw event, size from its header) into this thread's buffer.
+// Returns false if it was dropped (buffer full) or recording is off.
+inline bool EmitBytes(const void* record, size_t size) {
+  if (!g_recording.load(std::memory_order_relaxed)) return false;
+  ThreadBuffer* buffer = tls_buffer;
+  if (__builtin_expect(buffer == nullptr, 0)) {
+    buffer = AcquireThreadBuffer();
+    if (buffer == nullptr) return false;
+  }
+  return buffer->Write(record, size);
+}
+
+template <class Record>
+inline bool Emit(const Record& record) {
+  return EmitBytes(&record, record.h.size());
+}
+
+class Recorder {
+ public:
+  // The process's recorder, or nullptr when flopspy is disabled or not yet started.
+  static Recorder* Get() { return instance_.load(std::memory_order_acquire); }
+
+  // Library constructor: reads the configuration and prepares output. Idempotent.
+  static void Start();
+
+  const Config& config() const { return config_; }
+  uint32_t pid() const { return pid_; }
+
+  // Thread-safe: queues a warning record for the next flush.
+  void AddWarning(trace::WarningCode code, std::string_view message);
+  // Thread-safe: queues a metadata block (JSON object text) for the next flush.
+  void AddMetadata(std::string json);
+
+  // Flushes and writes the end record. `wait_ms` bounds how long the caller waits for the
+  // flusher; safe to call from a signal handler when `from_signal` is set.
+  void Finish(trace::EndReason reason, int32_t value, int wait_ms, bool from_signal);
+
+  // Writes everything buffered now and waits up to `wait_ms` (0: do not wait).
+  void FlushNow(int wait_ms);
+
+  // fork() handling, run by pthread_atfork.
+  void BeforeFork();
+  void AfterForkInParent();
+  void AfterForkInChild();
+
+  // Used by AcquireThreadBuffer.
+  ThreadBuffer* NewBuffer();
+
+  // Monotonic time of the start of this process's trace.
+  uint64_t start_ns() const { return start_monotonic_ns_; }
+
+ private:
+  Recorder(Config config, std::vector<std::string> config_warnings);
+
+  void StartFlusherOnce();
+  static void* FlusherMain(void* self);
+  // Drains every buffer into chunks and writes them. Caller holds flush_mutex_.
+  void FlushPass(bool write_end, trace::EndReason reason, int32_t value);
+  void DrainBuffer(ThreadBuffer& buffer);
+  void EncodeRaw(const uint8_t* record, size_t size, trace::ChunkBuilder& chunk);
+  uint32_t Intern(std::string_view text, trace::ChunkBuilder& chunk);
+  void Append(trace::ChunkBuilder& chunk, const void* record, size_t size);
+  void AppendString(trace::ChunkBuilder& chunk, uint32_t id, std::string_view text);
+  void WriteChunk(trace::ChunkBuilder& chunk);
+  bool HasContent();
+  bool EnsureFileOpen();
+  bool SinkWrite(const uint8_t* bytes, size_t size);
+  std::string InitialMetadata() const;
+  void EmitThreadNames(trace::ChunkBuilder& chunk, ThreadBuffer& buffer);
+
+  static std::atomic<Recorder*> instance_;
+
+  Config config_;
+  std::vector<std::string> config_warnings_;
+  uint32_t pid_ = 0;
+  uint32_t parent_pid_ = 0;
+  uint32_t file_flags_ = 0;
+  int32_t rank_ = -1;
+  int32_t local_rank_ = -1;
+  std::string host_;
+  uint64_t start_monotonic_ns_ = 0;
+  uint64_t start_realtime_ns_ = 0;
+
+  // Registry of every buffer ever handed out (a push-only list).
+  std::atomic<ThreadBuffer*> buffers_{nullptr};
+  pthread_key_t thread_exit_key_{};
+
+  // Flusher thread and flush requests. Requests are counted; a waiter compares counts.
+  std::atomic<bool> flusher_started_{false};
+  std::atomic<bool> flusher_running_{false};
+  pthread_t flusher_thread_{};
+  sem_t wake_{};
+  std::atomic<uint64_t> flush_requested_{0};
+  std::atomic<uint64_t> flush_completed_{0};
+  std::atomic<int> end_reason_{0};  // 0: none; else trace::EndReason of the pending request
+  std::atomic<int32_t> end_value_{0};
+
+  // Everything below is touched only with flush_mutex_ held.
+  std::mutex flush_mutex_;
+  int fd_ = -1;
+  bool file_failed_ = false;
+  std::string path_;
+  uint64_t good_offset_ = 0;
+  trace::TraceWriter writer_;
+  trace::ChunkBuilder thread_chunk_;
+  trace::ChunkBuilder process_chunk_;
+  std::unordered_map<std::string, uint32_t> strings_;
+  uint32_t next_string_id_ = 1;
+  uint64_t records_written_ = 0;
+  uint64_t records_lost_ = 0;
+  bool metadata_written_ = false;
+
+  std::mutex pending_mutex_;  // guards the queues below (filled by any thread)
+  std::vector<std::pair<trace::WarningCode, std::string>> pending_warnings_;
+  std::vector<std::string> pending_metadata_;
+};
+
+}  // namespace flopspy::interpose

@@ -1,0 +1,111 @@
+// One application thread's record buffer: a single-producer single-consumer byte ring.
+// The owning thread writes records without locks, system calls or allocation; the flusher thread
+// drains it. A record that does not fit is dropped and counted, never waited for.
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+
+#include "flopspy/trace/schema.h"
+
+namespace flopspy::interpose {
+
+class ThreadBuffer {
+ public:
+  enum class State : uint32_t {
+    kActive = 0,    // owned by a live thread
+    kRetired = 1,   // its thread exited; the flusher drains what is left
+    kFree = 2,      // drained, may be handed to a new thread
+    kOrphaned = 3,  // inherited across fork() from a thread that does not exist in this process
+    kClaiming = 4,  // being handed to a thread; the flusher leaves it alone
+  };
+
+  // `capacity` must be a power of two and at least 4 KiB; `memory` must hold that many bytes.
+  ThreadBuffer(uint8_t* memory, size_t capacity);
+
+  // Producer side (the owning thread only). Returns false and counts a drop when full.
+  bool Write(const void* record, size_t size) {
+    const uint64_t head = head_.load(std::memory_order_relaxed);
+    const uint64_t tail = tail_.load(std::memory_order_acquire);
+    const size_t pos = head & mask_;
+    const size_t contiguous = capacity_ - pos;
+    const size_t needed = contiguous >= size ? size : contiguous + size;
+    if (capacity_ - (head - tail) < needed) {
+      dropped_.store(dropped_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+      return false;
+    }
+    uint64_t at = head;
+    if (contiguous < size) {
+      // Records never straddle the end: a padding marker sends the reader back to the start.
+      const trace::RecordHeader skip{static_cast<uint8_t>(trace::RecordType::kPadding), 0, 0};
+      std::memcpy(data_ + pos, &skip, sizeof(skip));
+      at += contiguous;
+    }
+    std::memcpy(data_ + (at & mask_), record, size);
+    head_.store(at + size, std::memory_order_release);
+    return true;
+  }
+
+  // Consumer side (the flusher). Calls `consume(const uint8_t* record, size_t size)` for every
+  // record written so far, then frees their space. Returns the number of records consumed.
+  template <class Consume>
+  uint64_t Drain(Consume&& consume) {
+    uint64_t tail = tail_.load(std::memory_order_relaxed);
+    const uint64_t head = head_.load(std::memory_order_acquire);
+    uint64_t count = 0;
+    while (tail < head) {
+      const size_t pos = tail & mask_;
+      trace::RecordHeader h;
+      std::memcpy(&h, data_ + pos, sizeof(h));
+      if (h.type == static_cast<uint8_t>(trace::RecordType::kPadding) && h.size8 == 0) {
+        tail += capacity_ - pos;
+        continue;
+      }
+      consume(data_ + pos, h.size());
+      tail += h.size();
+      ++count;
+    }
+    tail_.store(tail, std::memory_order_release);
+    return count;
+  }
+
+  // Throws away everything written (used in a fork child for the parent's records).
+  void Discard() { tail_.store(head_.load(std::memory_order_acquire), std::memory_order_release); }
+
+  uint64_t dropped() const { return dropped_.load(std::memory_order_relaxed); }
+  bool empty() const {
+    return head_.load(std::memory_order_acquire) == tail_.load(std::memory_order_relaxed);
+  }
+  size_t capacity() const { return capacity_; }
+
+  uint32_t thread_id() const { return thread_id_.load(std::memory_order_relaxed); }
+  void set_thread_id(uint32_t tid) { thread_id_.store(tid, std::memory_order_relaxed); }
+
+  State state() const { return state_.load(std::memory_order_acquire); }
+  void set_state(State s) { state_.store(s, std::memory_order_release); }
+  bool TryClaim() {  // kFree -> kClaiming, for reuse by a new thread (then set kActive)
+    State expected = State::kFree;
+    return state_.compare_exchange_strong(expected, State::kClaiming, std::memory_order_acq_rel);
+  }
+
+  // Drops counted but not yet reported in a LostRecords record (flusher bookkeeping).
+  uint64_t reported_drops = 0;
+  // The thread name was written for this owner (flusher bookkeeping).
+  bool thread_named = false;
+  // Registry link, set once before the buffer is published.
+  ThreadBuffer* next = nullptr;
+
+ private:
+  alignas(64) std::atomic<uint64_t> head_{0};
+  alignas(64) std::atomic<uint64_t> tail_{0};
+  alignas(64) std::atomic<uint64_t> dropped_{0};
+  std::atomic<uint32_t> thread_id_{0};
+  std::atomic<State> state_{State::kActive};
+  uint8_t* data_;
+  size_t capacity_;
+  size_t mask_;
+};
+
+}  // namespace flopspy::interpose

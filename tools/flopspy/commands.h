@@ -1,0 +1,16 @@
+// The verbs of the `flopspy` program, one file each.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+namespace flopspy::tools {
+
+// Each Register* adds a subcommand to `app` and sets `*run` to the function that executes it.
+using CommandFn = std::function<int()>;
+// The words after "--" on the command line (`flopspy run [options] -- CMD ARGS`).
+void SetCommandAfterDashes(std::vector<std::string> command);
+
+void RegisterRun(CLI::App& app, CommandFn* run);
+void RegisterInfo(CLI::App& app, CommandFn* run);
+
+}  // namespace flopspy::tools

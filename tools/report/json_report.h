@@ -1,0 +1,16 @@
+// The --json report: one document, schema written down in docs/report-json.md.
+#pragma once
+
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "report/trace_report.h"
+
+namespace flopspy::tools {
+
+inline constexpr int kReportJsonSchemaVersion = 1;
+
+nlohmann::json BuildJsonReport(const std::vector<TraceReport>& traces);
+
+}  // namespace flopspy::tools

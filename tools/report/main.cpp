@@ -1,0 +1,81 @@
+// flopspy-report TRACE... : reads flopspy traces (files or folders) and prints what they say.
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <fstream>
+#include <iostream>
+
+#include "report/chrome_export.h"
+#include "report/crash_handler.h"
+#include "report/json_report.h"
+#include "report/text_report.h"
+#include "report/trace_inputs.h"
+#include "report/trace_report.h"
+
+namespace flopspy::tools {
+namespace {
+
+int Main(int argc, char** argv) {
+  CLI::App app{"Reads flopspy traces and reports where the time went.", "flopspy-report"};
+  std::vector<std::string> arguments;
+  bool json = false;
+  std::string chrome_path;
+  std::string color = "auto";
+  app.add_option("traces", arguments, "trace files (.fspy) or folders holding them")
+      ->required();
+  app.add_flag("--json", json, "print one JSON document (docs/report-json.md) instead of text");
+  app.add_option("--chrome", chrome_path,
+                 "also write a Chrome/Perfetto trace (open it in ui.perfetto.dev)");
+  app.add_option("--color", color, "colour in the text report")
+      ->check(CLI::IsMember({"auto", "always", "never"}));
+  app.set_version_flag("--version", std::string("flopspy-report ") + FLOPSPY_VERSION);
+  CLI11_PARSE(app, argc, argv);
+
+  const TraceInputs inputs = ExpandTraceArguments(arguments);
+  for (const auto& error : inputs.errors) std::cerr << "flopspy-report: " << error << "\n";
+
+  std::vector<TraceReport> traces;
+  traces.reserve(inputs.files.size());
+  size_t usable = 0;
+  for (const auto& path : inputs.files) {
+    traces.push_back(SummarizeTrace(path));
+    const TraceReport& t = traces.back();
+    if (t.usable()) ++usable;
+    if (t.read.status != trace::ReadStatus::kOk) {
+      std::cerr << "flopspy-report: " << path << ": " << t.read.message
+                << (t.read.records > 0 ? " (reporting the " + std::to_string(t.read.records) +
+                                             " records before that)"
+                                       : "")
+                << "\n";
+    }
+  }
+
+  if (json) {
+    std::cout << BuildJsonReport(traces).dump(2) << "\n";
+  } else {
+    TextOptions options;
+    options.color = color == "always" || (color == "auto" && isatty(STDOUT_FILENO));
+    WriteTextReport(traces, options, std::cout);
+  }
+  if (!chrome_path.empty()) {
+    std::ofstream out(chrome_path, std::ios::trunc);
+    if (!out) {
+      std::cerr << "flopspy-report: cannot write " << chrome_path << "\n";
+    } else {
+      const ChromeExportResult r = ExportChromeTrace(inputs.files, out);
+      out.close();
+      std::cerr << "flopspy-report: wrote " << chrome_path << " (" << r.events << " events, "
+                << r.flows << " launch-to-kernel flows)\n";
+    }
+  }
+  // Non-zero only when nothing at all could be read.
+  return usable > 0 ? 0 : 1;
+}
+
+}  // namespace
+}  // namespace flopspy::tools
+
+int main(int argc, char** argv) {
+  flopspy::tools::InstallCrashHandler("flopspy-report");
+  return flopspy::tools::Main(argc, argv);
+}
