@@ -156,11 +156,12 @@ class GpuRun {
 
   bool Setup() {
     fmt::print(
-        "flopspy-demo: GPU 0: {}, sm_{}{}, {} SMs, {:.1f} GiB; fp32 {} x {} matrices ({} MiB "
+        "flopspy-demo: GPU 0: {}, sm_{}{}, {} SMs, {:.1f} GiB; fp32 {} x {} matrices ({:.4g} MiB "
         "each)\n",
         properties_.name, properties_.major, properties_.minor, properties_.multiProcessorCount,
         static_cast<double>(properties_.totalGlobalMem) / (1 << 30), config_.n, config_.n,
-        bytes_ >> 20);
+        static_cast<double>(bytes_) / (1 << 20));
+    std::fflush(stdout);
     std::size_t free_bytes = 0;
     std::size_t total_bytes = 0;
     if (!Ok(cudaMemGetInfo(&free_bytes, &total_bytes), "cudaMemGetInfo")) return false;
