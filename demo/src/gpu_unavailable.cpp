@@ -8,8 +8,9 @@
 namespace flopspy_demo {
 
 GpuOutcome RunGpuWorkload(const GpuConfig& /*config*/, bool cpu_follows) {
-  fmt::print("flopspy-demo: built without CUDA (no CUDA compiler at configure time); {}\n",
-             cpu_follows ? "running the CPU workload only" : "nothing to run with --gpu-only");
+  fmt::print(
+      "flopspy-demo: built without CUDA (no CUDA compiler or cuBLAS at configure time); {}\n",
+      cpu_follows ? "running the CPU workload only" : "nothing to run with --gpu-only");
   std::fflush(stdout);
   return GpuOutcome::kNotRun;
 }
