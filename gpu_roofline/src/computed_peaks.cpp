@@ -26,37 +26,27 @@ struct Row {
   const char* basis;
 };
 
+// clang-format off
 constexpr Row kRows[] = {
-    {6, 0, false, {32, 64, 128, 0, 0, 0, 0, 0, 0, 0, 0, 0}, "CUDA guide table (cc 6.0)"},
-    {6, 1, false, {4, 128, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0}, "CUDA guide table (cc 6.1)"},
-    {7, 0, false, {32, 64, 128, 0, 0, 0, 512, 512, 0, 0, 0, 0}, "V100 SXM2/PCIe"},
-    {7, 5, false, {2, 64, 128, 0, 0, 0, 512, 512, 0, 0, 1024, 0}, "T4"},
-    {7,
-     5,
-     true,
-     {2, 64, 128, 0, 0, 0, 256, 512, 0, 0, 1024, 0},
-     "GeForce Turing (FP32-accumulate tensor at half rate)"},
-    {8, 0, false, {32, 64, 256, 128, 64, 512, 1024, 1024, 1024, 0, 2048, 0}, "A100"},
-    {8, 6, false, {2, 128, 128, 128, 0, 256, 512, 512, 512, 0, 1024, 0}, "A10"},
-    {8, 6, true, {2, 128, 128, 128, 0, 128, 256, 512, 256, 0, 1024, 0}, "RTX 3090"},
-    {8, 9, false, {2, 128, 128, 128, 0, 256, 512, 512, 512, 1024, 1024, 0}, "L4, L40S"},
-    {8, 9, true, {2, 128, 128, 128, 0, 128, 256, 512, 256, 512, 1024, 0}, "RTX 4090"},
-    {9,
-     0,
-     false,
-     {64, 128, 256, 256, 128, 1024, 2048, 2048, 2048, 4096, 4096, 0},
-     "H100 SXM5/PCIe, H200 (tensor figures assume a lower clock than boost)"},
-    {10,
-     0,
-     false,
-     {64, 128, 256, 256, 64, 2048, 4096, 4096, 4096, 8192, 8192, 16384},
-     "B200 (HGX table; CUDA-core fp16/bf16 assumed as on Hopper)"},
-    {12,
-     0,
-     false,
-     {2, 128, 128, 128, 0, 128, 256, 512, 256, 512, 1024, 2048},
-     "RTX PRO 5000 Blackwell, third-party figures (low confidence)"},
+  //  cc     consumer  fp64 fp32 fp16 bf16 | f64t tf32t  f16t f16t/h bf16t  fp8t int8t  fp4t
+  { 6, 0, false, {  32,  64, 128,   0,     0,    0,    0,    0,    0,    0,    0,     0}, "CUDA guide, cc 6.0"},
+  { 6, 1, false, {   4, 128,   2,   0,     0,    0,    0,    0,    0,    0,    0,     0}, "CUDA guide, cc 6.1"},
+  { 7, 0, false, {  32,  64, 128,   0,     0,    0,  512,  512,    0,    0,    0,     0}, "V100"},
+  { 7, 5, false, {   2,  64, 128,   0,     0,    0,  512,  512,    0,    0, 1024,     0}, "T4"},
+  { 7, 5, true,  {   2,  64, 128,   0,     0,    0,  256,  512,    0,    0, 1024,     0}, "GeForce Turing"},
+  { 8, 0, false, {  32,  64, 256, 128,    64,  512, 1024, 1024, 1024,    0, 2048,     0}, "A100"},
+  { 8, 6, false, {   2, 128, 128, 128,     0,  256,  512,  512,  512,    0, 1024,     0}, "A10"},
+  { 8, 6, true,  {   2, 128, 128, 128,     0,  128,  256,  512,  256,    0, 1024,     0}, "RTX 3090"},
+  { 8, 9, false, {   2, 128, 128, 128,     0,  256,  512,  512,  512, 1024, 1024,     0}, "L4, L40S"},
+  { 8, 9, true,  {   2, 128, 128, 128,     0,  128,  256,  512,  256,  512, 1024,     0}, "RTX 4090"},
+  // Hopper tensor figures assume a clock below the boost clock (1830 of 1980 MHz on H100 SXM5).
+  { 9, 0, false, {  64, 128, 256, 256,   128, 1024, 2048, 2048, 2048, 4096, 4096,     0}, "H100, H200"},
+  // CUDA-core fp16/bf16 assumed as on Hopper (no published figure).
+  {10, 0, false, {  64, 128, 256, 256,    64, 2048, 4096, 4096, 4096, 8192, 8192, 16384}, "B200"},
+  // Third-party figures for the RTX PRO 5000 Blackwell; low confidence.
+  {12, 0, false, {   2, 128, 128, 128,     0,  128,  256,  512,  256,  512, 1024,  2048}, "RTX Blackwell"},
 };
+// clang-format on
 
 std::vector<ArchRates> BuildRates() {
   std::vector<ArchRates> out;

@@ -81,12 +81,7 @@ const DeviceSpec* FindKnownDevice(const DeviceProperties& props) {
       if (spec.min_memory_gb > 0 && memory_gb < spec.min_memory_gb) continue;
       if (spec.max_memory_gb > 0 && memory_gb >= spec.max_memory_gb) continue;
     }
-    int score = 0;
-    if (std::any_of(spec.variant_tokens.begin(), spec.variant_tokens.end(),
-                    [&](const std::string& t) { return Has(tokens, t); })) {
-      score += 2;
-    }
-    if (props.sm_count > 0 && props.sm_count == spec.sm_count) score += 1;
+    const int score = props.sm_count > 0 && props.sm_count == spec.sm_count ? 1 : 0;
     if (score > best_score) {
       best = &spec;
       best_score = score;

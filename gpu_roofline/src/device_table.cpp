@@ -27,10 +27,6 @@ class Spec {
     s_.require_tokens = std::move(t);
     return *this;
   }
-  Spec& Variant(std::vector<std::string> t) {
-    s_.variant_tokens = std::move(t);
-    return *this;
-  }
   Spec& Forbid(std::vector<std::string> t) {
     s_.forbid_tokens = std::move(t);
     return *this;
@@ -136,7 +132,6 @@ std::vector<DeviceSpec> Build() {
 
   t.push_back(Spec("v100-sxm2", "NVIDIA V100 SXM2")
                   .Require({"v100"})
-                  .Variant({"sxm2"})
                   .Forbid({"pcie", "sxm3", "fhhl"})
                   .Cc(7, 0)
                   .Sms(80)
@@ -151,7 +146,6 @@ std::vector<DeviceSpec> Build() {
 
   t.push_back(Spec("v100-pcie", "NVIDIA V100 PCIe")
                   .Require({"v100"})
-                  .Variant({"pcie"})
                   .Forbid({"sxm2", "sxm3", "fhhl"})
                   .Cc(7, 0)
                   .Sms(80)
@@ -183,22 +177,22 @@ std::vector<DeviceSpec> Build() {
   // "NVIDIA A100-PCIE-40GB". When the memory size is unknown the 80 GB entry comes first.
   {
     Spec s("a100-sxm4-80gb", "NVIDIA A100 80GB SXM4");
-    s.Require({"a100"}).Variant({"sxm4", "sxm"}).Forbid({"pcie"}).MemoryGb(60, 0);
+    s.Require({"a100"}).Forbid({"pcie"}).MemoryGb(60, 0);
     t.push_back(A100Peaks(s).Memory(80 * kGiB).Dram(2039 * kG).Build());
   }
   {
     Spec s("a100-sxm4-40gb", "NVIDIA A100 40GB SXM4");
-    s.Require({"a100"}).Variant({"sxm4", "sxm"}).Forbid({"pcie"}).MemoryGb(0, 60);
+    s.Require({"a100"}).Forbid({"pcie"}).MemoryGb(0, 60);
     t.push_back(A100Peaks(s).Memory(40 * kGiB).Dram(1555 * kG).Build());
   }
   {
     Spec s("a100-pcie-80gb", "NVIDIA A100 80GB PCIe");
-    s.Require({"a100"}).Variant({"pcie"}).Forbid({"sxm4", "sxm"}).MemoryGb(60, 0);
+    s.Require({"a100"}).Forbid({"sxm4", "sxm"}).MemoryGb(60, 0);
     t.push_back(A100Peaks(s).Memory(80 * kGiB).Dram(1935 * kG).Build());
   }
   {
     Spec s("a100-pcie-40gb", "NVIDIA A100 40GB PCIe");
-    s.Require({"a100"}).Variant({"pcie"}).Forbid({"sxm4", "sxm"}).MemoryGb(0, 60);
+    s.Require({"a100"}).Forbid({"sxm4", "sxm"}).MemoryGb(0, 60);
     t.push_back(A100Peaks(s).Memory(40 * kGiB).Dram(1555 * kG).Build());
   }
 
@@ -238,12 +232,11 @@ std::vector<DeviceSpec> Build() {
   // ("NVIDIA H100 NVL") has no entry and gets computed roofs.
   {
     Spec s("h100-sxm5", "NVIDIA H100 SXM5 80GB");
-    s.Require({"h100"}).Variant({"sxm5", "sxm", "hbm3"}).Forbid({"pcie", "nvl"});
+    s.Require({"h100"}).Forbid({"pcie", "nvl"});
     t.push_back(HopperSxmPeaks(s).L2(50 * kMiB).Memory(80 * kGiB).Dram(3350 * kG).Build());
   }
   t.push_back(Spec("h100-pcie", "NVIDIA H100 PCIe 80GB")
                   .Require({"h100"})
-                  .Variant({"pcie"})
                   .Forbid({"nvl", "sxm5", "sxm", "hbm3"})
                   .Cc(9, 0)
                   .Sms(114)
@@ -264,7 +257,7 @@ std::vector<DeviceSpec> Build() {
   // "NVIDIA H200" is the SXM board; "NVIDIA H200 NVL" the PCIe card with a lower power limit.
   {
     Spec s("h200-sxm", "NVIDIA H200 SXM 141GB");
-    s.Require({"h200"}).Variant({"sxm", "sxm5"}).Forbid({"nvl"});
+    s.Require({"h200"}).Forbid({"nvl"});
     t.push_back(HopperSxmPeaks(s).L2(60 * kMiB).Memory(141 * kGiB).Dram(4800 * kG).Build());
   }
   t.push_back(Spec("h200-nvl", "NVIDIA H200 NVL 141GB")

@@ -19,10 +19,10 @@ struct DeviceSpec {
   std::string key;   // stable id: "h100-sxm5"
   std::string name;  // "NVIDIA H100 SXM5 80GB"
 
-  // Matching against the tokens of the runtime name (NameTokens). All require_tokens must be
-  // present and no forbid_tokens; a variant token present, then an equal SM count, break ties.
+  // Matching against the tokens of the runtime name (NameTokens): all require_tokens present,
+  // no forbid_tokens; among several candidates the one with the runtime's SM count wins, then
+  // the first in table order.
   std::vector<std::string> require_tokens;
-  std::vector<std::string> variant_tokens;
   std::vector<std::string> forbid_tokens;
   double min_memory_gb = 0;  // bounds on the memory size in decimal GB; 0 = none
   double max_memory_gb = 0;
