@@ -1,0 +1,205 @@
+// Roofline placement, regime classification and run-level HFU/MFU.
+#include <algorithm>
+#include <cmath>
+
+#include "flopspy/analyzers/roofline.h"
+
+namespace flopspy::analyzers {
+namespace {
+
+bool Positive(double v) {
+  return std::isfinite(v) && v > 0;
+}
+bool Known(const std::optional<double>& v) {
+  return v && std::isfinite(*v) && *v >= 0;
+}
+
+RoofProximity Classify(double fraction, const RegimeThresholds& t) {
+  if (!std::isfinite(fraction) || fraction < 0) return RoofProximity::kUnknown;
+  if (fraction >= t.near_roof_fraction) return RoofProximity::kNear;
+  if (fraction < t.far_from_roof_fraction) return RoofProximity::kFar;
+  return RoofProximity::kModerate;
+}
+
+// The overhead rules need only durations, so they apply even to work with no FLOPs or bytes.
+OverheadReason OverheadTest(double mean_gpu_ns, const std::optional<double>& mean_launch_ns,
+                            const RegimeThresholds& t) {
+  if (mean_launch_ns && Positive(*mean_launch_ns) && Positive(t.launch_ratio) &&
+      mean_gpu_ns < t.launch_ratio * *mean_launch_ns) {
+    return OverheadReason::kShorterThanLaunch;
+  }
+  if (Positive(t.tiny_kernel_ns) && mean_gpu_ns < t.tiny_kernel_ns) {
+    return OverheadReason::kTinyKernel;
+  }
+  return OverheadReason::kNone;
+}
+
+}  // namespace
+
+std::string_view RegimeName(Regime regime) {
+  switch (regime) {
+    case Regime::kUnknown:
+      return "unknown";
+    case Regime::kComputeBound:
+      return "compute_bound";
+    case Regime::kMemoryBound:
+      return "memory_bound";
+    case Regime::kOverheadBound:
+      return "overhead_bound";
+  }
+  return "unknown";
+}
+
+std::string_view RoofProximityName(RoofProximity proximity) {
+  switch (proximity) {
+    case RoofProximity::kUnknown:
+      return "unknown";
+    case RoofProximity::kNear:
+      return "near";
+    case RoofProximity::kModerate:
+      return "moderate";
+    case RoofProximity::kFar:
+      return "far";
+  }
+  return "unknown";
+}
+
+std::string_view OverheadReasonName(OverheadReason reason) {
+  switch (reason) {
+    case OverheadReason::kNone:
+      return "none";
+    case OverheadReason::kShorterThanLaunch:
+      return "shorter_than_launch";
+    case OverheadReason::kTinyKernel:
+      return "tiny_kernel";
+  }
+  return "none";
+}
+
+Placement PlaceOnRoofline(const DeviceRoofs& roofs, const WorkSample& work,
+                          const RegimeThresholds& thresholds, RoofPreference preference) {
+  Placement out;
+  out.requested_path = work.path;
+  if (const auto peak = ResolvePeak(roofs, work.path, preference)) {
+    out.roof_path = peak->path;
+    out.peak_flops = peak->flops_per_s;
+    out.peak_source = peak->source;
+  }
+  const Roof& dram = roofs.Bandwidth(MemoryLevel::kDram);
+  out.bandwidth = dram.Value(preference);
+  out.bandwidth_source = dram.Source(preference);
+  if (Positive(out.peak_flops) && Positive(out.bandwidth)) {
+    out.ridge = out.peak_flops / out.bandwidth;
+  }
+
+  if (!Positive(work.gpu_time_ns) || work.calls == 0) return out;  // nothing ran: unknown
+  const double seconds = work.gpu_time_ns * 1e-9;
+  out.mean_gpu_ns = work.gpu_time_ns / static_cast<double>(work.calls);
+
+  const bool flops_known = Known(work.flops);
+  const bool bytes_known = Known(work.bytes);
+  const double flops = flops_known ? *work.flops : 0;
+  const double bytes = bytes_known ? *work.bytes : 0;
+
+  if (flops_known) out.achieved_flops = flops / seconds;
+  if (bytes_known) out.achieved_bandwidth = bytes / seconds;
+  if (flops_known && Positive(out.peak_flops)) {
+    out.pct_of_peak = 100.0 * *out.achieved_flops / out.peak_flops;
+  }
+  if (bytes_known && Positive(out.bandwidth)) {
+    out.pct_of_bandwidth = 100.0 * *out.achieved_bandwidth / out.bandwidth;
+  }
+  if (flops_known && bytes_known && bytes > 0) out.intensity = flops / bytes;
+
+  // Attainable FLOP/s = min(peak, I x BW). Work with bytes == 0 has infinite intensity.
+  if (flops_known && flops > 0 && Positive(out.peak_flops) && bytes_known) {
+    if (bytes == 0) {
+      out.attainable_flops = out.peak_flops;
+    } else if (Positive(out.bandwidth)) {
+      out.attainable_flops = std::min(out.peak_flops, *out.intensity * out.bandwidth);
+    }
+  }
+  if (out.attainable_flops && Positive(*out.attainable_flops)) {
+    out.pct_of_attainable = 100.0 * *out.achieved_flops / *out.attainable_flops;
+  } else if (flops_known && flops == 0 && out.pct_of_bandwidth) {
+    out.pct_of_attainable = out.pct_of_bandwidth;  // bytes only: the bandwidth roof binds
+  }
+
+  // The least time the roofs allow: each known quantity at its roof.
+  {
+    double t = 0;
+    bool any = false;
+    if (flops_known && Positive(out.peak_flops)) {
+      t = std::max(t, flops / out.peak_flops);
+      any = true;
+    }
+    if (bytes_known && Positive(out.bandwidth)) {
+      t = std::max(t, bytes / out.bandwidth);
+      any = true;
+    }
+    if (any) out.roof_time_ns = t * 1e9;
+  }
+
+  if (out.pct_of_attainable) {
+    out.proximity = Classify(*out.pct_of_attainable / 100.0, thresholds);
+  }
+
+  out.overhead_reason = OverheadTest(out.mean_gpu_ns, work.mean_launch_ns, thresholds);
+  if (out.overhead_reason != OverheadReason::kNone) {
+    out.regime = Regime::kOverheadBound;
+    return out;
+  }
+  if (flops_known && flops == 0) {
+    out.regime = bytes_known && bytes > 0 ? Regime::kMemoryBound : Regime::kUnknown;
+    return out;
+  }
+  if (!flops_known || !bytes_known) return out;  // no intensity: no honest regime
+  if (bytes == 0) {
+    out.regime = Regime::kComputeBound;
+    return out;
+  }
+  if (!out.ridge) return out;  // a roof is missing
+  out.regime = *out.intensity < *out.ridge ? Regime::kMemoryBound : Regime::kComputeBound;
+  return out;
+}
+
+std::optional<Utilization> ComputeUtilization(const DeviceRoofs& roofs, ComputePath path,
+                                              std::optional<double> hardware_flops,
+                                              std::optional<double> model_flops,
+                                              double wall_seconds) {
+  if (!Positive(wall_seconds)) return std::nullopt;
+  const auto nominal = ResolvePeak(roofs, path, RoofPreference::kNominalOnly);
+  const auto preferred = ResolvePeak(roofs, path, RoofPreference::kPreferMeasured);
+  if (!nominal && !preferred) return std::nullopt;
+
+  Utilization out;
+  out.requested_path = path;
+  out.roof_path = nominal ? nominal->path : preferred->path;
+  if (nominal) {
+    out.nominal_peak = nominal->flops_per_s;
+    out.nominal_source = nominal->source;
+  }
+  // The measured roof may sit earlier on the chain than the nominal one (a path measured on a
+  // device whose datasheet gives no figure for it).
+  if (preferred && preferred->source == RoofSource::kMeasured) {
+    out.measured_peak = preferred->flops_per_s;
+  }
+
+  auto rate = [&](const std::optional<double>& flops) -> std::optional<double> {
+    if (!Known(flops)) return std::nullopt;
+    return *flops / wall_seconds;
+  };
+  out.hardware_flops_per_s = rate(hardware_flops);
+  out.model_flops_per_s = rate(model_flops);
+  auto fraction = [](const std::optional<double>& r, double peak) -> std::optional<double> {
+    if (!r || !Positive(peak)) return std::nullopt;
+    return *r / peak;
+  };
+  out.hfu = fraction(out.hardware_flops_per_s, out.nominal_peak);
+  out.mfu = fraction(out.model_flops_per_s, out.nominal_peak);
+  out.hfu_measured = fraction(out.hardware_flops_per_s, out.measured_peak);
+  out.mfu_measured = fraction(out.model_flops_per_s, out.measured_peak);
+  return out;
+}
+
+}  // namespace flopspy::analyzers
