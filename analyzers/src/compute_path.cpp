@@ -6,9 +6,11 @@ namespace flopspy::analyzers {
 namespace {
 
 constexpr std::array<std::string_view, kComputePathCount> kNames = {
-    "unknown",     "fp64",        "fp32",        "fp16",        "bf16",
-    "fp64_tensor", "tf32_tensor", "fp16_tensor", "fp16_tensor_fp16acc",
-    "bf16_tensor", "fp8_tensor",  "int8_tensor", "fp4_tensor"};
+    "unknown",     "fp64",        "fp32",
+    "fp16",        "bf16",        "fp64_tensor",
+    "tf32_tensor", "fp16_tensor", "fp16_tensor_fp16acc",
+    "bf16_tensor", "fp8_tensor",  "int8_tensor",
+    "fp4_tensor"};
 
 }  // namespace
 
@@ -30,9 +32,12 @@ bool IsTensorPath(ComputePath path) {
 
 std::string_view MemoryLevelName(MemoryLevel level) {
   switch (level) {
-    case MemoryLevel::kDram: return "dram";
-    case MemoryLevel::kL2: return "l2";
-    case MemoryLevel::kCount: break;
+    case MemoryLevel::kDram:
+      return "dram";
+    case MemoryLevel::kL2:
+      return "l2";
+    case MemoryLevel::kCount:
+      break;
   }
   return "unknown";
 }

@@ -6,14 +6,22 @@ using trace::RecordType;
 
 std::optional<uint64_t> RecordTime(const trace::RecordView& r) {
   switch (r.type) {
-    case RecordType::kApiCall: return r.As<trace::ApiCallRecord>().enter_ns;
-    case RecordType::kKernelLaunch: return r.As<trace::KernelLaunchRecord>().enter_ns;
-    case RecordType::kGpuActivity: return r.As<trace::GpuActivityRecord>().start_ns;
-    case RecordType::kLibraryCall: return r.As<trace::LibraryCallRecord>().enter_ns;
-    case RecordType::kCpuSample: return r.As<trace::CpuSampleRecord>().begin_ns;
-    case RecordType::kRegion: return r.As<trace::RegionRecord>().time_ns;
-    case RecordType::kTraceEnd: return r.As<trace::TraceEndRecord>().time_ns;
-    default: return std::nullopt;
+    case RecordType::kApiCall:
+      return r.As<trace::ApiCallRecord>().enter_ns;
+    case RecordType::kKernelLaunch:
+      return r.As<trace::KernelLaunchRecord>().enter_ns;
+    case RecordType::kGpuActivity:
+      return r.As<trace::GpuActivityRecord>().start_ns;
+    case RecordType::kLibraryCall:
+      return r.As<trace::LibraryCallRecord>().enter_ns;
+    case RecordType::kCpuSample:
+      return r.As<trace::CpuSampleRecord>().begin_ns;
+    case RecordType::kRegion:
+      return r.As<trace::RegionRecord>().time_ns;
+    case RecordType::kTraceEnd:
+      return r.As<trace::TraceEndRecord>().time_ns;
+    default:
+      return std::nullopt;
   }
 }
 
@@ -22,15 +30,20 @@ namespace {
 // The end of an event, where it has a duration.
 std::optional<uint64_t> RecordEndTime(const trace::RecordView& r) {
   switch (r.type) {
-    case RecordType::kApiCall: return r.As<trace::ApiCallRecord>().exit_ns;
+    case RecordType::kApiCall:
+      return r.As<trace::ApiCallRecord>().exit_ns;
     case RecordType::kKernelLaunch: {
       const auto l = r.As<trace::KernelLaunchRecord>();
       return l.enter_ns + l.duration_ns;
     }
-    case RecordType::kGpuActivity: return r.As<trace::GpuActivityRecord>().end_ns;
-    case RecordType::kLibraryCall: return r.As<trace::LibraryCallRecord>().exit_ns;
-    case RecordType::kCpuSample: return r.As<trace::CpuSampleRecord>().end_ns;
-    default: return RecordTime(r);
+    case RecordType::kGpuActivity:
+      return r.As<trace::GpuActivityRecord>().end_ns;
+    case RecordType::kLibraryCall:
+      return r.As<trace::LibraryCallRecord>().exit_ns;
+    case RecordType::kCpuSample:
+      return r.As<trace::CpuSampleRecord>().end_ns;
+    default:
+      return RecordTime(r);
   }
 }
 
@@ -73,12 +86,15 @@ void TraceSummarizer::Add(const trace::RecordView& r, const StringLookup& string
     }
     case RecordType::kWarning: {
       const auto w = r.As<trace::WarningRecord>();
-      s.warnings.push_back({static_cast<trace::WarningCode>(w.code), w.time_ns,
-                            std::string(strings(w.message))});
+      s.warnings.push_back(
+          {static_cast<trace::WarningCode>(w.code), w.time_ns, std::string(strings(w.message))});
       break;
     }
-    case RecordType::kTraceEnd: s.end = r.As<trace::TraceEndRecord>(); break;
-    default: break;
+    case RecordType::kTraceEnd:
+      s.end = r.As<trace::TraceEndRecord>();
+      break;
+    default:
+      break;
   }
 }
 

@@ -3,13 +3,14 @@
 #include <cerrno>
 #include <charconv>
 #include <cstdlib>
-
 #include <nlohmann/json.hpp>
 
 namespace flopspy::interpose {
 namespace {
 
-std::string Quote(std::string_view s) { return "\"" + std::string(s) + "\""; }
+std::string Quote(std::string_view s) {
+  return "\"" + std::string(s) + "\"";
+}
 
 class Parser {
  public:
@@ -82,7 +83,8 @@ class Parser {
     }
     std::string list;
     for (std::string_view option : options) {
-      list += (list.empty() ? "" : ", ") + std::string(option) + (option.ends_with(':') ? "<file>" : "");
+      list += (list.empty() ? "" : ", ") + std::string(option) +
+              (option.ends_with(':') ? "<file>" : "");
     }
     Bad(name, *v, "expected one of " + list, out);
   }
@@ -113,7 +115,8 @@ const std::vector<ConfigVariable>& ConfigVariables() {
       {"FLOPSPY_BUFFER_KB", "2048",
        "record buffer per thread in KiB (64 to 1048576, rounded up to a power of two); a full "
        "buffer drops records and counts them"},
-      {"FLOPSPY_FLUSH_MS", "50", "how often the flusher thread writes buffered records (1 to 10000)"},
+      {"FLOPSPY_FLUSH_MS", "50",
+       "how often the flusher thread writes buffered records (1 to 10000)"},
       {"FLOPSPY_FOLLOW_FORK", "1", "0: a child process made by fork() writes no trace"},
       {"FLOPSPY_SIGNALS", "1",
        "0: install no signal handlers (a crash then loses the records of the last flush period)"},

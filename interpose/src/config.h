@@ -14,22 +14,22 @@ namespace flopspy::interpose {
 enum class GpuTiming { kAuto, kOff };
 
 struct Config {
-  bool enabled = true;                       // FLOPSPY_ENABLE
-  std::string out_dir = "flopspy-out";       // FLOPSPY_OUT
-  uint32_t buffer_kib = 2048;                // FLOPSPY_BUFFER_KB (per thread, power of two)
-  uint32_t flush_ms = 50;                    // FLOPSPY_FLUSH_MS
-  bool follow_fork = true;                   // FLOPSPY_FOLLOW_FORK
-  bool handle_signals = true;                // FLOPSPY_SIGNALS
-  uint64_t run_id = 0;                       // FLOPSPY_RUN_ID (hex), set by `flopspy run`
-  bool quiet = false;                        // FLOPSPY_QUIET: only errors on stderr
-  uint32_t param_bytes = 20;                 // FLOPSPY_PARAM_BYTES: kernel parameter bytes kept
-  GpuTiming gpu_timing = GpuTiming::kAuto;   // FLOPSPY_GPU_TIMING
-  std::string cupti_path;                    // FLOPSPY_CUPTI_PATH
-  bool counters = false;                     // FLOPSPY_COUNTERS
-  uint32_t counters_samples = 3;             // FLOPSPY_COUNTERS_SAMPLES
-  std::string cpu_roofline = "auto";         // FLOPSPY_CPU_ROOFLINE
-  uint32_t cpu_interval_ms = 100;            // FLOPSPY_CPU_INTERVAL_MS
-  std::string cpu_events;                    // FLOPSPY_CPU_EVENTS
+  bool enabled = true;                      // FLOPSPY_ENABLE
+  std::string out_dir = "flopspy-out";      // FLOPSPY_OUT
+  uint32_t buffer_kib = 2048;               // FLOPSPY_BUFFER_KB (per thread, power of two)
+  uint32_t flush_ms = 50;                   // FLOPSPY_FLUSH_MS
+  bool follow_fork = true;                  // FLOPSPY_FOLLOW_FORK
+  bool handle_signals = true;               // FLOPSPY_SIGNALS
+  uint64_t run_id = 0;                      // FLOPSPY_RUN_ID (hex), set by `flopspy run`
+  bool quiet = false;                       // FLOPSPY_QUIET: only errors on stderr
+  uint32_t param_bytes = 20;                // FLOPSPY_PARAM_BYTES: kernel parameter bytes kept
+  GpuTiming gpu_timing = GpuTiming::kAuto;  // FLOPSPY_GPU_TIMING
+  std::string cupti_path;                   // FLOPSPY_CUPTI_PATH
+  bool counters = false;                    // FLOPSPY_COUNTERS
+  uint32_t counters_samples = 3;            // FLOPSPY_COUNTERS_SAMPLES
+  std::string cpu_roofline = "auto";        // FLOPSPY_CPU_ROOFLINE
+  uint32_t cpu_interval_ms = 100;           // FLOPSPY_CPU_INTERVAL_MS
+  std::string cpu_events;                   // FLOPSPY_CPU_EVENTS
 };
 
 // One documented variable: its name, default and meaning (the README table is checked against

@@ -40,7 +40,9 @@ void FinishOnExit(int status) {
   g_recording.store(false, std::memory_order_release);
 }
 
-void AtExit() { FinishOnExit(g_exit_status.load()); }
+void AtExit() {
+  FinishOnExit(g_exit_status.load());
+}
 
 void BeforeFork() {
   if (Recorder* r = OwnRecorder()) r->BeforeFork();
@@ -116,8 +118,7 @@ FLOPSPY_EXPORT int __libc_start_main(MainFn main, int argc, char** argv, void (*
   using StartFn = int (*)(MainFn, int, char**, void (*)(), void (*)(), void (*)(), void*);
   static StartFn real = nullptr;
   g_program_main = main;
-  return Next(real, "__libc_start_main")(MainWrapper, argc, argv, init, fini, rtld_fini,
-                                         stack_end);
+  return Next(real, "__libc_start_main")(MainWrapper, argc, argv, init, fini, rtld_fini, stack_end);
 }
 
 FLOPSPY_EXPORT void exit(int status) {

@@ -41,7 +41,9 @@ void WriteStderr(std::string_view message) {
   }
 }
 
-void SetQuiet(bool quiet) { g_quiet = quiet; }
+void SetQuiet(bool quiet) {
+  g_quiet = quiet;
+}
 
 void Notice(std::string_view message) {
   if (!g_quiet) WriteStderr(message);

@@ -65,7 +65,8 @@ ProcessIdentity ReadProcessIdentity() {
   while (std::getline(cpuinfo, line)) {
     if (line.rfind("model name", 0) == 0 || line.rfind("Model", 0) == 0) {
       const auto colon = line.find(':');
-      if (colon != std::string::npos) id.cpu_model = line.substr(line.find_first_not_of(" \t", colon + 1));
+      if (colon != std::string::npos)
+        id.cpu_model = line.substr(line.find_first_not_of(" \t", colon + 1));
       break;
     }
   }

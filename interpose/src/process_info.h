@@ -10,8 +10,9 @@ namespace flopspy::interpose {
 struct ProcessIdentity {
   uint32_t pid = 0;
   uint32_t parent_pid = 0;
-  int32_t rank = -1;        // RANK, SLURM_PROCID, OMPI_COMM_WORLD_RANK, PMI_RANK
-  int32_t local_rank = -1;  // LOCAL_RANK, SLURM_LOCALID, OMPI_COMM_WORLD_LOCAL_RANK, MPI_LOCALRANKID
+  int32_t rank = -1;  // RANK, SLURM_PROCID, OMPI_COMM_WORLD_RANK, PMI_RANK
+  int32_t local_rank =
+      -1;  // LOCAL_RANK, SLURM_LOCALID, OMPI_COMM_WORLD_LOCAL_RANK, MPI_LOCALRANKID
   std::string host;
   std::vector<std::string> command_line;
   std::string executable;

@@ -16,7 +16,9 @@ enum class RawType : uint8_t {
   kRegion = 128,  // RawRegion
 };
 
-inline constexpr bool IsRawType(uint8_t type) { return type >= 128; }
+inline constexpr bool IsRawType(uint8_t type) {
+  return type >= 128;
+}
 
 inline constexpr size_t kMaxRawName = 112;
 

@@ -2,6 +2,8 @@
 
 namespace flopspy::interpose {
 
-void* NextSymbol(const char* name) { return dlsym(RTLD_NEXT, name); }
+void* NextSymbol(const char* name) {
+  return dlsym(RTLD_NEXT, name);
+}
 
 }  // namespace flopspy::interpose

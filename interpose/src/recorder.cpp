@@ -221,9 +221,13 @@ void Recorder::Finish(trace::EndReason reason, int32_t value, int wait_ms, bool 
   FlushPass(true, reason, value);
 }
 
-void Recorder::BeforeFork() { flush_mutex_.lock(); }
+void Recorder::BeforeFork() {
+  flush_mutex_.lock();
+}
 
-void Recorder::AfterForkInParent() { flush_mutex_.unlock(); }
+void Recorder::AfterForkInParent() {
+  flush_mutex_.unlock();
+}
 
 void Recorder::AfterForkInChild() {
   flush_mutex_.unlock();
@@ -246,9 +250,8 @@ void Recorder::AfterForkInChild() {
   file_failed_ = false;
   good_offset_ = 0;
   path_.clear();
-  writer_ = trace::TraceWriter([this](std::span<const uint8_t> b) {
-    return SinkWrite(b.data(), b.size());
-  });
+  writer_ = trace::TraceWriter(
+      [this](std::span<const uint8_t> b) { return SinkWrite(b.data(), b.size()); });
   strings_.clear();
   next_string_id_ = 1;
   records_written_ = 0;
@@ -277,8 +280,8 @@ bool Recorder::EnsureFileOpen() {
     file_failed_ = true;
     g_recording.store(false, std::memory_order_release);
     ReportOnce("output", trace::WarningCode::kOutputUnavailable,
-               "cannot create a trace in " + config_.out_dir + ": " + error + "; this process (pid " +
-                   std::to_string(pid_) + ") runs untraced, unchanged");
+               "cannot create a trace in " + config_.out_dir + ": " + error +
+                   "; this process (pid " + std::to_string(pid_) + ") runs untraced, unchanged");
     return false;
   }
   trace::FileIdentity identity;

@@ -53,9 +53,13 @@ int RealSigaction(int sig, const struct sigaction* act, struct sigaction* old) {
   return real(sig, act, old);
 }
 
-bool IsManaged(int sig) { return sig > 0 && sig < NSIG && g_slots[sig].managed; }
+bool IsManaged(int sig) {
+  return sig > 0 && sig < NSIG && g_slots[sig].managed;
+}
 
-bool IsFault(int sig) { return sig == SIGSEGV || sig == SIGBUS || sig == SIGFPE || sig == SIGILL; }
+bool IsFault(int sig) {
+  return sig == SIGSEGV || sig == SIGBUS || sig == SIGFPE || sig == SIGILL;
+}
 
 void Handler(int sig, siginfo_t* info, void* context);
 

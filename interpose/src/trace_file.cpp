@@ -34,7 +34,7 @@ bool PrepareOutputFolder(const std::string& dir, std::string* error) {
       return false;
     }
   }
-  struct stat st{};
+  struct stat st {};
   if (stat(dir.c_str(), &st) != 0) {
     *error = std::strerror(errno);
     return false;

@@ -28,7 +28,9 @@ void Say(const char* text) {
 }
 
 volatile sig_atomic_t g_flag = 0;
-void SetFlag(int) { g_flag = 1; }
+void SetFlag(int) {
+  g_flag = 1;
+}
 void HandledSegv(int) {
   const char msg[] = "handled\n";
   (void)!write(STDOUT_FILENO, msg, sizeof(msg) - 1);
@@ -77,16 +79,18 @@ int main(int argc, char** argv) {
     std::abort();
   }
   if (mode == "thread-exit") {
-    std::atomic<bool> started{false};
+    // The second thread exits the process while the main thread is still recording.
+    std::atomic<int> main_regions{0};
     std::thread t([&] {
+      while (main_regions < 10) usleep(100);
       Regions("thread", 50);
-      started = true;
       Say("thread exits");
       std::exit(7);
     });
     for (;;) {
       Regions("main", 1);
-      if (started) usleep(1000);
+      ++main_regions;
+      usleep(100);
     }
   }
   if (mode == "fork") {
@@ -143,7 +147,8 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (mode == "sigaction-view") {
-    struct sigaction act {}, seen {};
+    struct sigaction act {
+    }, seen{};
     act.sa_handler = OtherHandler;
     act.sa_flags = SA_RESTART;
     sigaction(SIGTERM, &act, nullptr);

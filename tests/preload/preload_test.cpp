@@ -22,8 +22,7 @@ const std::string kProbe = FLOPSPY_PROBE_PATH;
 
 class PreloadTest : public ::testing::Test {
  protected:
-  ChildResult Run(std::vector<std::string> args, ChildOptions options = {},
-                  bool preload = true) {
+  ChildResult Run(std::vector<std::string> args, ChildOptions options = {}, bool preload = true) {
     args.insert(args.begin(), kProbe);
     if (preload) {
       options.env.emplace("LD_PRELOAD", kLibrary);
@@ -234,10 +233,10 @@ TEST_F(PreloadTest, ExecEndsOneTraceAndTheNewImageStartsAnother) {
   EXPECT_EQ(r.out, "execing\nnamed done\n");
   const auto traces = Traces();
   ASSERT_EQ(traces.size(), 2u);  // same pid: the second file gets a ".1" suffix
-  const TraceFacts before = ReadTraceFacts(traces[0].find(".1.fspy") == std::string::npos
-                                               ? traces[0] : traces[1]);
-  const TraceFacts after = ReadTraceFacts(traces[0].find(".1.fspy") == std::string::npos
-                                              ? traces[1] : traces[0]);
+  const TraceFacts before =
+      ReadTraceFacts(traces[0].find(".1.fspy") == std::string::npos ? traces[0] : traces[1]);
+  const TraceFacts after =
+      ReadTraceFacts(traces[0].find(".1.fspy") == std::string::npos ? traces[1] : traces[0]);
   EXPECT_EQ(before.header.pid, after.header.pid);
   EXPECT_EQ(before.Regions("before-exec"), 10u);
   EXPECT_TRUE(before.ended_by(EndReason::kExec));

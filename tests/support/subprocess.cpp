@@ -34,7 +34,8 @@ ChildResult RunChild(const std::vector<std::string>& argv, const ChildOptions& o
     const std::string entry = *e;
     const std::string name = entry.substr(0, entry.find('='));
     if (options.env.contains(name)) continue;
-    if (std::find(options.unset.begin(), options.unset.end(), name) != options.unset.end()) continue;
+    if (std::find(options.unset.begin(), options.unset.end(), name) != options.unset.end())
+      continue;
     env.push_back(entry);
   }
   for (const auto& [name, value] : options.env) env.push_back(name + "=" + value);

@@ -1,4 +1,5 @@
 // flopspy info: what this machine offers a profiler, and why something is missing.
+#include <fmt/format.h>
 #include <linux/perf_event.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -9,8 +10,6 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <thread>
-
-#include <fmt/format.h>
 
 #include "flopspy/commands.h"
 #include "flopspy/gpu_roofline/cuda_probe.h"
@@ -54,14 +53,18 @@ std::string TryCounter(uint32_t type, uint64_t config) {
       return fmt::format("no PMU for it here ({}; common in VMs and containers)", strerror(err));
     case EACCES:
     case EPERM:
-      return fmt::format("not permitted ({}; perf_event_paranoid is {}; lower it or grant "
-                         "CAP_PERFMON)",
-                         strerror(err), ReadFirstLine("/proc/sys/kernel/perf_event_paranoid"));
-    default: return strerror(err);
+      return fmt::format(
+          "not permitted ({}; perf_event_paranoid is {}; lower it or grant "
+          "CAP_PERFMON)",
+          strerror(err), ReadFirstLine("/proc/sys/kernel/perf_event_paranoid"));
+    default:
+      return strerror(err);
   }
 }
 
-std::string Version(int v) { return v ? fmt::format("{}.{}", v / 1000, (v % 1000) / 10) : "?"; }
+std::string Version(int v) {
+  return v ? fmt::format("{}.{}", v / 1000, (v % 1000) / 10) : "?";
+}
 
 int Info(bool json) {
   const auto cuda = gpuroof::ProbeCuda();
@@ -77,23 +80,36 @@ int Info(bool json) {
                 {"hardware_counters", cycles.empty()},
                 {"hardware_counters_error", cycles},
                 {"software_counters", task_clock.empty()}};
-    j["cuda"] = {{"driver", {{"found", cuda.driver.found}, {"path", cuda.driver.path},
-                             {"version", cuda.driver.version}, {"error", cuda.driver.error}}},
+    j["cuda"] = {{"driver",
+                  {{"found", cuda.driver.found},
+                   {"path", cuda.driver.path},
+                   {"version", cuda.driver.version},
+                   {"error", cuda.driver.error}}},
                  {"initialized", cuda.driver_initialized},
                  {"init_error", cuda.init_error},
-                 {"runtime", {{"found", cuda.runtime.found}, {"path", cuda.runtime.path},
-                              {"version", cuda.runtime.version}, {"error", cuda.runtime.error}}},
-                 {"cupti", {{"found", cuda.cupti.found}, {"path", cuda.cupti.path},
-                            {"version", cuda.cupti.version}, {"error", cuda.cupti.error}}},
+                 {"runtime",
+                  {{"found", cuda.runtime.found},
+                   {"path", cuda.runtime.path},
+                   {"version", cuda.runtime.version},
+                   {"error", cuda.runtime.error}}},
+                 {"cupti",
+                  {{"found", cuda.cupti.found},
+                   {"path", cuda.cupti.path},
+                   {"version", cuda.cupti.version},
+                   {"error", cuda.cupti.error}}},
                  {"injection_path", cuda.injection_path},
                  {"profiling_restricted_to_admin", cuda.profiling_restricted}};
     nlohmann::json gpus = nlohmann::json::array();
     for (const auto& g : cuda.gpus) {
-      gpus.push_back({{"index", g.index}, {"name", g.name}, {"uuid", g.uuid},
+      gpus.push_back({{"index", g.index},
+                      {"name", g.name},
+                      {"uuid", g.uuid},
                       {"compute_capability", fmt::format("{}.{}", g.cc_major, g.cc_minor)},
-                      {"sm_count", g.sm_count}, {"clock_khz", g.clock_khz},
+                      {"sm_count", g.sm_count},
+                      {"clock_khz", g.clock_khz},
                       {"memory_clock_khz", g.memory_clock_khz},
-                      {"memory_bus_bits", g.memory_bus_bits}, {"l2_bytes", g.l2_bytes},
+                      {"memory_bus_bits", g.memory_bus_bits},
+                      {"l2_bytes", g.l2_bytes},
                       {"total_memory", g.total_memory}});
     }
     j["gpus"] = gpus;
@@ -110,8 +126,9 @@ int Info(bool json) {
   fmt::print("  software counters     {}\n", yes_no(task_clock.empty(), task_clock));
   fmt::print("CUDA\n");
   fmt::print("  driver (libcuda.so.1) {}\n",
-             cuda.driver.found ? fmt::format("{} ({})", Version(cuda.driver.version), cuda.driver.path)
-                               : "not found: " + cuda.driver.error);
+             cuda.driver.found
+                 ? fmt::format("{} ({})", Version(cuda.driver.version), cuda.driver.path)
+                 : "not found: " + cuda.driver.error);
   if (cuda.driver.found) {
     fmt::print("  initialised           {}\n", yes_no(cuda.driver_initialized, cuda.init_error));
   }
@@ -121,15 +138,13 @@ int Info(bool json) {
                                cuda.runtime.error.empty() ? "" : "; " + cuda.runtime.error)
                  : "not found: " + cuda.runtime.error);
   fmt::print("  CUPTI                 {}\n",
-             cuda.cupti.found
-                 ? fmt::format("API {} ({}){}", cuda.cupti.version, cuda.cupti.path,
-                               cuda.cupti.error.empty() ? "" : "; " + cuda.cupti.error)
-                 : "not found: " + cuda.cupti.error);
-  fmt::print("  injected tool         {}\n",
-             cuda.injection_path.empty()
-                 ? "none"
-                 : "CUDA_INJECTION64_PATH=" + cuda.injection_path +
-                       " (another profiler may hold CUPTI)");
+             cuda.cupti.found ? fmt::format("API {} ({}){}", cuda.cupti.version, cuda.cupti.path,
+                                            cuda.cupti.error.empty() ? "" : "; " + cuda.cupti.error)
+                              : "not found: " + cuda.cupti.error);
+  fmt::print("  injected tool         {}\n", cuda.injection_path.empty()
+                                                 ? "none"
+                                                 : "CUDA_INJECTION64_PATH=" + cuda.injection_path +
+                                                       " (another profiler may hold CUPTI)");
   if (!cuda.profiling_restricted.empty()) {
     fmt::print("  GPU counters          {}\n",
                cuda.profiling_restricted == "1"

@@ -1,6 +1,7 @@
 // flopspy run [options] -- CMD ARGS: runs CMD with libflopspy.so preloaded. CMD keeps its
 // stdin, stdout and stderr; flopspy's own lines go to stderr after CMD ends, and flopspy exits
 // with CMD's status (or dies of CMD's signal).
+#include <fmt/format.h>
 #include <signal.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -12,8 +13,6 @@
 #include <iostream>
 #include <map>
 #include <random>
-
-#include <fmt/format.h>
 
 #include "flopspy/commands.h"
 #include "report/run_summary.h"
@@ -109,7 +108,8 @@ int Run(RunOptions& options) {
   // waits for it and then reports. Signals sent to flopspy alone are passed on.
   struct sigaction ignore {};
   ignore.sa_handler = SIG_IGN;
-  struct sigaction old_int {}, old_quit {};
+  struct sigaction old_int {
+  }, old_quit{};
   sigaction(SIGINT, &ignore, &old_int);
   sigaction(SIGQUIT, &ignore, &old_quit);
   const pid_t child = fork();
@@ -122,8 +122,8 @@ int Run(RunOptions& options) {
     sigaction(SIGQUIT, &old_quit, nullptr);
     execvpe(argv[0], argv.data(), envp.data());
     const int err = errno;
-    const std::string msg = fmt::format("flopspy run: cannot run '{}': {}\n", argv[0],
-                                        std::strerror(err));
+    const std::string msg =
+        fmt::format("flopspy run: cannot run '{}': {}\n", argv[0], std::strerror(err));
     (void)!write(STDERR_FILENO, msg.data(), msg.size());
     _exit(err == ENOENT ? 127 : 126);
   }
@@ -178,8 +178,8 @@ void SetCommandAfterDashes(std::vector<std::string> command) {
 
 void RegisterRun(CLI::App& app, CommandFn* run) {
   auto options = std::make_shared<RunOptions>();
-  CLI::App* sub = app.add_subcommand(
-      "run", "Run a program under flopspy: flopspy run [options] -- CMD ARGS");
+  CLI::App* sub =
+      app.add_subcommand("run", "Run a program under flopspy: flopspy run [options] -- CMD ARGS");
   sub->prefix_command();
   sub->add_option("-o,--output", options->out_dir, "folder for the traces (default flopspy-out)");
   const auto env_option = [&](const std::string& flag, const std::string& var,

@@ -1,14 +1,13 @@
 #include "report/chrome_export.h"
 
 #include <cxxabi.h>
+#include <fmt/format.h>
 
 #include <cmath>
 #include <cstdlib>
 #include <memory>
 #include <unordered_map>
 #include <unordered_set>
-
-#include <fmt/format.h>
 
 #include "flopspy/analyzers/trace_summary.h"
 #include "flopspy/trace/reader.h"
@@ -27,11 +26,21 @@ std::string Escape(std::string_view s) {
   out.reserve(s.size() + 2);
   for (char c : s) {
     switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\t': out += "\\t"; break;
-      case '\r': out += "\\r"; break;
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
       default:
         if (static_cast<unsigned char>(c) < 0x20) {
           out += fmt::format("\\u{:04x}", static_cast<int>(c));
@@ -71,7 +80,9 @@ class Writer {
   uint64_t count_ = 0;
 };
 
-std::string Ts(double us) { return fmt::format("{:.3f}", std::isfinite(us) ? us : 0.0); }
+std::string Ts(double us) {
+  return fmt::format("{:.3f}", std::isfinite(us) ? us : 0.0);
+}
 
 struct PendingLaunch {
   int64_t pid;
@@ -93,13 +104,14 @@ class TraceExporter {
     header_ = reader.header();
     pid_ = header_.pid;
     host_ = std::string(reader.host());
-    w_.Event(fmt::format(R"("ph":"M","name":"process_name","pid":{},"args":{{"name":"{} pid {}{}"}})",
-                         pid_, Escape(host_), pid_,
-                         header_.rank >= 0 ? fmt::format(" rank {}", header_.rank) : ""));
-    w_.Event(fmt::format(R"("ph":"M","name":"process_sort_index","pid":{},"args":{{"sort_index":{}}})",
-                         pid_, index_));
-    const auto summary = reader.ForEachRecord(
-        [&](const trace::RecordView& r) { Visit(r, reader); });
+    w_.Event(fmt::format(
+        R"("ph":"M","name":"process_name","pid":{},"args":{{"name":"{} pid {}{}"}})", pid_,
+        Escape(host_), pid_, header_.rank >= 0 ? fmt::format(" rank {}", header_.rank) : ""));
+    w_.Event(
+        fmt::format(R"("ph":"M","name":"process_sort_index","pid":{},"args":{{"sort_index":{}}})",
+                    pid_, index_));
+    const auto summary =
+        reader.ForEachRecord([&](const trace::RecordView& r) { Visit(r, reader); });
     if (summary.status != trace::ReadStatus::kOk) {
       result_.problems.push_back(path + ": " + summary.message);
     }
@@ -107,10 +119,10 @@ class TraceExporter {
 
  private:
   double Us(uint64_t monotonic_ns) const {
-    const double since_start = static_cast<double>(monotonic_ns) -
-                               static_cast<double>(header_.start_monotonic_ns);
-    const double offset = static_cast<double>(header_.start_realtime_ns) -
-                          static_cast<double>(base_realtime_ns_);
+    const double since_start =
+        static_cast<double>(monotonic_ns) - static_cast<double>(header_.start_monotonic_ns);
+    const double offset =
+        static_cast<double>(header_.start_realtime_ns) - static_cast<double>(base_realtime_ns_);
     return (since_start + offset) / 1000.0;
   }
 
@@ -120,9 +132,9 @@ class TraceExporter {
       w_.Event(fmt::format(
           R"("ph":"M","name":"process_name","pid":{},"args":{{"name":"GPU {} of {} pid {}"}})", pid,
           device, Escape(host_), pid_));
-      w_.Event(fmt::format(
-          R"("ph":"M","name":"process_sort_index","pid":{},"args":{{"sort_index":{}}})", pid,
-          100000 + index_ * 256 + device));
+      w_.Event(
+          fmt::format(R"("ph":"M","name":"process_sort_index","pid":{},"args":{{"sort_index":{}}})",
+                      pid, 100000 + index_ * 256 + device));
     }
     return pid;
   }
@@ -180,9 +192,9 @@ class TraceExporter {
         std::string shape;
         if (sig != signatures_.end()) {
           const auto& s = sig->second;
-          shape = fmt::format(R"(,"grid":"{}x{}x{}","block":"{}x{}x{}","dynamic_smem":{})",
-                              s.grid[0], s.grid[1], s.grid[2], s.block[0], s.block[1], s.block[2],
-                              s.dynamic_smem);
+          shape =
+              fmt::format(R"(,"grid":"{}x{}x{}","block":"{}x{}x{}","dynamic_smem":{})", s.grid[0],
+                          s.grid[1], s.grid[2], s.block[0], s.block[1], s.block[2], s.dynamic_smem);
         }
         w_.Event(fmt::format(
             R"("ph":"X","cat":"launch","name":"{}","pid":{},"tid":{},"ts":{},"dur":{},"args":{{"kernel":"{}","result":{},"correlation":{}{}}})",
@@ -205,11 +217,12 @@ class TraceExporter {
         const auto g = r.As<trace::RegionRecord>();
         w_.Event(fmt::format(R"("ph":"{}","cat":"region","name":"{}","pid":{},"tid":{},"ts":{})",
                              g.edge == static_cast<uint8_t>(trace::RegionEdge::kBegin) ? "B" : "E",
-                             Escape(reader.String(g.name)), pid_, r.thread_id,
-                             Ts(Us(g.time_ns))));
+                             Escape(reader.String(g.name)), pid_, r.thread_id, Ts(Us(g.time_ns))));
         break;
       }
-      case RecordType::kGpuActivity: ExportGpu(r.As<trace::GpuActivityRecord>(), reader); break;
+      case RecordType::kGpuActivity:
+        ExportGpu(r.As<trace::GpuActivityRecord>(), reader);
+        break;
       case RecordType::kCpuSample: {
         const auto s = r.As<trace::CpuSampleRecord>();
         if (s.scope != static_cast<uint8_t>(trace::CpuSampleScope::kInterval)) break;
@@ -229,7 +242,8 @@ class TraceExporter {
             pid_, Ts(Us(wr.time_ns)), Escape(reader.String(wr.message))));
         break;
       }
-      default: break;
+      default:
+        break;
     }
   }
 
@@ -244,8 +258,8 @@ class TraceExporter {
     end = std::max(end, g.end_ns);
     if (named_tracks_.insert({pid, tid}).second) {
       w_.Event(fmt::format(
-          R"("ph":"M","name":"thread_name","pid":{},"tid":{},"args":{{"name":"stream {}{}"}})",
-          pid, tid, g.stream, tid != g.stream ? " (overlapping)" : ""));
+          R"("ph":"M","name":"thread_name","pid":{},"tid":{},"args":{{"name":"stream {}{}"}})", pid,
+          tid, g.stream, tid != g.stream ? " (overlapping)" : ""));
     }
     const double ts = Us(g.start_ns);
     const double dur = std::max(Us(g.end_ns) - ts, 0.0);

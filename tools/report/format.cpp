@@ -1,9 +1,9 @@
 #include "report/format.h"
 
+#include <fmt/format.h>
+
 #include <cmath>
 #include <ctime>
-
-#include <fmt/format.h>
 
 namespace flopspy::tools {
 

@@ -39,8 +39,8 @@ nlohmann::json TraceJson(const TraceReport& t) {
   j["lost_total"] = t.summary.TotalLost();
   nlohmann::json warnings = nlohmann::json::array();
   for (const auto& w : t.summary.warnings) {
-    warnings.push_back({{"code", WarningCodeName(w.code)}, {"time_ns", w.time_ns},
-                        {"message", w.message}});
+    warnings.push_back(
+        {{"code", WarningCodeName(w.code)}, {"time_ns", w.time_ns}, {"message", w.message}});
   }
   j["warnings"] = warnings;
   if (t.summary.end) {
@@ -77,8 +77,8 @@ nlohmann::json BuildJsonReport(const std::vector<TraceReport>& traces) {
     readable += t.usable() ? 1 : 0;
   }
   doc["traces"] = list;
-  doc["totals"] = {{"traces", traces.size()}, {"readable", readable}, {"events", events},
-                   {"lost", lost}};
+  doc["totals"] = {
+      {"traces", traces.size()}, {"readable", readable}, {"events", events}, {"lost", lost}};
   return doc;
 }
 

@@ -1,9 +1,8 @@
 // The --json report: one document, schema written down in docs/report-json.md.
 #pragma once
 
-#include <vector>
-
 #include <nlohmann/json.hpp>
+#include <vector>
 
 #include "report/trace_report.h"
 

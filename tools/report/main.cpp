@@ -21,8 +21,7 @@ int Main(int argc, char** argv) {
   bool json = false;
   std::string chrome_path;
   std::string color = "auto";
-  app.add_option("traces", arguments, "trace files (.fspy) or folders holding them")
-      ->required();
+  app.add_option("traces", arguments, "trace files (.fspy) or folders holding them")->required();
   app.add_flag("--json", json, "print one JSON document (docs/report-json.md) instead of text");
   app.add_option("--chrome", chrome_path,
                  "also write a Chrome/Perfetto trace (open it in ui.perfetto.dev)");

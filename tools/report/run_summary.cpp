@@ -1,10 +1,10 @@
 #include "report/run_summary.h"
 
-#include <algorithm>
-#include <filesystem>
-
 #include <fmt/format.h>
 #include <fmt/ostream.h>
+
+#include <algorithm>
+#include <filesystem>
 
 #include "flopspy/trace/reader.h"
 #include "report/format.h"

@@ -1,9 +1,8 @@
 #include "report/text_report.h"
 
-#include <string.h>
-
 #include <fmt/format.h>
 #include <fmt/ostream.h>
+#include <string.h>
 
 #include "report/format.h"
 
@@ -48,9 +47,10 @@ std::string Status(const TraceReport& t, const Style& style) {
       return end.value >= 0 ? fmt::format("complete (exit status {})", end.value)
                             : "complete (returned from main)";
     case trace::EndReason::kSignal:
-      return style.Warn(fmt::format("complete, ended by signal {} ({})", end.value,
-                                    strsignal(end.value)));
-    default: return "complete (" + EndReasonName(reason) + ")";
+      return style.Warn(
+          fmt::format("complete, ended by signal {} ({})", end.value, strsignal(end.value)));
+    default:
+      return "complete (" + EndReasonName(reason) + ")";
   }
 }
 
@@ -88,9 +88,9 @@ void WriteOne(const TraceReport& t, const Style& style, std::ostream& out) {
       if (source == trace::LossSource::kThreadBuffer) {
         hint = " (a thread's buffer was full: raise FLOPSPY_BUFFER_KB or lower FLOPSPY_FLUSH_MS)";
       }
-      fmt::print(out, "  lost      {}\n",
-                 style.Warn(fmt::format("{} {} records{}", LossSourceName(source), Grouped(count),
-                                        hint)));
+      fmt::print(
+          out, "  lost      {}\n",
+          style.Warn(fmt::format("{} {} records{}", LossSourceName(source), Grouped(count), hint)));
     }
   }
   if (t.read.sequence_gaps > 0) {

@@ -9,34 +9,50 @@ uint64_t TraceReport::duration_ns() const {
 
 std::string EndReasonName(trace::EndReason reason) {
   switch (reason) {
-    case trace::EndReason::kExit: return "exit";
-    case trace::EndReason::kSignal: return "signal";
-    case trace::EndReason::kExec: return "exec";
-    case trace::EndReason::kDetach: return "detach";
+    case trace::EndReason::kExit:
+      return "exit";
+    case trace::EndReason::kSignal:
+      return "signal";
+    case trace::EndReason::kExec:
+      return "exec";
+    case trace::EndReason::kDetach:
+      return "detach";
   }
   return "unknown";
 }
 
 std::string LossSourceName(trace::LossSource source) {
   switch (source) {
-    case trace::LossSource::kThreadBuffer: return "thread_buffer";
-    case trace::LossSource::kCuptiBuffer: return "cupti_buffer";
-    case trace::LossSource::kWriteFailed: return "write_failed";
-    case trace::LossSource::kCounterSamples: return "counter_samples";
+    case trace::LossSource::kThreadBuffer:
+      return "thread_buffer";
+    case trace::LossSource::kCuptiBuffer:
+      return "cupti_buffer";
+    case trace::LossSource::kWriteFailed:
+      return "write_failed";
+    case trace::LossSource::kCounterSamples:
+      return "counter_samples";
   }
   return "unknown";
 }
 
 std::string WarningCodeName(trace::WarningCode code) {
   switch (code) {
-    case trace::WarningCode::kGeneric: return "generic";
-    case trace::WarningCode::kBadConfig: return "bad_config";
-    case trace::WarningCode::kOutputUnavailable: return "output_unavailable";
-    case trace::WarningCode::kCuptiUnavailable: return "cupti_unavailable";
-    case trace::WarningCode::kCountersUnavailable: return "counters_unavailable";
-    case trace::WarningCode::kSymbolMissing: return "symbol_missing";
-    case trace::WarningCode::kInternalError: return "internal_error";
-    case trace::WarningCode::kSignal: return "signal";
+    case trace::WarningCode::kGeneric:
+      return "generic";
+    case trace::WarningCode::kBadConfig:
+      return "bad_config";
+    case trace::WarningCode::kOutputUnavailable:
+      return "output_unavailable";
+    case trace::WarningCode::kCuptiUnavailable:
+      return "cupti_unavailable";
+    case trace::WarningCode::kCountersUnavailable:
+      return "counters_unavailable";
+    case trace::WarningCode::kSymbolMissing:
+      return "symbol_missing";
+    case trace::WarningCode::kInternalError:
+      return "internal_error";
+    case trace::WarningCode::kSignal:
+      return "signal";
   }
   return "unknown";
 }

@@ -3,9 +3,8 @@
 
 #include <cstdint>
 #include <functional>
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "flopspy/analyzers/trace_summary.h"
 #include "flopspy/trace/reader.h"
@@ -17,7 +16,7 @@ struct TraceReport {
   bool header_ok = false;
   trace::FileHeader header{};
   std::string host;
-  trace::ReadSummary read;             // how reading went (status, where it stopped, why)
+  trace::ReadSummary read;  // how reading went (status, where it stopped, why)
   analyzers::TraceSummary summary;
   nlohmann::json metadata = nlohmann::json::object();  // metadata blocks merged in file order
 

@@ -32,10 +32,9 @@ uint32_t Crc32c(const void* data, size_t size, uint32_t crc) {
     uint64_t word;
     std::memcpy(&word, p, 8);
     word ^= c;
-    c = kTables[7][word & 0xFF] ^ kTables[6][(word >> 8) & 0xFF] ^
-        kTables[5][(word >> 16) & 0xFF] ^ kTables[4][(word >> 24) & 0xFF] ^
-        kTables[3][(word >> 32) & 0xFF] ^ kTables[2][(word >> 40) & 0xFF] ^
-        kTables[1][(word >> 48) & 0xFF] ^ kTables[0][word >> 56];
+    c = kTables[7][word & 0xFF] ^ kTables[6][(word >> 8) & 0xFF] ^ kTables[5][(word >> 16) & 0xFF] ^
+        kTables[4][(word >> 24) & 0xFF] ^ kTables[3][(word >> 32) & 0xFF] ^
+        kTables[2][(word >> 40) & 0xFF] ^ kTables[1][(word >> 48) & 0xFF] ^ kTables[0][word >> 56];
     p += 8;
     size -= 8;
   }

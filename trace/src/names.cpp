@@ -5,78 +5,138 @@ namespace flopspy::trace {
 
 std::string_view RecordTypeName(RecordType type) {
   switch (type) {
-    case RecordType::kPadding: return "padding";
-    case RecordType::kString: return "string";
-    case RecordType::kMetadata: return "metadata";
-    case RecordType::kThread: return "thread";
-    case RecordType::kFunction: return "function";
-    case RecordType::kKernelSignature: return "kernel_signature";
-    case RecordType::kStream: return "stream";
-    case RecordType::kApiCall: return "api_call";
-    case RecordType::kKernelLaunch: return "kernel_launch";
-    case RecordType::kLaunchParams: return "launch_params";
-    case RecordType::kGpuActivity: return "gpu_activity";
-    case RecordType::kLibraryCall: return "library_call";
-    case RecordType::kCpuSample: return "cpu_sample";
-    case RecordType::kRegion: return "region";
-    case RecordType::kLostRecords: return "lost_records";
-    case RecordType::kKernelMetrics: return "kernel_metrics";
-    case RecordType::kWarning: return "warning";
-    case RecordType::kTraceEnd: return "trace_end";
+    case RecordType::kPadding:
+      return "padding";
+    case RecordType::kString:
+      return "string";
+    case RecordType::kMetadata:
+      return "metadata";
+    case RecordType::kThread:
+      return "thread";
+    case RecordType::kFunction:
+      return "function";
+    case RecordType::kKernelSignature:
+      return "kernel_signature";
+    case RecordType::kStream:
+      return "stream";
+    case RecordType::kApiCall:
+      return "api_call";
+    case RecordType::kKernelLaunch:
+      return "kernel_launch";
+    case RecordType::kLaunchParams:
+      return "launch_params";
+    case RecordType::kGpuActivity:
+      return "gpu_activity";
+    case RecordType::kLibraryCall:
+      return "library_call";
+    case RecordType::kCpuSample:
+      return "cpu_sample";
+    case RecordType::kRegion:
+      return "region";
+    case RecordType::kLostRecords:
+      return "lost_records";
+    case RecordType::kKernelMetrics:
+      return "kernel_metrics";
+    case RecordType::kWarning:
+      return "warning";
+    case RecordType::kTraceEnd:
+      return "trace_end";
   }
   return "unknown";
 }
 
 std::string_view FigureSourceName(FigureSource source) {
   switch (source) {
-    case FigureSource::kUnknown: return "unknown";
-    case FigureSource::kAnalytic: return "analytic";
-    case FigureSource::kCatalog: return "catalog";
-    case FigureSource::kCounters: return "counters";
+    case FigureSource::kUnknown:
+      return "unknown";
+    case FigureSource::kAnalytic:
+      return "analytic";
+    case FigureSource::kCatalog:
+      return "catalog";
+    case FigureSource::kCounters:
+      return "counters";
   }
   return "unknown";
 }
 
 std::string_view ApiName(Api api) {
   switch (api) {
-    case Api::kUnknown: return "unknown";
-    case Api::kCuLaunchKernel: return "cuLaunchKernel";
-    case Api::kCuLaunchKernelPtsz: return "cuLaunchKernel_ptsz";
-    case Api::kCuLaunchKernelEx: return "cuLaunchKernelEx";
-    case Api::kCuLaunchKernelExPtsz: return "cuLaunchKernelEx_ptsz";
-    case Api::kCuLaunchCooperativeKernel: return "cuLaunchCooperativeKernel";
-    case Api::kCuLaunchCooperativeKernelPtsz: return "cuLaunchCooperativeKernel_ptsz";
-    case Api::kCuGraphLaunch: return "cuGraphLaunch";
-    case Api::kCuGraphLaunchPtsz: return "cuGraphLaunch_ptsz";
-    case Api::kCudaLaunchKernel: return "cudaLaunchKernel";
-    case Api::kCudaLaunchKernelPtsz: return "cudaLaunchKernel_ptsz";
-    case Api::kCudaLaunchKernelExC: return "cudaLaunchKernelExC";
-    case Api::kCudaLaunchKernelExCPtsz: return "cudaLaunchKernelExC_ptsz";
-    case Api::kCudaLaunchCooperativeKernel: return "cudaLaunchCooperativeKernel";
-    case Api::kCudaLaunchCooperativeKernelPtsz: return "cudaLaunchCooperativeKernel_ptsz";
-    case Api::kCudaGraphLaunch: return "cudaGraphLaunch";
-    case Api::kCudaGraphLaunchPtsz: return "cudaGraphLaunch_ptsz";
-    case Api::kCudaLaunchKernelStub: return "__cudaLaunchKernel";
-    case Api::kCudaLaunchKernelStubPtsz: return "__cudaLaunchKernel_ptsz";
-    case Api::kCuCtxSynchronize: return "cuCtxSynchronize";
-    case Api::kCuStreamSynchronize: return "cuStreamSynchronize";
-    case Api::kCuStreamSynchronizePtsz: return "cuStreamSynchronize_ptsz";
-    case Api::kCuEventSynchronize: return "cuEventSynchronize";
-    case Api::kCuStreamWaitEvent: return "cuStreamWaitEvent";
-    case Api::kCuStreamWaitEventPtsz: return "cuStreamWaitEvent_ptsz";
-    case Api::kCudaDeviceSynchronize: return "cudaDeviceSynchronize";
-    case Api::kCudaStreamSynchronize: return "cudaStreamSynchronize";
-    case Api::kCudaStreamSynchronizePtsz: return "cudaStreamSynchronize_ptsz";
-    case Api::kCuMemcpy: return "cuMemcpy";
-    case Api::kCuMemcpyAsync: return "cuMemcpyAsync";
-    case Api::kCuMemset: return "cuMemset";
-    case Api::kCuMemsetAsync: return "cuMemsetAsync";
-    case Api::kCudaMemcpy: return "cudaMemcpy";
-    case Api::kCudaMemcpyAsync: return "cudaMemcpyAsync";
-    case Api::kCudaMemcpyAsyncPtsz: return "cudaMemcpyAsync_ptsz";
-    case Api::kCudaMemset: return "cudaMemset";
-    case Api::kCudaMemsetAsync: return "cudaMemsetAsync";
-    case Api::kFlopspyRegion: return "flopspy_region";
+    case Api::kUnknown:
+      return "unknown";
+    case Api::kCuLaunchKernel:
+      return "cuLaunchKernel";
+    case Api::kCuLaunchKernelPtsz:
+      return "cuLaunchKernel_ptsz";
+    case Api::kCuLaunchKernelEx:
+      return "cuLaunchKernelEx";
+    case Api::kCuLaunchKernelExPtsz:
+      return "cuLaunchKernelEx_ptsz";
+    case Api::kCuLaunchCooperativeKernel:
+      return "cuLaunchCooperativeKernel";
+    case Api::kCuLaunchCooperativeKernelPtsz:
+      return "cuLaunchCooperativeKernel_ptsz";
+    case Api::kCuGraphLaunch:
+      return "cuGraphLaunch";
+    case Api::kCuGraphLaunchPtsz:
+      return "cuGraphLaunch_ptsz";
+    case Api::kCudaLaunchKernel:
+      return "cudaLaunchKernel";
+    case Api::kCudaLaunchKernelPtsz:
+      return "cudaLaunchKernel_ptsz";
+    case Api::kCudaLaunchKernelExC:
+      return "cudaLaunchKernelExC";
+    case Api::kCudaLaunchKernelExCPtsz:
+      return "cudaLaunchKernelExC_ptsz";
+    case Api::kCudaLaunchCooperativeKernel:
+      return "cudaLaunchCooperativeKernel";
+    case Api::kCudaLaunchCooperativeKernelPtsz:
+      return "cudaLaunchCooperativeKernel_ptsz";
+    case Api::kCudaGraphLaunch:
+      return "cudaGraphLaunch";
+    case Api::kCudaGraphLaunchPtsz:
+      return "cudaGraphLaunch_ptsz";
+    case Api::kCudaLaunchKernelStub:
+      return "__cudaLaunchKernel";
+    case Api::kCudaLaunchKernelStubPtsz:
+      return "__cudaLaunchKernel_ptsz";
+    case Api::kCuCtxSynchronize:
+      return "cuCtxSynchronize";
+    case Api::kCuStreamSynchronize:
+      return "cuStreamSynchronize";
+    case Api::kCuStreamSynchronizePtsz:
+      return "cuStreamSynchronize_ptsz";
+    case Api::kCuEventSynchronize:
+      return "cuEventSynchronize";
+    case Api::kCuStreamWaitEvent:
+      return "cuStreamWaitEvent";
+    case Api::kCuStreamWaitEventPtsz:
+      return "cuStreamWaitEvent_ptsz";
+    case Api::kCudaDeviceSynchronize:
+      return "cudaDeviceSynchronize";
+    case Api::kCudaStreamSynchronize:
+      return "cudaStreamSynchronize";
+    case Api::kCudaStreamSynchronizePtsz:
+      return "cudaStreamSynchronize_ptsz";
+    case Api::kCuMemcpy:
+      return "cuMemcpy";
+    case Api::kCuMemcpyAsync:
+      return "cuMemcpyAsync";
+    case Api::kCuMemset:
+      return "cuMemset";
+    case Api::kCuMemsetAsync:
+      return "cuMemsetAsync";
+    case Api::kCudaMemcpy:
+      return "cudaMemcpy";
+    case Api::kCudaMemcpyAsync:
+      return "cudaMemcpyAsync";
+    case Api::kCudaMemcpyAsyncPtsz:
+      return "cudaMemcpyAsync_ptsz";
+    case Api::kCudaMemset:
+      return "cudaMemset";
+    case Api::kCudaMemsetAsync:
+      return "cudaMemsetAsync";
+    case Api::kFlopspyRegion:
+      return "flopspy_region";
   }
   return "unknown";
 }

@@ -52,26 +52,39 @@ class BufferSource final : public ByteSource {
   std::span<const uint8_t> bytes_;
 };
 
-std::string At(uint64_t offset) { return " at byte " + std::to_string(offset); }
+std::string At(uint64_t offset) {
+  return " at byte " + std::to_string(offset);
+}
 
 }  // namespace
 
 std::string_view ReadStatusName(ReadStatus status) {
   switch (status) {
-    case ReadStatus::kOk: return "ok";
-    case ReadStatus::kEmpty: return "empty";
-    case ReadStatus::kNotATrace: return "not a trace";
-    case ReadStatus::kTooNew: return "too new";
-    case ReadStatus::kTooOld: return "too old";
-    case ReadStatus::kBadHeader: return "bad header";
-    case ReadStatus::kTruncated: return "truncated";
-    case ReadStatus::kCorrupt: return "corrupt";
-    case ReadStatus::kIoError: return "I/O error";
+    case ReadStatus::kOk:
+      return "ok";
+    case ReadStatus::kEmpty:
+      return "empty";
+    case ReadStatus::kNotATrace:
+      return "not a trace";
+    case ReadStatus::kTooNew:
+      return "too new";
+    case ReadStatus::kTooOld:
+      return "too old";
+    case ReadStatus::kBadHeader:
+      return "bad header";
+    case ReadStatus::kTruncated:
+      return "truncated";
+    case ReadStatus::kCorrupt:
+      return "corrupt";
+    case ReadStatus::kIoError:
+      return "I/O error";
   }
   return "unknown";
 }
 
-bool ReadSummary::usable() const { return records > 0; }
+bool ReadSummary::usable() const {
+  return records > 0;
+}
 
 std::string_view RecordView::Text(size_t fixed_size, size_t length) const {
   if (fixed_size > bytes.size()) return {};
@@ -249,7 +262,8 @@ ReadSummary TraceReader::ForEachRecord(const Visitor& visit,
     if (source_->ReadAt(offset + sizeof(ch), chunk_) != static_cast<int64_t>(ch.payload_size)) {
       return stop(ReadStatus::kIoError, "read error in chunk" + At(offset));
     }
-    const uint32_t crc = Crc32c(chunk_.data(), chunk_.size(), Crc32c(&ch, offsetof(ChunkHeader, crc)));
+    const uint32_t crc =
+        Crc32c(chunk_.data(), chunk_.size(), Crc32c(&ch, offsetof(ChunkHeader, crc)));
     if (crc != ch.crc) {
       return stop(ReadStatus::kCorrupt, "chunk " + std::to_string(ch.sequence) + At(offset) +
                                             " fails its checksum: the file is damaged");
@@ -278,9 +292,11 @@ ReadSummary TraceReader::ForEachRecord(const Visitor& visit,
     for (size_t pos = 0; pos < chunk_.size();) {
       RecordHeader rh{};
       std::memcpy(&rh, chunk_.data() + pos, sizeof(rh));
-      const RecordView view{static_cast<RecordType>(rh.type), rh.flags,
+      const RecordView view{static_cast<RecordType>(rh.type),
+                            rh.flags,
                             std::span<const uint8_t>(chunk_.data() + pos, rh.size()),
-                            ch.thread_id, static_cast<ChunkSource>(ch.source),
+                            ch.thread_id,
+                            static_cast<ChunkSource>(ch.source),
                             payload_offset + pos};
       if (view.type == RecordType::kString) {
         const auto def = view.As<StringDef>();

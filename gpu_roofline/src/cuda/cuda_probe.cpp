@@ -2,11 +2,11 @@
 
 #include <cuda.h>
 #include <dlfcn.h>
+#include <fmt/format.h>
 #include <link.h>
 
 #include <cstdio>
 #include <cstdlib>
-#include <fmt/format.h>
 #include <fstream>
 
 namespace flopspy::gpuroof {
@@ -132,8 +132,8 @@ CudaProbe ProbeCuda() {
     if (auto f = Symbol<DriverVersion>(driver, "cuDriverGetVersion")) f(&probe.driver.version);
     ProbeDevices(driver, probe);
   }
-  if (void* runtime = OpenFirst({"libcudart.so.13", "libcudart.so.12", "libcudart.so"},
-                                probe.runtime)) {
+  if (void* runtime =
+          OpenFirst({"libcudart.so.13", "libcudart.so.12", "libcudart.so"}, probe.runtime)) {
     using RuntimeVersion = int (*)(int*);
     if (auto f = Symbol<RuntimeVersion>(runtime, "cudaRuntimeGetVersion")) {
       f(&probe.runtime.version);

@@ -50,7 +50,7 @@ static inline void flopspy_region_end(const char* name) {
 }
 
 #ifdef __cplusplus
-}  /* extern "C" */
+} /* extern "C" */
 
 /* RAII form for C++: { flopspy_region r("forward"); ... } */
 class flopspy_region {

@@ -77,26 +77,56 @@ TEST(RoundTrip, EveryRecordTypeSurvivesWriteAndRead) {
         EXPECT_EQ(v.Text(sizeof(MetadataBlock), block.length), R"({"a":1})");
         break;
       }
-      case RecordType::kThread: ExpectSame(thread, v); break;
-      case RecordType::kFunction: ExpectSame(function, v); break;
-      case RecordType::kKernelSignature: ExpectSame(signature, v); break;
-      case RecordType::kStream: ExpectSame(stream, v); break;
+      case RecordType::kThread:
+        ExpectSame(thread, v);
+        break;
+      case RecordType::kFunction:
+        ExpectSame(function, v);
+        break;
+      case RecordType::kKernelSignature:
+        ExpectSame(signature, v);
+        break;
+      case RecordType::kStream:
+        ExpectSame(stream, v);
+        break;
       case RecordType::kApiCall:
         ExpectSame(api, v);
         EXPECT_EQ(v.thread_id, 77u);
         EXPECT_EQ(v.source, ChunkSource::kThread);
         break;
-      case RecordType::kKernelLaunch: ExpectSame(launch, v); break;
-      case RecordType::kLaunchParams: ExpectSame(params, v); break;
-      case RecordType::kGpuActivity: ExpectSame(gpu, v); break;
-      case RecordType::kLibraryCall: ExpectSame(library, v); break;
-      case RecordType::kCpuSample: ExpectSame(cpu, v); break;
-      case RecordType::kRegion: ExpectSame(region, v); break;
-      case RecordType::kLostRecords: ExpectSame(lost, v); break;
-      case RecordType::kKernelMetrics: ExpectSame(metrics, v); break;
-      case RecordType::kWarning: ExpectSame(warning, v); break;
-      case RecordType::kTraceEnd: ExpectSame(end, v); break;
-      case RecordType::kPadding: ADD_FAILURE() << "no padding was written"; break;
+      case RecordType::kKernelLaunch:
+        ExpectSame(launch, v);
+        break;
+      case RecordType::kLaunchParams:
+        ExpectSame(params, v);
+        break;
+      case RecordType::kGpuActivity:
+        ExpectSame(gpu, v);
+        break;
+      case RecordType::kLibraryCall:
+        ExpectSame(library, v);
+        break;
+      case RecordType::kCpuSample:
+        ExpectSame(cpu, v);
+        break;
+      case RecordType::kRegion:
+        ExpectSame(region, v);
+        break;
+      case RecordType::kLostRecords:
+        ExpectSame(lost, v);
+        break;
+      case RecordType::kKernelMetrics:
+        ExpectSame(metrics, v);
+        break;
+      case RecordType::kWarning:
+        ExpectSame(warning, v);
+        break;
+      case RecordType::kTraceEnd:
+        ExpectSame(end, v);
+        break;
+      case RecordType::kPadding:
+        ADD_FAILURE() << "no padding was written";
+        break;
     }
   });
   EXPECT_EQ(summary.status, ReadStatus::kOk) << summary.message;

@@ -28,7 +28,7 @@ struct WarningEntry {
 };
 
 struct TraceSummary {
-  std::array<uint64_t, 256> record_counts{};  // indexed by the record type's number
+  std::array<uint64_t, 256> record_counts{};   // indexed by the record type's number
   std::map<trace::LossSource, uint64_t> lost;  // records lost, by where
   std::vector<WarningEntry> warnings;
   std::optional<trace::TraceEndRecord> end;  // the last end record, if any
@@ -37,9 +37,7 @@ struct TraceSummary {
   uint64_t first_ns = UINT64_MAX;  // earliest and latest event time (CLOCK_MONOTONIC)
   uint64_t last_ns = 0;
 
-  uint64_t Count(trace::RecordType type) const {
-    return record_counts[static_cast<uint8_t>(type)];
-  }
+  uint64_t Count(trace::RecordType type) const { return record_counts[static_cast<uint8_t>(type)]; }
   uint64_t TotalLost() const;
   uint64_t EventCount() const;  // records other than definitions and metadata
 };

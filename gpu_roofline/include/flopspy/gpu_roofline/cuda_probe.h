@@ -15,7 +15,7 @@ struct GpuProperties {
   int cc_major = 0;
   int cc_minor = 0;
   int sm_count = 0;
-  int clock_khz = 0;         // SM clock (boost)
+  int clock_khz = 0;  // SM clock (boost)
   int memory_clock_khz = 0;
   int memory_bus_bits = 0;
   int l2_bytes = 0;
@@ -24,20 +24,20 @@ struct GpuProperties {
 
 struct LibraryProbe {
   bool found = false;
-  std::string path;    // the file dlopen found
-  int version = 0;     // e.g. 13000 for CUDA 13.0; CUPTI API version for CUPTI
-  std::string error;   // why not found or why it failed
+  std::string path;   // the file dlopen found
+  int version = 0;    // e.g. 13000 for CUDA 13.0; CUPTI API version for CUPTI
+  std::string error;  // why not found or why it failed
 };
 
 struct CudaProbe {
   bool built_with_cuda_headers = false;
-  LibraryProbe driver;   // libcuda.so.1; version from cuDriverGetVersion
+  LibraryProbe driver;  // libcuda.so.1; version from cuDriverGetVersion
   bool driver_initialized = false;
   std::string init_error;  // cuInit's error when it failed
   std::vector<GpuProperties> gpus;
-  LibraryProbe runtime;  // libcudart.so.13 or .12
-  LibraryProbe cupti;    // libcupti.so.13 or .12
-  std::string injection_path;       // CUDA_INJECTION64_PATH: another tool (nsys, ncu) may inject
+  LibraryProbe runtime;              // libcudart.so.13 or .12
+  LibraryProbe cupti;                // libcupti.so.13 or .12
+  std::string injection_path;        // CUDA_INJECTION64_PATH: another tool (nsys, ncu) may inject
   std::string profiling_restricted;  // NVreg_RestrictProfilingToAdminUsers, if readable
 };
 

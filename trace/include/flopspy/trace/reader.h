@@ -41,22 +41,22 @@ struct RecordView {
 };
 
 enum class ReadStatus {
-  kOk,          // every byte was read; the trace may still lack a TraceEnd (see ended_cleanly)
-  kEmpty,       // zero-length file
-  kNotATrace,   // wrong magic
-  kTooNew,      // written by a version this reader cannot read
-  kTooOld,      // older than the oldest format this reader knows
-  kBadHeader,   // header cut short or its checksum is wrong
-  kTruncated,   // the file ends inside a chunk
-  kCorrupt,     // a chunk failed its checks; records after it were not read
+  kOk,         // every byte was read; the trace may still lack a TraceEnd (see ended_cleanly)
+  kEmpty,      // zero-length file
+  kNotATrace,  // wrong magic
+  kTooNew,     // written by a version this reader cannot read
+  kTooOld,     // older than the oldest format this reader knows
+  kBadHeader,  // header cut short or its checksum is wrong
+  kTruncated,  // the file ends inside a chunk
+  kCorrupt,    // a chunk failed its checks; records after it were not read
   kIoError,
 };
 std::string_view ReadStatusName(ReadStatus status);
 
 struct ReadSummary {
   ReadStatus status = ReadStatus::kOk;
-  std::string message;      // why reading stopped, with the byte offset; empty when kOk
-  uint64_t stop_offset = 0; // where reading stopped (file size when kOk)
+  std::string message;       // why reading stopped, with the byte offset; empty when kOk
+  uint64_t stop_offset = 0;  // where reading stopped (file size when kOk)
   uint64_t file_size = 0;
   uint64_t chunks = 0;
   uint64_t records = 0;

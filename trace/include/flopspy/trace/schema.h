@@ -43,17 +43,17 @@ struct FileHeader {
   uint16_t min_reader_version;  // a reader older than this must refuse the file
   uint32_t header_size;         // sizeof(FileHeader) of the writer; chunks start here
   uint32_t pid;
-  uint32_t parent_pid;          // set with kFileForkedChild
-  int32_t rank;                 // RANK, SLURM_PROCID, OMPI_COMM_WORLD_RANK or PMI_RANK; -1 if none
-  int32_t local_rank;           // LOCAL_RANK, SLURM_LOCALID, OMPI_COMM_WORLD_LOCAL_RANK; -1 if none
-  uint32_t flags;               // FileFlags
+  uint32_t parent_pid;  // set with kFileForkedChild
+  int32_t rank;         // RANK, SLURM_PROCID, OMPI_COMM_WORLD_RANK or PMI_RANK; -1 if none
+  int32_t local_rank;   // LOCAL_RANK, SLURM_LOCALID, OMPI_COMM_WORLD_LOCAL_RANK; -1 if none
+  uint32_t flags;       // FileFlags
   uint32_t reserved0;
   uint64_t start_realtime_ns;   // CLOCK_REALTIME and CLOCK_MONOTONIC read back to back at start:
   uint64_t start_monotonic_ns;  // every timestamp in the file is CLOCK_MONOTONIC nanoseconds
-  uint64_t run_id;              // shared by all processes of one `flopspy run` (FLOPSPY_RUN_ID); 0 if none
-  char host[kHostNameBytes];    // NUL-terminated host name, truncated
+  uint64_t run_id;  // shared by all processes of one `flopspy run` (FLOPSPY_RUN_ID); 0 if none
+  char host[kHostNameBytes];  // NUL-terminated host name, truncated
   uint8_t reserved[76];
-  uint32_t header_crc;          // CRC-32C of the bytes before this field
+  uint32_t header_crc;  // CRC-32C of the bytes before this field
 };
 static_assert(sizeof(FileHeader) == 208);
 
@@ -75,12 +75,12 @@ struct ChunkHeader {
   uint32_t magic;         // kChunkMagic
   uint32_t payload_size;  // bytes of records after this header; a multiple of 8
   uint32_t record_count;
-  uint32_t thread_id;     // OS thread id for ChunkSource::kThread, else 0
-  uint16_t source;        // ChunkSource
-  uint16_t flags;         // reserved, 0
-  uint32_t sequence;      // 0, 1, 2, ... in file order; a gap means lost chunks
+  uint32_t thread_id;  // OS thread id for ChunkSource::kThread, else 0
+  uint16_t source;     // ChunkSource
+  uint16_t flags;      // reserved, 0
+  uint32_t sequence;   // 0, 1, 2, ... in file order; a gap means lost chunks
   uint32_t reserved;
-  uint32_t crc;           // CRC-32C of this header's first 28 bytes, then of the payload
+  uint32_t crc;  // CRC-32C of this header's first 28 bytes, then of the payload
 };
 static_assert(sizeof(ChunkHeader) == 32);
 
@@ -97,17 +97,17 @@ enum class RecordType : uint8_t {
   kKernelSignature = 5,  // KernelSignatureDef
   kStream = 6,           // StreamDef
   // Events.
-  kApiCall = 16,       // ApiCallRecord
-  kKernelLaunch = 17,  // KernelLaunchRecord
-  kLaunchParams = 18,  // LaunchParamsRecord, extends the kKernelLaunch just before it in the chunk
-  kGpuActivity = 19,   // GpuActivityRecord
-  kLibraryCall = 20,   // LibraryCallRecord
-  kCpuSample = 21,     // CpuSampleRecord
-  kRegion = 22,        // RegionRecord (marker begin/end)
-  kLostRecords = 23,   // LostRecordsRecord
-  kKernelMetrics = 24, // KernelMetricsRecord (hardware counters of one kernel)
-  kWarning = 25,       // WarningRecord
-  kTraceEnd = 26,      // TraceEndRecord
+  kApiCall = 16,        // ApiCallRecord
+  kKernelLaunch = 17,   // KernelLaunchRecord
+  kLaunchParams = 18,   // LaunchParamsRecord, extends the kKernelLaunch just before it in the chunk
+  kGpuActivity = 19,    // GpuActivityRecord
+  kLibraryCall = 20,    // LibraryCallRecord
+  kCpuSample = 21,      // CpuSampleRecord
+  kRegion = 22,         // RegionRecord (marker begin/end)
+  kLostRecords = 23,    // LostRecordsRecord
+  kKernelMetrics = 24,  // KernelMetricsRecord (hardware counters of one kernel)
+  kWarning = 25,        // WarningRecord
+  kTraceEnd = 26,       // TraceEndRecord
 };
 inline constexpr int kRecordTypeCount = 27;
 
@@ -297,8 +297,8 @@ struct ApiCallRecord {
   int16_t device;  // -1 if unknown
   uint64_t enter_ns;
   uint64_t exit_ns;
-  int32_t result;      // CUresult / cudaError_t, returned unchanged to the program
-  uint32_t detail;     // memcpy: CopyKind | src MemoryKind << 8 | dst MemoryKind << 16
+  int32_t result;        // CUresult / cudaError_t, returned unchanged to the program
+  uint32_t detail;       // memcpy: CopyKind | src MemoryKind << 8 | dst MemoryKind << 16
   uint64_t correlation;  // flopspy correlation id (also pushed to CUPTI as external id)
   uint64_t stream;       // stream or event handle the call waited on, 0 if none
   uint64_t bytes;        // bytes copied or set, 0 if none
@@ -306,10 +306,10 @@ struct ApiCallRecord {
 static_assert(sizeof(ApiCallRecord) == 56);
 
 enum LaunchFlags : uint8_t {
-  kLaunchInsideLibrary = 1u << 0,     // launched while a cuBLAS/cuBLASLt call was in progress
-  kLaunchDurationSaturated = 1u << 1, // the call took longer than 2^32-1 ns
-  kLaunchParamsTruncated = 1u << 2,   // more leading parameters existed than were captured
-  kLaunchFromRuntime = 1u << 3,       // recorded by a runtime hook (the driver hook saw it nested)
+  kLaunchInsideLibrary = 1u << 0,      // launched while a cuBLAS/cuBLASLt call was in progress
+  kLaunchDurationSaturated = 1u << 1,  // the call took longer than 2^32-1 ns
+  kLaunchParamsTruncated = 1u << 2,    // more leading parameters existed than were captured
+  kLaunchFromRuntime = 1u << 3,        // recorded by a runtime hook (the driver hook saw it nested)
 };
 
 inline constexpr size_t kInlineParamBytes = 20;
@@ -324,9 +324,9 @@ struct KernelLaunchRecord {
   uint32_t duration_ns;  // exit - enter, saturated (kLaunchDurationSaturated)
   int32_t result;
   uint64_t correlation;
-  uint32_t signature;  // KernelSignatureDef id
-  uint32_t stream;     // StreamDef id
-  uint8_t param_bytes; // valid bytes in params (then in a following LaunchParamsRecord)
+  uint32_t signature;   // KernelSignatureDef id
+  uint32_t stream;      // StreamDef id
+  uint8_t param_bytes;  // valid bytes in params (then in a following LaunchParamsRecord)
   uint8_t reserved[3];
   uint8_t params[kInlineParamBytes];  // leading kernel parameters, packed per FunctionDef layout
 };
@@ -358,8 +358,8 @@ enum GpuActivityFlags : uint8_t {
 // One interval of GPU work, from CUPTI activity records, on flopspy's clock.
 struct GpuActivityRecord {
   static constexpr RecordType kType = RecordType::kGpuActivity;
-  RecordHeader h;  // flags: GpuActivityFlags
-  uint8_t kind;    // GpuActivityKind
+  RecordHeader h;     // flags: GpuActivityFlags
+  uint8_t kind;       // GpuActivityKind
   uint8_t copy_kind;  // CopyKind for memcpy
   uint8_t src_kind;   // MemoryKind
   uint8_t dst_kind;   // MemoryKind
@@ -372,7 +372,7 @@ struct GpuActivityRecord {
   uint32_t signature;  // kernels: KernelSignatureDef id
   uint64_t bytes;      // memcpy/memset bytes
   uint32_t graph_id;
-  uint32_t context;    // CUPTI context id
+  uint32_t context;  // CUPTI context id
   uint64_t graph_node_id;
 };
 static_assert(sizeof(GpuActivityRecord) == 72);
@@ -388,16 +388,16 @@ enum class FigureSource : uint8_t {
 std::string_view FigureSourceName(FigureSource source);
 
 enum LibraryCallFlags : uint32_t {
-  kLibBetaKnown = 1u << 0,          // beta was read on the host (pointer mode host)
-  kLibBetaNonZero = 1u << 1,        // valid with kLibBetaKnown
+  kLibBetaKnown = 1u << 0,    // beta was read on the host (pointer mode host)
+  kLibBetaNonZero = 1u << 1,  // valid with kLibBetaKnown
   kLibAlphaKnown = 1u << 2,
-  kLibBiasPresent = 1u << 3,        // cuBLASLt bias pointer set
-  kLibAuxPresent = 1u << 4,         // cuBLASLt epilogue aux pointer set
-  kLibScalePointers = 1u << 5,      // any of A/B/C/D scale pointers set (FP8 scaling)
+  kLibBiasPresent = 1u << 3,    // cuBLASLt bias pointer set
+  kLibAuxPresent = 1u << 4,     // cuBLASLt epilogue aux pointer set
+  kLibScalePointers = 1u << 5,  // any of A/B/C/D scale pointers set (FP8 scaling)
   kLibAmaxPointer = 1u << 6,
   kLibFastAccum = 1u << 7,
-  kLibBatchedPointers = 1u << 8,    // pointer-array batched form (alignment of A/B/C unknown)
-  kLibGrouped = 1u << 9,            // grouped batched: m/n/k describe the first group only
+  kLibBatchedPointers = 1u << 8,        // pointer-array batched form (alignment of A/B/C unknown)
+  kLibGrouped = 1u << 9,                // grouped batched: m/n/k describe the first group only
   kLibDescriptorIncomplete = 1u << 10,  // a cuBLASLt attribute could not be read
   kLibUnknownRoutine = 1u << 11,
 };
@@ -414,13 +414,13 @@ struct LibraryCallRecord {
   int32_t status;   // cublasStatus_t returned to the program
   uint32_t stream;  // StreamDef id, 0 if unknown
   int64_t m, n, k;
-  int64_t batch;    // 1 when not batched; group count for grouped calls
+  int64_t batch;  // 1 when not batched; group count for grouped calls
   int64_t lda, ldb, ldc, ldd;
   int64_t stride_a, stride_b, stride_c, stride_d;  // elements, for strided batched
-  uint8_t type_a, type_b, type_c, type_d;  // cudaDataType values; 0xFF if not applicable
-  uint8_t compute_type;  // cublasComputeType_t - 64, or 0xFF
-  uint8_t scale_type;    // cudaDataType of alpha/beta, 0xFF if unknown
-  uint8_t trans_a, trans_b;  // cublasOperation_t: 0 N, 1 T, 2 C
+  uint8_t type_a, type_b, type_c, type_d;          // cudaDataType values; 0xFF if not applicable
+  uint8_t compute_type;                            // cublasComputeType_t - 64, or 0xFF
+  uint8_t scale_type;                              // cudaDataType of alpha/beta, 0xFF if unknown
+  uint8_t trans_a, trans_b;                        // cublasOperation_t: 0 N, 1 T, 2 C
   uint8_t side, uplo, diag;  // cublasSideMode_t, cublasFillMode_t, cublasDiagType_t; 0xFF if n/a
   uint8_t source;            // FigureSource of flops/bytes
   uint32_t epilogue;         // cublasLtEpilogue_t; 1 (default) for plain cuBLAS
@@ -458,14 +458,14 @@ enum CpuValue : uint32_t {
 
 // Quality flags carried by every CPU roofline point.
 enum CpuSampleFlags : uint32_t {
-  kCpuMultiplexed = 1u << 0,          // counters were scaled by time_enabled / time_running
-  kCpuSpeculative = 1u << 1,          // FP events count speculative operations
-  kCpuExecutedNotRetired = 1u << 2,   // FP events count executed operations (may over-count)
+  kCpuMultiplexed = 1u << 0,         // counters were scaled by time_enabled / time_running
+  kCpuSpeculative = 1u << 1,         // FP events count speculative operations
+  kCpuExecutedNotRetired = 1u << 2,  // FP events count executed operations (may over-count)
   kCpuNoPrecisionSplit = 1u << 3,
-  kCpuSystemWideMemory = 1u << 4,     // memory traffic is per socket, not per process
-  kCpuOverlapsGpuCopies = 1u << 5,    // host<->device copies ran during the interval
-  kCpuTooShort = 1u << 6,             // interval too short for the counters to be trusted
-  kCpuMemoryFromPcm = 1u << 7,        // memory traffic read from Intel PCM tools
+  kCpuSystemWideMemory = 1u << 4,   // memory traffic is per socket, not per process
+  kCpuOverlapsGpuCopies = 1u << 5,  // host<->device copies ran during the interval
+  kCpuTooShort = 1u << 6,           // interval too short for the counters to be trusted
+  kCpuMemoryFromPcm = 1u << 7,      // memory traffic read from Intel PCM tools
 };
 
 struct CpuSampleRecord {
