@@ -1,4 +1,5 @@
-// Process lifecycle: start (library constructor), exit, fork and exec.
+// Functions shared between the hook files (hooks_*.cpp), which make up libflopspy.so around the
+// recorder core.
 #pragma once
 
 namespace flopspy::interpose {

@@ -12,7 +12,7 @@
 #include <atomic>
 #include <cerrno>
 
-#include "lifecycle.h"
+#include "hooks.h"
 #include "recorder.h"
 
 namespace flopspy::interpose {

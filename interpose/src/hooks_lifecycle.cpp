@@ -1,6 +1,6 @@
 // Start at load, flush at every way a process can end or be replaced: exit() from any thread,
 // _exit(), execve() and its siblings, fork() (the child gets its own trace).
-#include "lifecycle.h"
+#include "hooks.h"
 
 #include <unistd.h>
 

@@ -1,0 +1,154 @@
+// What recording costs: one record on the calling thread against an empty call, and the
+// flusher's throughput. Run: build/bin/flopspy_bench_recorder (numbers: docs/performance.md).
+#include <benchmark/benchmark.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+
+#include <atomic>
+#include <cstdio>
+#include <filesystem>
+#include <map>
+#include <thread>
+
+#include "clock.h"
+#include "recorder.h"
+#include "thread_buffer.h"
+
+namespace {
+
+using flopspy::interpose::NowNs;
+using flopspy::interpose::ThreadBuffer;
+namespace trace = flopspy::trace;
+
+__attribute__((noinline)) int EmptyCall(int x) {
+  benchmark::DoNotOptimize(x);
+  return x;
+}
+
+// The baseline: a call that does nothing, as a hook's real function might.
+void BM_EmptyCall(benchmark::State& state) {
+  int x = 0;
+  for (auto _ : state) benchmark::DoNotOptimize(EmptyCall(x++));
+}
+BENCHMARK(BM_EmptyCall);
+
+void BM_ClockRead(benchmark::State& state) {
+  for (auto _ : state) benchmark::DoNotOptimize(NowNs());
+}
+BENCHMARK(BM_ClockRead);
+
+// What a launch hook adds on the calling thread: read the clock, fill a 64-byte launch record,
+// copy it into the thread's ring. A consumer thread drains the ring as the flusher would.
+void BM_RecordLaunchOnCallingThread(benchmark::State& state) {
+  constexpr size_t kCapacity = 4u << 20;
+  auto* memory = static_cast<uint8_t*>(mmap(nullptr, kCapacity, PROT_READ | PROT_WRITE,
+                                            MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0));
+  ThreadBuffer buffer(memory, kCapacity);
+  std::atomic<bool> stop{false};
+  std::thread consumer([&] {
+    uint64_t sink = 0;
+    while (!stop.load(std::memory_order_relaxed)) {
+      buffer.Drain([&](const uint8_t* r, size_t n) { sink += r[n - 1]; });
+    }
+    benchmark::DoNotOptimize(sink);
+  });
+  trace::KernelLaunchRecord record{};
+  record.h = trace::MakeHeader<trace::KernelLaunchRecord>();
+  uint64_t correlation = 0;
+  int x = 0;
+  for (auto _ : state) {
+    record.enter_ns = NowNs();
+    record.correlation = ++correlation;
+    benchmark::DoNotOptimize(EmptyCall(x++));
+    buffer.Write(&record, sizeof(record));
+  }
+  stop = true;
+  consumer.join();
+  state.counters["dropped"] = static_cast<double>(buffer.dropped());
+  munmap(memory, kCapacity);
+}
+BENCHMARK(BM_RecordLaunchOnCallingThread);
+
+// Same without a consumer: the ring stays full and every record is dropped and counted.
+void BM_RecordWhenBufferIsFull(benchmark::State& state) {
+  constexpr size_t kCapacity = 64u << 10;
+  std::vector<uint8_t> memory(kCapacity);
+  ThreadBuffer buffer(memory.data(), kCapacity);
+  trace::KernelLaunchRecord record{};
+  record.h = trace::MakeHeader<trace::KernelLaunchRecord>();
+  int x = 0;
+  for (auto _ : state) {
+    record.enter_ns = NowNs();
+    benchmark::DoNotOptimize(EmptyCall(x++));
+    buffer.Write(&record, sizeof(record));
+  }
+  state.counters["dropped"] = static_cast<double>(buffer.dropped());
+}
+BENCHMARK(BM_RecordWhenBufferIsFull);
+
+// The flusher: records of one thread encoded into chunks and written to a file (page cache).
+void BM_FlusherThroughput(benchmark::State& state) {
+  using flopspy::interpose::Recorder;
+  const int records_per_pass = static_cast<int>(state.range(0));
+  trace::KernelLaunchRecord record{};
+  record.h = trace::MakeHeader<trace::KernelLaunchRecord>();
+  uint64_t total = 0;
+  for (auto _ : state) {
+    state.PauseTiming();
+    for (int i = 0; i < records_per_pass; ++i) {
+      record.enter_ns = NowNs();
+      record.correlation = ++total;
+      flopspy::interpose::Emit(record);
+    }
+    state.ResumeTiming();
+    Recorder::Get()->FlushNow(60'000);
+  }
+  state.counters["records/s"] = benchmark::Counter(
+      static_cast<double>(state.iterations()) * records_per_pass, benchmark::Counter::kIsRate);
+  state.counters["MB/s"] = benchmark::Counter(
+      static_cast<double>(state.iterations()) * records_per_pass * sizeof(record) / 1e6,
+      benchmark::Counter::kIsRate);
+}
+BENCHMARK(BM_FlusherThroughput)->Arg(100'000)->Iterations(20)->Unit(benchmark::kMillisecond);
+
+// Collects results to print the ratios the goals are stated in.
+class RatioReporter : public benchmark::ConsoleReporter {
+ public:
+  void ReportRuns(const std::vector<Run>& runs) override {
+    for (const auto& run : runs) times_[run.benchmark_name()] = run.GetAdjustedRealTime();
+    ConsoleReporter::ReportRuns(runs);
+  }
+  void Finalize() override {
+    ConsoleReporter::Finalize();
+    const double empty = times_["BM_EmptyCall"];
+    const double record = times_["BM_RecordLaunchOnCallingThread"];
+    if (empty > 0 && record > 0) {
+      std::printf(
+          "\nrecord on the calling thread: %.1f ns per call against %.1f ns for an empty call: "
+          "%.1f ns added (goal 15 ns, limit 50 ns), ratio %.1fx\n",
+          record, empty, record - empty, record / empty);
+    }
+  }
+
+ private:
+  std::map<std::string, double> times_;
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  // A recorder of our own for the flusher benchmark, writing into a scratch folder.
+  const auto dir = std::filesystem::temp_directory_path() / "flopspy-bench";
+  std::filesystem::remove_all(dir);
+  setenv("FLOPSPY_OUT", dir.c_str(), 1);
+  setenv("FLOPSPY_BUFFER_KB", "65536", 1);
+  setenv("FLOPSPY_FLUSH_MS", "10000", 1);
+  setenv("FLOPSPY_QUIET", "1", 1);
+  flopspy::interpose::Recorder::Start();
+  benchmark::Initialize(&argc, argv);
+  RatioReporter reporter;
+  benchmark::RunSpecifiedBenchmarks(&reporter);
+  benchmark::Shutdown();
+  std::filesystem::remove_all(dir);
+  return 0;
+}
