@@ -24,6 +24,22 @@ struct Figures {
   std::string shape_key;
 };
 
+// Element counts come from untrusted bytes: a product that overflows is a misread, not a size.
+std::optional<int64_t> CheckedProduct(std::initializer_list<int64_t> factors, std::string* why) {
+  int64_t product = 1;
+  for (int64_t f : factors) {
+    if (f < 0 || __builtin_mul_overflow(product, f, &product)) {
+      *why = "element count out of range";
+      return std::nullopt;
+    }
+  }
+  return product;
+}
+
+DataType InputType(const KernelClass& kc, size_t i) {
+  return i < kc.input_types.size() ? kc.input_types[i] : DataType::kUnknown;
+}
+
 double BytesPerElement(const KernelClass& kc) {
   double sum = DataTypeSize(kc.output_type);
   for (DataType t : kc.input_types) sum += DataTypeSize(t);
@@ -84,11 +100,13 @@ std::optional<Figures> Reduce(const KernelClass& kc, const LaunchFacts& launch, 
            ", expected " + std::to_string(kc.reduce_arg_bytes) + "): layout differs";
     return std::nullopt;
   }
+  const auto elements = CheckedProduct({*inputs, *outputs}, why);
+  if (!elements) return std::nullopt;
   Figures f;
-  f.elements = *inputs * *outputs;
+  f.elements = *elements;
   const double in = static_cast<double>(f.elements);
   const double out = static_cast<double>(*outputs);
-  f.bytes = in * DataTypeSize(kc.input_types.at(0)) + out * DataTypeSize(kc.output_type);
+  f.bytes = in * DataTypeSize(InputType(kc, 0)) + out * DataTypeSize(kc.output_type);
   f.flops = in * kc.flops_per_element + out * kc.flops_per_output;
   f.special = in * kc.special_per_element;
   f.shape_key = Key({{"inputs", *inputs}, {"outputs", *outputs}});
@@ -123,12 +141,10 @@ std::optional<Figures> Softmax(const KernelClass& kc, const LaunchFacts& launch,
     cols = *d;
     inner = *i;
   }
-  if (rows < 0 || cols < 0 || inner < 0) {
-    *why = "negative softmax size";
-    return std::nullopt;
-  }
+  const auto elements = CheckedProduct({rows, cols, inner}, why);
+  if (!elements) return std::nullopt;
   Figures f;
-  f.elements = rows * cols * inner;
+  f.elements = *elements;
   const double e = static_cast<double>(f.elements);
   f.bytes = e * BytesPerElement(kc);
   f.flops = e * kc.flops_per_element;
@@ -192,11 +208,13 @@ std::optional<Figures> LayerNorm(const KernelClass& kc, const LaunchFacts& launc
       row_bytes = acc * 2;
       break;
   }
-  const double t = DataTypeSize(kc.input_types.at(0));
+  const double t = DataTypeSize(InputType(kc, 0));
   const double dn = static_cast<double>(*n);
   const double dr = static_cast<double>(rows);
+  const auto elements = CheckedProduct({rows, *n}, why);
+  if (!elements) return std::nullopt;
   Figures f;
-  f.elements = rows * *n;
+  f.elements = *elements;
   f.flops = dr * dn * per_element;
   f.special = kc.model == KernelModel::kLayerNormFused || kc.model == KernelModel::kLayerNormMoments
                   ? dr  // one rsqrt per row
@@ -223,7 +241,7 @@ std::optional<Figures> Indexing(const KernelClass& kc, const LaunchFacts& launch
       const auto n = ReadIntParam(kc, launch, 0, why);
       if (!n || *n < 0) return std::nullopt;
       f.elements = *n;
-      const double idx = DataTypeSize(kc.input_types.at(1));
+      const double idx = DataTypeSize(InputType(kc, 1));
       f.bytes =
           static_cast<double>(*n) * ((kc.scatter_reduce ? 3.0 : 2.0) * kc.element_bytes + idx);
       f.flops = static_cast<double>(*n) * kc.flops_per_element;
@@ -268,7 +286,9 @@ std::optional<Figures> Indexing(const KernelClass& kc, const LaunchFacts& launch
       for (int i = 0; i < *dims; ++i) {
         const auto size = catalog_detail::LoadUnsigned(launch, base + kSizesAt + 4 * i, 4);
         if (!size) return std::nullopt;
-        elements *= static_cast<int64_t>(*size);
+        const auto product = CheckedProduct({elements, static_cast<int64_t>(*size)}, why);
+        if (!product) return std::nullopt;
+        elements = *product;
       }
       f.elements = elements;
       f.bytes = static_cast<double>(elements) * 2.0 * kc.element_bytes;

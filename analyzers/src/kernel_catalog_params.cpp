@@ -118,7 +118,7 @@ namespace {
 // Offset and size of a scalar parameter, with the layout checked against the signature.
 std::optional<ParamSlot> ScalarSlot(const KernelClass& kc, const LaunchFacts& launch, int index,
                                     std::string* why) {
-  if (index >= static_cast<int>(kc.param_types.size())) {
+  if (index < 0 || index >= static_cast<int>(kc.param_types.size())) {
     *why = "the name's signature has no parameter " + std::to_string(index);
     return std::nullopt;
   }

@@ -140,5 +140,33 @@ TEST(KernelCatalogCorpus, UnknownAndTritonNamesStayUnknownWithParameters) {
   }
 }
 
+TEST(KernelCatalogCorpus, TruncatedNamesAndNoisyBytesAreHandled) {
+  // Names cut anywhere (string tables truncate them) and arbitrary parameter bytes must neither
+  // crash nor produce a figure without its source.
+  std::vector<uint8_t> bytes(255);
+  uint32_t state = 12345;
+  for (uint8_t& b : bytes) {
+    state = state * 1664525u + 1013904223u;
+    b = static_cast<uint8_t>(state >> 24);
+  }
+  LaunchFacts launch;
+  launch.params = bytes;
+  launch.grid = {7, 1, 1};
+  for (const CorpusEntry& e : LoadCorpus()) {
+    for (size_t cut = 0; cut <= e.name.size(); cut += 13) {
+      const std::string name = e.name.substr(0, cut);
+      const KernelEstimate est = EstimateKernel(name, launch);
+      if (est.source != trace::FigureSource::kCatalog) {
+        EXPECT_EQ(est.flops, 0) << name;
+        EXPECT_EQ(est.special_ops, 0) << name;
+      }
+      if (est.bytes_source != trace::FigureSource::kCatalog) {
+        EXPECT_EQ(est.bytes, 0) << name;
+      }
+      EXPECT_GE(est.flops, est.special_ops) << name;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace flopspy::analyzers
