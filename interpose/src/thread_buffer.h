@@ -28,13 +28,17 @@ class ThreadBuffer {
   // Producer side (the owning thread only). Returns false and counts a drop when full.
   bool Write(const void* record, size_t size) {
     const uint64_t head = head_.load(std::memory_order_relaxed);
-    const uint64_t tail = tail_.load(std::memory_order_acquire);
     const size_t pos = head & mask_;
     const size_t contiguous = capacity_ - pos;
     const size_t needed = contiguous >= size ? size : contiguous + size;
-    if (capacity_ - (head - tail) < needed) {
-      dropped_.store(dropped_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
-      return false;
+    // The consumer's position is re-read only when the last one seen leaves too little room:
+    // most writes touch no cache line the flusher writes.
+    if (capacity_ - (head - cached_tail_) < needed) {
+      cached_tail_ = tail_.load(std::memory_order_acquire);
+      if (capacity_ - (head - cached_tail_) < needed) {
+        dropped_.store(dropped_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+        return false;
+      }
     }
     uint64_t at = head;
     if (contiguous < size) {
@@ -99,6 +103,7 @@ class ThreadBuffer {
 
  private:
   alignas(64) std::atomic<uint64_t> head_{0};
+  uint64_t cached_tail_ = 0;  // producer's last view of tail_ (same cache line as head_)
   alignas(64) std::atomic<uint64_t> tail_{0};
   alignas(64) std::atomic<uint64_t> dropped_{0};
   std::atomic<uint32_t> thread_id_{0};
