@@ -123,7 +123,7 @@ const std::vector<ConfigVariable>& ConfigVariables() {
       {"FLOPSPY_RUN_ID", "(none)", "hexadecimal id shared by the processes of one `flopspy run`"},
       {"FLOPSPY_QUIET", "0", "1: print only errors on stderr, not notices"},
       {"FLOPSPY_PARAM_BYTES", "20",
-       "leading kernel parameter bytes kept per launch (0 to 260; more than 20 costs a second "
+       "leading kernel parameter bytes kept per launch (0 to 255; more than 20 costs a second "
        "record per launch)"},
       {"FLOPSPY_GPU_TIMING", "auto", "off: no CUPTI, no GPU times (launches are still recorded)"},
       {"FLOPSPY_CUPTI_PATH", "(search)", "libcupti.so to use when the program has not loaded one"},
@@ -151,7 +151,7 @@ ConfigResult ParseConfig(const EnvLookup& lookup) {
   p.Bool("FLOPSPY_SIGNALS", c.handle_signals);
   p.Hex64("FLOPSPY_RUN_ID", c.run_id);
   p.Bool("FLOPSPY_QUIET", c.quiet);
-  p.Unsigned("FLOPSPY_PARAM_BYTES", c.param_bytes, 0, 260);
+  p.Unsigned("FLOPSPY_PARAM_BYTES", c.param_bytes, 0, 255);
   std::string timing = c.gpu_timing == GpuTiming::kOff ? "off" : "auto";
   p.Choice("FLOPSPY_GPU_TIMING", timing, {"auto", "on", "off"});
   c.gpu_timing = timing == "off" ? GpuTiming::kOff : GpuTiming::kAuto;

@@ -13,7 +13,9 @@
 namespace flopspy::interpose {
 
 enum class RawType : uint8_t {
-  kRegion = 128,  // RawRegion
+  kRegion = 128,       // RawRegion
+  kLaunch = 129,       // RawLaunch
+  kLibraryCall = 130,  // RawLibraryCall
 };
 
 inline constexpr bool IsRawType(uint8_t type) {
@@ -42,5 +44,48 @@ struct RawRegion {
                             static_cast<uint16_t>(size / trace::kRecordAlign)};
   }
 };
+
+// A kernel launch as the hook saw it. The flusher turns the function, grid, block, cluster and
+// shared memory into a KernelSignatureDef id and the stream handle into a StreamDef id.
+struct RawLaunch {
+  trace::RecordHeader h;  // flags: trace::LaunchFlags
+  uint16_t api;           // trace::Api
+  int16_t device;
+  uint64_t enter_ns;
+  uint32_t duration_ns;
+  int32_t result;
+  uint64_t correlation;
+  uint32_t function;  // FunctionTable id, 0 if the function could not be identified
+  uint32_t grid[3];
+  uint32_t block[3];
+  uint32_t cluster[3];
+  uint32_t dynamic_smem;
+  uint64_t stream;
+  uint8_t stream_flags;  // trace::StreamFlags
+  uint8_t param_bytes;
+  uint16_t reserved;
+  uint8_t params[trace::kInlineParamBytes + trace::kExtraParamBytes];
+
+  // Sets the header for `param_bytes` captured bytes.
+  void Seal() {
+    const size_t size = trace::AlignRecordSize(offsetof(RawLaunch, params) + param_bytes);
+    h.type = static_cast<uint8_t>(RawType::kLaunch);
+    h.size8 = static_cast<uint16_t>(size / trace::kRecordAlign);
+  }
+};
+
+// A cuBLAS/cuBLASLt call. `record.name` holds the index of its entry in
+// analyzers::BlasEntryPoints() plus one (0: unknown routine); the flusher replaces it with the
+// interned name, the stream handle with a StreamDef id, and fills flops, bytes and source.
+struct RawLibraryCall {
+  trace::LibraryCallRecord record;  // record.h.type is RawType::kLibraryCall
+  uint64_t stream_handle;
+
+  void Seal() {
+    record.h.type = static_cast<uint8_t>(RawType::kLibraryCall);
+    record.h.size8 = static_cast<uint16_t>(sizeof(RawLibraryCall) / trace::kRecordAlign);
+  }
+};
+static_assert(sizeof(RawLibraryCall) % trace::kRecordAlign == 0);
 
 }  // namespace flopspy::interpose

@@ -75,7 +75,8 @@ ThreadBuffer* AcquireThreadBuffer() {
 Recorder::Recorder(Config config, std::vector<std::string> config_warnings)
     : config_(std::move(config)),
       config_warnings_(std::move(config_warnings)),
-      writer_([this](std::span<const uint8_t> b) { return SinkWrite(b.data(), b.size()); }) {
+      writer_([this](std::span<const uint8_t> b) { return SinkWrite(b.data(), b.size()); }),
+      encoder_([this](trace::ChunkBuilder& chunk) { WriteChunk(chunk); }) {
   const ProcessIdentity id = ReadProcessIdentity();
   pid_ = id.pid;
   parent_pid_ = id.parent_pid;
@@ -252,9 +253,8 @@ void Recorder::AfterForkInChild() {
   path_.clear();
   writer_ = trace::TraceWriter(
       [this](std::span<const uint8_t> b) { return SinkWrite(b.data(), b.size()); });
-  strings_.clear();
-  next_string_id_ = 1;
-  records_written_ = 0;
+  encoder_.ForgetDefinitions();
+  encoder_.ResetCounts();
   records_lost_ = 0;
   metadata_written_ = false;
   {
@@ -325,50 +325,10 @@ void Recorder::WriteChunk(trace::ChunkBuilder& chunk) {
   const uint32_t count = chunk.record_count();
   if (!writer_.WriteChunk(chunk)) {
     records_lost_ += count;
-    // The chunk may have held string definitions: define every string again from now on.
-    strings_.clear();
+    // The chunk may have held definitions: define everything again from now on.
+    encoder_.ForgetDefinitions();
   }
   chunk.Reset(chunk.source(), chunk.thread_id());
-}
-
-void Recorder::Append(trace::ChunkBuilder& chunk, const void* record, size_t size) {
-  if (!chunk.Append(record, size)) {
-    WriteChunk(chunk);
-    chunk.Append(record, size);
-  }
-  ++records_written_;
-}
-
-void Recorder::AppendString(trace::ChunkBuilder& chunk, uint32_t id, std::string_view text) {
-  if (!chunk.AppendString(id, text)) {
-    WriteChunk(chunk);
-    chunk.AppendString(id, text);
-  }
-}
-
-uint32_t Recorder::Intern(std::string_view text, trace::ChunkBuilder& chunk) {
-  const auto it = strings_.find(std::string(text));
-  if (it != strings_.end()) return it->second;
-  const uint32_t id = next_string_id_++;
-  AppendString(chunk, id, text);
-  strings_.emplace(std::string(text), id);
-  return id;
-}
-
-void Recorder::EncodeRaw(const uint8_t* record, size_t size, trace::ChunkBuilder& chunk) {
-  switch (static_cast<RawType>(record[0])) {
-    case RawType::kRegion: {
-      RawRegion raw{};
-      std::memcpy(&raw, record, std::min(size, sizeof(raw)));
-      trace::RegionRecord out{};
-      out.h = trace::MakeHeader<trace::RegionRecord>();
-      out.edge = raw.edge;
-      out.time_ns = raw.time_ns;
-      out.name = Intern({raw.name, raw.name_length}, chunk);
-      Append(chunk, &out, sizeof(out));
-      break;
-    }
-  }
 }
 
 void Recorder::EmitThreadNames(trace::ChunkBuilder& chunk, ThreadBuffer& buffer) {
@@ -378,19 +338,14 @@ void Recorder::EmitThreadNames(trace::ChunkBuilder& chunk, ThreadBuffer& buffer)
   trace::ThreadDef def{};
   def.h = trace::MakeHeader<trace::ThreadDef>();
   def.thread_id = tid;
-  def.name = name.empty() ? 0 : Intern(name, chunk);
-  Append(chunk, &def, sizeof(def));
+  def.name = name.empty() ? 0 : encoder_.Intern(name, chunk);
+  encoder_.Append(chunk, &def, sizeof(def));
 }
 
 void Recorder::DrainBuffer(ThreadBuffer& buffer) {
   thread_chunk_.Reset(trace::ChunkSource::kThread, buffer.thread_id());
-  buffer.Drain([&](const uint8_t* record, size_t size) {
-    if (IsRawType(record[0])) {
-      EncodeRaw(record, size, thread_chunk_);
-    } else {
-      Append(thread_chunk_, record, size);
-    }
-  });
+  buffer.Drain(
+      [&](const uint8_t* record, size_t size) { encoder_.Encode(record, size, thread_chunk_); });
   WriteChunk(thread_chunk_);
 }
 
@@ -442,8 +397,8 @@ void Recorder::FlushPass(bool write_end, trace::EndReason reason, int32_t value)
     w.h = trace::MakeHeader<trace::WarningRecord>();
     w.code = static_cast<uint16_t>(code);
     w.time_ns = NowNs();
-    w.message = Intern(text, process_chunk_);
-    Append(process_chunk_, &w, sizeof(w));
+    w.message = encoder_.Intern(text, process_chunk_);
+    encoder_.Append(process_chunk_, &w, sizeof(w));
   }
   for (ThreadBuffer* b = buffers_.load(std::memory_order_acquire); b; b = b->next) {
     const auto state = b->state();
@@ -468,7 +423,7 @@ void Recorder::FlushPass(bool write_end, trace::EndReason reason, int32_t value)
       lost.time_ns = NowNs();
       records_lost_ += lost.count;
       b->reported_drops = dropped;
-      Append(process_chunk_, &lost, sizeof(lost));
+      encoder_.Append(process_chunk_, &lost, sizeof(lost));
     }
     if (state == ThreadBuffer::State::kRetired && b->empty()) {
       b->thread_named = false;
@@ -481,9 +436,9 @@ void Recorder::FlushPass(bool write_end, trace::EndReason reason, int32_t value)
     end.reason = static_cast<uint8_t>(reason);
     end.time_ns = NowNs();
     end.value = value;
-    end.records_written = records_written_ + 1;
+    end.records_written = encoder_.records_written() + 1;
     end.records_lost = records_lost_;
-    Append(process_chunk_, &end, sizeof(end));
+    encoder_.Append(process_chunk_, &end, sizeof(end));
   }
   WriteChunk(process_chunk_);
 }

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "config.h"
+#include "encoder.h"
 #include "flopspy/trace/schema.h"
 #include "flopspy/trace/writer.h"
 #include "raw_events.h"
@@ -94,10 +95,6 @@ class Recorder {
   // Drains every buffer into chunks and writes them. Caller holds flush_mutex_.
   void FlushPass(bool write_end, trace::EndReason reason, int32_t value);
   void DrainBuffer(ThreadBuffer& buffer);
-  void EncodeRaw(const uint8_t* record, size_t size, trace::ChunkBuilder& chunk);
-  uint32_t Intern(std::string_view text, trace::ChunkBuilder& chunk);
-  void Append(trace::ChunkBuilder& chunk, const void* record, size_t size);
-  void AppendString(trace::ChunkBuilder& chunk, uint32_t id, std::string_view text);
   void WriteChunk(trace::ChunkBuilder& chunk);
   bool HasContent();
   bool EnsureFileOpen();
@@ -141,9 +138,7 @@ class Recorder {
   trace::TraceWriter writer_;
   trace::ChunkBuilder thread_chunk_;
   trace::ChunkBuilder process_chunk_;
-  std::unordered_map<std::string, uint32_t> strings_;
-  uint32_t next_string_id_ = 1;
-  uint64_t records_written_ = 0;
+  Encoder encoder_;
   uint64_t records_lost_ = 0;
   bool metadata_written_ = false;
 

@@ -197,7 +197,7 @@ void RegisterRun(CLI::App& app, CommandFn* run) {
   env_option("--flush-ms", "FLOPSPY_FLUSH_MS", "how often records are written, ms")
       ->check(CLI::Range(1, 10000));
   env_option("--param-bytes", "FLOPSPY_PARAM_BYTES", "kernel parameter bytes kept per launch")
-      ->check(CLI::Range(0, 260));
+      ->check(CLI::Range(0, 255));
   env_option("--gpu-timing", "FLOPSPY_GPU_TIMING", "auto or off (no CUPTI)")
       ->check(CLI::IsMember({"auto", "off"}));
   env_option("--cupti", "FLOPSPY_CUPTI_PATH", "libcupti.so to use if the program loads none");

@@ -1,0 +1,181 @@
+#include "encoder.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "flopspy/analyzers/blas_formulas.h"
+#include "flopspy/analyzers/blas_routine.h"
+#include "flopspy/analyzers/demangle.h"
+#include "function_table.h"
+#include "raw_events.h"
+
+namespace flopspy::interpose {
+
+void Encoder::ForgetDefinitions() {
+  strings_.clear();
+  functions_defined_.clear();
+  signatures_.clear();
+  streams_.clear();
+}
+
+void Encoder::Append(trace::ChunkBuilder& chunk, const void* record, size_t size) {
+  if (!chunk.Append(record, size)) {
+    on_full_(chunk);
+    chunk.Append(record, size);
+  }
+  ++records_written_;
+}
+
+void Encoder::AppendString(trace::ChunkBuilder& chunk, uint32_t id, std::string_view text) {
+  if (!chunk.AppendString(id, text)) {
+    on_full_(chunk);
+    chunk.AppendString(id, text);
+  }
+}
+
+uint32_t Encoder::Intern(std::string_view text, trace::ChunkBuilder& chunk) {
+  const auto it = strings_.find(std::string(text));
+  if (it != strings_.end()) return it->second;
+  const uint32_t id = next_string_id_++;
+  AppendString(chunk, id, text);
+  strings_.emplace(std::string(text), id);
+  return id;
+}
+
+uint32_t Encoder::StreamId(uint64_t handle, int32_t device, uint8_t flags,
+                           trace::ChunkBuilder& chunk) {
+  const auto key = std::make_tuple(handle, device, flags);
+  const auto it = streams_.find(key);
+  if (it != streams_.end()) return it->second;
+  const auto id = static_cast<uint32_t>(streams_.size() + 1);
+  trace::StreamDef def{};
+  def.h = trace::MakeHeader<trace::StreamDef>();
+  def.id = id;
+  def.handle = handle;
+  def.device = device;
+  def.stream_flags = flags | (handle == 0 && !(flags & trace::kStreamPerThreadDefault)
+                                  ? trace::kStreamLegacyDefault
+                                  : 0);
+  Append(chunk, &def, sizeof(def));
+  streams_.emplace(key, id);
+  return id;
+}
+
+void Encoder::DefineFunction(uint32_t function, trace::ChunkBuilder& chunk) {
+  if (function == 0) return;
+  if (functions_defined_.size() <= function) functions_defined_.resize(function + 1, false);
+  if (functions_defined_[function]) return;
+  const FunctionInfo* info = Functions().ById(function);
+  if (info == nullptr) return;
+  trace::FunctionDef def{};
+  def.h = trace::MakeHeader<trace::FunctionDef>();
+  def.id = function;
+  def.handle = info->handle;
+  if (!info->mangled_name.empty()) {
+    def.mangled_name = Intern(info->mangled_name, chunk);
+    def.demangled_name = Intern(analyzers::Demangle(info->mangled_name), chunk);
+  }
+  def.param_count = info->layout.count;
+  def.layout_count = info->layout.known;
+  for (size_t i = 0; i < info->layout.known && i < trace::kMaxParamLayout; ++i) {
+    def.param_offset[i] = info->layout.offset[i];
+    def.param_size[i] = info->layout.size[i];
+  }
+  Append(chunk, &def, sizeof(def));
+  functions_defined_[function] = true;
+}
+
+void Encoder::EncodeLaunch(const uint8_t* record, size_t size, trace::ChunkBuilder& chunk) {
+  RawLaunch raw{};
+  std::memcpy(&raw, record, std::min(size, sizeof(raw)));
+  DefineFunction(raw.function, chunk);
+  const SignatureKey key{raw.function, raw.grid[0],    raw.grid[1],    raw.grid[2],
+                         raw.block[0], raw.block[1],   raw.block[2],   raw.cluster[0],
+                         raw.cluster[1], raw.cluster[2], raw.dynamic_smem};
+  uint32_t signature;
+  if (const auto it = signatures_.find(key); it != signatures_.end()) {
+    signature = it->second;
+  } else {
+    signature = static_cast<uint32_t>(signatures_.size() + 1);
+    trace::KernelSignatureDef def{};
+    def.h = trace::MakeHeader<trace::KernelSignatureDef>();
+    def.id = signature;
+    def.function = raw.function;
+    if (const FunctionInfo* info = Functions().ById(raw.function);
+        info != nullptr && !info->mangled_name.empty()) {
+      def.name = Intern(info->mangled_name, chunk);
+    }
+    std::copy(std::begin(raw.grid), std::end(raw.grid), def.grid);
+    std::copy(std::begin(raw.block), std::end(raw.block), def.block);
+    std::copy(std::begin(raw.cluster), std::end(raw.cluster), def.cluster);
+    def.dynamic_smem = raw.dynamic_smem;
+    Append(chunk, &def, sizeof(def));
+    signatures_.emplace(key, signature);
+  }
+  const uint32_t stream = StreamId(raw.stream, raw.device, raw.stream_flags, chunk);
+
+  trace::KernelLaunchRecord out{};
+  out.h = trace::MakeHeader<trace::KernelLaunchRecord>(raw.h.flags);
+  out.api = raw.api;
+  out.device = raw.device;
+  out.enter_ns = raw.enter_ns;
+  out.duration_ns = raw.duration_ns;
+  out.result = raw.result;
+  out.correlation = raw.correlation;
+  out.signature = signature;
+  out.stream = stream;
+  out.param_bytes = raw.param_bytes;
+  const size_t inline_bytes = std::min<size_t>(raw.param_bytes, trace::kInlineParamBytes);
+  std::memcpy(out.params, raw.params, inline_bytes);
+  // A launch and its extra parameters stay together in one chunk.
+  const bool extra = raw.param_bytes > trace::kInlineParamBytes;
+  const size_t needed = sizeof(out) + (extra ? sizeof(trace::LaunchParamsRecord) : 0);
+  if (!chunk.Fits(needed)) on_full_(chunk);
+  Append(chunk, &out, sizeof(out));
+  if (extra) {
+    trace::LaunchParamsRecord more{};
+    more.h = trace::MakeHeader<trace::LaunchParamsRecord>();
+    more.length = static_cast<uint16_t>(
+        std::min<size_t>(raw.param_bytes - trace::kInlineParamBytes, trace::kExtraParamBytes));
+    std::memcpy(more.bytes, raw.params + trace::kInlineParamBytes, more.length);
+    Append(chunk, &more, sizeof(more));
+  }
+}
+
+void Encoder::EncodeLibraryCall(const uint8_t* record, size_t size, trace::ChunkBuilder& chunk) {
+  RawLibraryCall raw{};
+  std::memcpy(&raw, record, std::min(size, sizeof(raw)));
+  trace::LibraryCallRecord out = raw.record;
+  out.h = trace::MakeHeader<trace::LibraryCallRecord>(raw.record.h.flags);
+  const auto entries = analyzers::BlasEntryPoints();
+  const uint32_t entry = raw.record.name;
+  out.name = entry >= 1 && entry <= entries.size() ? Intern(entries[entry - 1].name, chunk) : 0;
+  out.stream = StreamId(raw.stream_handle, out.device, 0, chunk);
+  analyzers::FillBlasFigures(out);
+  Append(chunk, &out, sizeof(out));
+}
+
+void Encoder::EncodeRegion(const uint8_t* record, size_t size, trace::ChunkBuilder& chunk) {
+  RawRegion raw{};
+  std::memcpy(&raw, record, std::min(size, sizeof(raw)));
+  trace::RegionRecord out{};
+  out.h = trace::MakeHeader<trace::RegionRecord>();
+  out.edge = raw.edge;
+  out.time_ns = raw.time_ns;
+  out.name = Intern({raw.name, raw.name_length}, chunk);
+  Append(chunk, &out, sizeof(out));
+}
+
+void Encoder::Encode(const uint8_t* record, size_t size, trace::ChunkBuilder& chunk) {
+  if (!IsRawType(record[0])) {
+    Append(chunk, record, size);
+    return;
+  }
+  switch (static_cast<RawType>(record[0])) {
+    case RawType::kRegion: EncodeRegion(record, size, chunk); break;
+    case RawType::kLaunch: EncodeLaunch(record, size, chunk); break;
+    case RawType::kLibraryCall: EncodeLibraryCall(record, size, chunk); break;
+  }
+}
+
+}  // namespace flopspy::interpose

@@ -1,0 +1,57 @@
+// The flusher's half of recording: turns what the hooks wrote (trace records and raw events)
+// into trace records, defining every name, function, kernel signature and stream before its
+// first use, and computing FLOPs and bytes of library calls (never on the program's threads).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <unordered_map>
+#include <vector>
+
+#include "flopspy/trace/writer.h"
+
+namespace flopspy::interpose {
+
+class Encoder {
+ public:
+  // Called with a chunk that is full; it must write and reset it.
+  using FullChunk = std::function<void(trace::ChunkBuilder&)>;
+  explicit Encoder(FullChunk on_full) : on_full_(std::move(on_full)) {}
+
+  // One record from a thread buffer (raw event or trace record).
+  void Encode(const uint8_t* record, size_t size, trace::ChunkBuilder& chunk);
+
+  // A trace record, appended as is.
+  void Append(trace::ChunkBuilder& chunk, const void* record, size_t size);
+  uint32_t Intern(std::string_view text, trace::ChunkBuilder& chunk);
+  uint32_t StreamId(uint64_t handle, int32_t device, uint8_t flags, trace::ChunkBuilder& chunk);
+
+  // Everything defined so far is forgotten (a new file, or a chunk with definitions was lost).
+  void ForgetDefinitions();
+
+  uint64_t records_written() const { return records_written_; }
+  void ResetCounts() { records_written_ = 0; }
+
+ private:
+  void EncodeLaunch(const uint8_t* record, size_t size, trace::ChunkBuilder& chunk);
+  void EncodeLibraryCall(const uint8_t* record, size_t size, trace::ChunkBuilder& chunk);
+  void EncodeRegion(const uint8_t* record, size_t size, trace::ChunkBuilder& chunk);
+  void DefineFunction(uint32_t function, trace::ChunkBuilder& chunk);
+  void AppendString(trace::ChunkBuilder& chunk, uint32_t id, std::string_view text);
+
+  FullChunk on_full_;
+  std::unordered_map<std::string, uint32_t> strings_;
+  uint32_t next_string_id_ = 1;
+  std::vector<bool> functions_defined_;  // by FunctionTable id
+  using SignatureKey = std::tuple<uint32_t, uint32_t, uint32_t, uint32_t, uint32_t, uint32_t,
+                                  uint32_t, uint32_t, uint32_t, uint32_t, uint32_t>;
+  std::map<SignatureKey, uint32_t> signatures_;
+  std::map<std::tuple<uint64_t, int32_t, uint8_t>, uint32_t> streams_;
+  uint64_t records_written_ = 0;
+};
+
+}  // namespace flopspy::interpose
