@@ -13,6 +13,7 @@
 #include <cerrno>
 
 #include "hooks.h"
+#include "real_symbols.h"
 #include "recorder.h"
 
 namespace flopspy::interpose {
@@ -45,7 +46,7 @@ class SlotsLock {
 
 int RealSigaction(int sig, const struct sigaction* act, struct sigaction* old) {
   static SigactionFn real = nullptr;
-  if (real == nullptr) real = reinterpret_cast<SigactionFn>(dlsym(RTLD_NEXT, "sigaction"));
+  if (real == nullptr) real = reinterpret_cast<SigactionFn>(NextSymbol("sigaction"));
   if (real == nullptr) {
     errno = ENOSYS;
     return -1;
@@ -177,7 +178,7 @@ sighandler_t SetHandler(int sig, sighandler_t handler, int flags) {
 
 template <class F>
 F NextSignalFunction(const char* name) {
-  return reinterpret_cast<F>(dlsym(RTLD_NEXT, name));
+  return NextFunction<F>(name);
 }
 
 }  // namespace

@@ -34,11 +34,16 @@ int CollectObject(dl_phdr_info* info, size_t, void* data) {
 
 const char* LibraryStem(CudaLibrary library) {
   switch (library) {
-    case CudaLibrary::kDriver: return "libcuda.so";
-    case CudaLibrary::kRuntime: return "libcudart.so";
-    case CudaLibrary::kBlas: return "libcublas.so";
-    case CudaLibrary::kBlasLt: return "libcublasLt.so";
-    case CudaLibrary::kCupti: return "libcupti.so";
+    case CudaLibrary::kDriver:
+      return "libcuda.so";
+    case CudaLibrary::kRuntime:
+      return "libcudart.so";
+    case CudaLibrary::kBlas:
+      return "libcublas.so";
+    case CudaLibrary::kBlasLt:
+      return "libcublasLt.so";
+    case CudaLibrary::kCupti:
+      return "libcupti.so";
   }
   return "";
 }
@@ -50,7 +55,7 @@ void* ResolveReal(CudaLibrary library, const char* name) {
   for (const std::string& path : found.paths) {
     void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_NOLOAD);
     if (handle == nullptr) continue;
-    void* symbol = dlsym(handle, name);
+    void* symbol = RealDlsym(handle, name);
     dlclose(handle);  // drops only the reference RTLD_NOLOAD added
     if (symbol != nullptr) return symbol;
   }

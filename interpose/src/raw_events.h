@@ -66,7 +66,7 @@ struct RawLaunch {
   uint16_t reserved;
   uint8_t params[trace::kInlineParamBytes + trace::kExtraParamBytes];
 
-  // Sets the header for `param_bytes` captured bytes.
+  // Sets the header for `param_bytes` captured bytes (flags are set by the caller).
   void Seal() {
     const size_t size = trace::AlignRecordSize(offsetof(RawLaunch, params) + param_bytes);
     h.type = static_cast<uint8_t>(RawType::kLaunch);

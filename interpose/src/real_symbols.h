@@ -1,12 +1,27 @@
-// The next definition of a symbol we interpose (libc's, or another preloaded tool's).
+// The real dynamic-linker functions. libflopspy.so exports its own `dlsym` (hooks_dlsym.cpp),
+// and -Bsymbolic binds the library's own calls to it: code inside flopspy must therefore call
+// RealDlsym, never dlsym (a test checks the sources).
 #pragma once
 
 #include <dlfcn.h>
 
 namespace flopspy::interpose {
 
-// dlsym(RTLD_NEXT) as seen from this library, so a chain of preloaded tools keeps working.
-void* NextSymbol(const char* name);
+using DlsymFn = void* (*)(void*, const char*);
+
+// glibc's dlsym (or the next preloaded override of it), found with dlvsym.
+DlsymFn RealDlsymFunction();
+
+// dlsym without flopspy's wrapping. With RTLD_NEXT it resolves relative to libflopspy.so.
+inline void* RealDlsym(void* handle, const char* name) {
+  DlsymFn real = RealDlsymFunction();
+  return real != nullptr ? real(handle, name) : nullptr;
+}
+
+// The next definition of a symbol flopspy interposes (libc's, or another preloaded tool's).
+inline void* NextSymbol(const char* name) {
+  return RealDlsym(RTLD_NEXT, name);
+}
 
 template <class F>
 F NextFunction(const char* name) {

@@ -1,0 +1,143 @@
+// The CUDA driver functions flopspy wraps, one line each:
+//   X(Id, base name (cuGetProcAddress), exported name (libcuda.so), function type, per-thread
+//     stream form, trace::Api, kind of wrapper, copy kind, may block the CPU, (parameters), (args))
+// Exported names follow cuda.h: _v2 ABIs for copies and sets, _ptds for per-thread synchronous
+// copies, _ptsz for per-thread stream-ordered calls (facts/cuda.md §1.5, §3.2).
+#pragma once
+
+#include <cuda.h>
+#include <cudaTypedefs.h>
+
+// clang-format off
+#define FLOPSPY_DRIVER_ENTRIES(X) \
+  X(LaunchKernel, "cuLaunchKernel", cuLaunchKernel, PFN_cuLaunchKernel_v4000, false, kCuLaunchKernel, Launch, kUnknown, false, \
+    (CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz, unsigned smem, CUstream s, void** p, void** e), \
+    (f, gx, gy, gz, bx, by, bz, smem, s, p, e)) \
+  X(LaunchKernelPtsz, "cuLaunchKernel", cuLaunchKernel_ptsz, PFN_cuLaunchKernel_v7000_ptsz, true, kCuLaunchKernelPtsz, Launch, kUnknown, false, \
+    (CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz, unsigned smem, CUstream s, void** p, void** e), \
+    (f, gx, gy, gz, bx, by, bz, smem, s, p, e)) \
+  X(LaunchKernelEx, "cuLaunchKernelEx", cuLaunchKernelEx, PFN_cuLaunchKernelEx_v11060, false, kCuLaunchKernelEx, LaunchEx, kUnknown, false, \
+    (const CUlaunchConfig* c, CUfunction f, void** p, void** e), (c, f, p, e)) \
+  X(LaunchKernelExPtsz, "cuLaunchKernelEx", cuLaunchKernelEx_ptsz, PFN_cuLaunchKernelEx_v11060_ptsz, true, kCuLaunchKernelExPtsz, LaunchEx, kUnknown, false, \
+    (const CUlaunchConfig* c, CUfunction f, void** p, void** e), (c, f, p, e)) \
+  X(LaunchCooperativeKernel, "cuLaunchCooperativeKernel", cuLaunchCooperativeKernel, PFN_cuLaunchCooperativeKernel_v9000, false, kCuLaunchCooperativeKernel, Cooperative, kUnknown, false, \
+    (CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz, unsigned smem, CUstream s, void** p), \
+    (f, gx, gy, gz, bx, by, bz, smem, s, p)) \
+  X(LaunchCooperativeKernelPtsz, "cuLaunchCooperativeKernel", cuLaunchCooperativeKernel_ptsz, PFN_cuLaunchCooperativeKernel_v9000_ptsz, true, kCuLaunchCooperativeKernelPtsz, Cooperative, kUnknown, false, \
+    (CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz, unsigned smem, CUstream s, void** p), \
+    (f, gx, gy, gz, bx, by, bz, smem, s, p)) \
+  X(GraphLaunch, "cuGraphLaunch", cuGraphLaunch, PFN_cuGraphLaunch_v10000, false, kCuGraphLaunch, Api, kUnknown, false, \
+    (CUgraphExec g, CUstream s), (g, s)) \
+  X(GraphLaunchPtsz, "cuGraphLaunch", cuGraphLaunch_ptsz, PFN_cuGraphLaunch_v10000_ptsz, true, kCuGraphLaunchPtsz, Api, kUnknown, false, \
+    (CUgraphExec g, CUstream s), (g, s)) \
+  X(CtxSynchronize, "cuCtxSynchronize", cuCtxSynchronize, PFN_cuCtxSynchronize_v2000, false, kCuCtxSynchronize, Api, kUnknown, true, \
+    (void), ()) \
+  X(CtxSynchronizeV2, "cuCtxSynchronize", cuCtxSynchronize_v2, PFN_cuCtxSynchronize_v13000, false, kCuCtxSynchronize, Api, kUnknown, true, \
+    (CUcontext c), (c)) \
+  X(StreamSynchronize, "cuStreamSynchronize", cuStreamSynchronize, PFN_cuStreamSynchronize_v2000, false, kCuStreamSynchronize, Api, kUnknown, true, \
+    (CUstream s), (s)) \
+  X(StreamSynchronizePtsz, "cuStreamSynchronize", cuStreamSynchronize_ptsz, PFN_cuStreamSynchronize_v7000_ptsz, true, kCuStreamSynchronizePtsz, Api, kUnknown, true, \
+    (CUstream s), (s)) \
+  X(EventSynchronize, "cuEventSynchronize", cuEventSynchronize, PFN_cuEventSynchronize_v2000, false, kCuEventSynchronize, Api, kUnknown, true, \
+    (CUevent ev), (ev)) \
+  X(StreamWaitEvent, "cuStreamWaitEvent", cuStreamWaitEvent, PFN_cuStreamWaitEvent_v3020, false, kCuStreamWaitEvent, Api, kUnknown, false, \
+    (CUstream s, CUevent ev, unsigned flags), (s, ev, flags)) \
+  X(StreamWaitEventPtsz, "cuStreamWaitEvent", cuStreamWaitEvent_ptsz, PFN_cuStreamWaitEvent_v7000_ptsz, true, kCuStreamWaitEventPtsz, Api, kUnknown, false, \
+    (CUstream s, CUevent ev, unsigned flags), (s, ev, flags)) \
+  X(MemcpyHtoD, "cuMemcpyHtoD", cuMemcpyHtoD_v2, PFN_cuMemcpyHtoD_v3020, false, kCuMemcpy, Api, kHostToDevice, true, \
+    (CUdeviceptr d, const void* h, size_t n), (d, h, n)) \
+  X(MemcpyHtoDPtds, "cuMemcpyHtoD", cuMemcpyHtoD_v2_ptds, PFN_cuMemcpyHtoD_v7000_ptds, true, kCuMemcpy, Api, kHostToDevice, true, \
+    (CUdeviceptr d, const void* h, size_t n), (d, h, n)) \
+  X(MemcpyDtoH, "cuMemcpyDtoH", cuMemcpyDtoH_v2, PFN_cuMemcpyDtoH_v3020, false, kCuMemcpy, Api, kDeviceToHost, true, \
+    (void* h, CUdeviceptr d, size_t n), (h, d, n)) \
+  X(MemcpyDtoHPtds, "cuMemcpyDtoH", cuMemcpyDtoH_v2_ptds, PFN_cuMemcpyDtoH_v7000_ptds, true, kCuMemcpy, Api, kDeviceToHost, true, \
+    (void* h, CUdeviceptr d, size_t n), (h, d, n)) \
+  X(MemcpyDtoD, "cuMemcpyDtoD", cuMemcpyDtoD_v2, PFN_cuMemcpyDtoD_v3020, false, kCuMemcpy, Api, kDeviceToDevice, true, \
+    (CUdeviceptr d, CUdeviceptr src, size_t n), (d, src, n)) \
+  X(MemcpyDtoDPtds, "cuMemcpyDtoD", cuMemcpyDtoD_v2_ptds, PFN_cuMemcpyDtoD_v7000_ptds, true, kCuMemcpy, Api, kDeviceToDevice, true, \
+    (CUdeviceptr d, CUdeviceptr src, size_t n), (d, src, n)) \
+  X(MemcpyHtoDAsync, "cuMemcpyHtoDAsync", cuMemcpyHtoDAsync_v2, PFN_cuMemcpyHtoDAsync_v3020, false, kCuMemcpyAsync, Api, kHostToDevice, false, \
+    (CUdeviceptr d, const void* h, size_t n, CUstream s), (d, h, n, s)) \
+  X(MemcpyHtoDAsyncPtsz, "cuMemcpyHtoDAsync", cuMemcpyHtoDAsync_v2_ptsz, PFN_cuMemcpyHtoDAsync_v7000_ptsz, true, kCuMemcpyAsync, Api, kHostToDevice, false, \
+    (CUdeviceptr d, const void* h, size_t n, CUstream s), (d, h, n, s)) \
+  X(MemcpyDtoHAsync, "cuMemcpyDtoHAsync", cuMemcpyDtoHAsync_v2, PFN_cuMemcpyDtoHAsync_v3020, false, kCuMemcpyAsync, Api, kDeviceToHost, false, \
+    (void* h, CUdeviceptr d, size_t n, CUstream s), (h, d, n, s)) \
+  X(MemcpyDtoHAsyncPtsz, "cuMemcpyDtoHAsync", cuMemcpyDtoHAsync_v2_ptsz, PFN_cuMemcpyDtoHAsync_v7000_ptsz, true, kCuMemcpyAsync, Api, kDeviceToHost, false, \
+    (void* h, CUdeviceptr d, size_t n, CUstream s), (h, d, n, s)) \
+  X(MemcpyDtoDAsync, "cuMemcpyDtoDAsync", cuMemcpyDtoDAsync_v2, PFN_cuMemcpyDtoDAsync_v3020, false, kCuMemcpyAsync, Api, kDeviceToDevice, false, \
+    (CUdeviceptr d, CUdeviceptr src, size_t n, CUstream s), (d, src, n, s)) \
+  X(MemcpyDtoDAsyncPtsz, "cuMemcpyDtoDAsync", cuMemcpyDtoDAsync_v2_ptsz, PFN_cuMemcpyDtoDAsync_v7000_ptsz, true, kCuMemcpyAsync, Api, kDeviceToDevice, false, \
+    (CUdeviceptr d, CUdeviceptr src, size_t n, CUstream s), (d, src, n, s)) \
+  X(Memcpy, "cuMemcpy", cuMemcpy, PFN_cuMemcpy_v4000, false, kCuMemcpy, Api, kDefault, true, \
+    (CUdeviceptr d, CUdeviceptr src, size_t n), (d, src, n)) \
+  X(MemcpyPtds, "cuMemcpy", cuMemcpy_ptds, PFN_cuMemcpy_v7000_ptds, true, kCuMemcpy, Api, kDefault, true, \
+    (CUdeviceptr d, CUdeviceptr src, size_t n), (d, src, n)) \
+  X(MemcpyAsync, "cuMemcpyAsync", cuMemcpyAsync, PFN_cuMemcpyAsync_v4000, false, kCuMemcpyAsync, Api, kDefault, false, \
+    (CUdeviceptr d, CUdeviceptr src, size_t n, CUstream s), (d, src, n, s)) \
+  X(MemcpyAsyncPtsz, "cuMemcpyAsync", cuMemcpyAsync_ptsz, PFN_cuMemcpyAsync_v7000_ptsz, true, kCuMemcpyAsync, Api, kDefault, false, \
+    (CUdeviceptr d, CUdeviceptr src, size_t n, CUstream s), (d, src, n, s)) \
+  X(MemcpyPeer, "cuMemcpyPeer", cuMemcpyPeer, PFN_cuMemcpyPeer_v4000, false, kCuMemcpy, Api, kPeer, true, \
+    (CUdeviceptr d, CUcontext dc, CUdeviceptr src, CUcontext sc, size_t n), (d, dc, src, sc, n)) \
+  X(MemcpyPeerPtds, "cuMemcpyPeer", cuMemcpyPeer_ptds, PFN_cuMemcpyPeer_v7000_ptds, true, kCuMemcpy, Api, kPeer, true, \
+    (CUdeviceptr d, CUcontext dc, CUdeviceptr src, CUcontext sc, size_t n), (d, dc, src, sc, n)) \
+  X(MemcpyPeerAsync, "cuMemcpyPeerAsync", cuMemcpyPeerAsync, PFN_cuMemcpyPeerAsync_v4000, false, kCuMemcpyAsync, Api, kPeer, false, \
+    (CUdeviceptr d, CUcontext dc, CUdeviceptr src, CUcontext sc, size_t n, CUstream s), (d, dc, src, sc, n, s)) \
+  X(MemcpyPeerAsyncPtsz, "cuMemcpyPeerAsync", cuMemcpyPeerAsync_ptsz, PFN_cuMemcpyPeerAsync_v7000_ptsz, true, kCuMemcpyAsync, Api, kPeer, false, \
+    (CUdeviceptr d, CUcontext dc, CUdeviceptr src, CUcontext sc, size_t n, CUstream s), (d, dc, src, sc, n, s)) \
+  X(Memcpy2D, "cuMemcpy2D", cuMemcpy2D_v2, PFN_cuMemcpy2D_v3020, false, kCuMemcpy, Api, kUnknown, true, \
+    (const CUDA_MEMCPY2D* c), (c)) \
+  X(Memcpy2DPtds, "cuMemcpy2D", cuMemcpy2D_v2_ptds, PFN_cuMemcpy2D_v7000_ptds, true, kCuMemcpy, Api, kUnknown, true, \
+    (const CUDA_MEMCPY2D* c), (c)) \
+  X(Memcpy2DAsync, "cuMemcpy2DAsync", cuMemcpy2DAsync_v2, PFN_cuMemcpy2DAsync_v3020, false, kCuMemcpyAsync, Api, kUnknown, false, \
+    (const CUDA_MEMCPY2D* c, CUstream s), (c, s)) \
+  X(Memcpy2DAsyncPtsz, "cuMemcpy2DAsync", cuMemcpy2DAsync_v2_ptsz, PFN_cuMemcpy2DAsync_v7000_ptsz, true, kCuMemcpyAsync, Api, kUnknown, false, \
+    (const CUDA_MEMCPY2D* c, CUstream s), (c, s)) \
+  X(Memcpy3D, "cuMemcpy3D", cuMemcpy3D_v2, PFN_cuMemcpy3D_v3020, false, kCuMemcpy, Api, kUnknown, true, \
+    (const CUDA_MEMCPY3D* c), (c)) \
+  X(Memcpy3DPtds, "cuMemcpy3D", cuMemcpy3D_v2_ptds, PFN_cuMemcpy3D_v7000_ptds, true, kCuMemcpy, Api, kUnknown, true, \
+    (const CUDA_MEMCPY3D* c), (c)) \
+  X(Memcpy3DAsync, "cuMemcpy3DAsync", cuMemcpy3DAsync_v2, PFN_cuMemcpy3DAsync_v3020, false, kCuMemcpyAsync, Api, kUnknown, false, \
+    (const CUDA_MEMCPY3D* c, CUstream s), (c, s)) \
+  X(Memcpy3DAsyncPtsz, "cuMemcpy3DAsync", cuMemcpy3DAsync_v2_ptsz, PFN_cuMemcpy3DAsync_v7000_ptsz, true, kCuMemcpyAsync, Api, kUnknown, false, \
+    (const CUDA_MEMCPY3D* c, CUstream s), (c, s)) \
+  X(MemsetD8, "cuMemsetD8", cuMemsetD8_v2, PFN_cuMemsetD8_v3020, false, kCuMemset, Api, kUnknown, true, \
+    (CUdeviceptr d, unsigned char v, size_t n), (d, v, n)) \
+  X(MemsetD8Ptds, "cuMemsetD8", cuMemsetD8_v2_ptds, PFN_cuMemsetD8_v7000_ptds, true, kCuMemset, Api, kUnknown, true, \
+    (CUdeviceptr d, unsigned char v, size_t n), (d, v, n)) \
+  X(MemsetD16, "cuMemsetD16", cuMemsetD16_v2, PFN_cuMemsetD16_v3020, false, kCuMemset, Api, kUnknown, true, \
+    (CUdeviceptr d, unsigned short v, size_t n), (d, v, n)) \
+  X(MemsetD16Ptds, "cuMemsetD16", cuMemsetD16_v2_ptds, PFN_cuMemsetD16_v7000_ptds, true, kCuMemset, Api, kUnknown, true, \
+    (CUdeviceptr d, unsigned short v, size_t n), (d, v, n)) \
+  X(MemsetD32, "cuMemsetD32", cuMemsetD32_v2, PFN_cuMemsetD32_v3020, false, kCuMemset, Api, kUnknown, true, \
+    (CUdeviceptr d, unsigned int v, size_t n), (d, v, n)) \
+  X(MemsetD32Ptds, "cuMemsetD32", cuMemsetD32_v2_ptds, PFN_cuMemsetD32_v7000_ptds, true, kCuMemset, Api, kUnknown, true, \
+    (CUdeviceptr d, unsigned int v, size_t n), (d, v, n)) \
+  X(MemsetD8Async, "cuMemsetD8Async", cuMemsetD8Async, PFN_cuMemsetD8Async_v3020, false, kCuMemsetAsync, Api, kUnknown, false, \
+    (CUdeviceptr d, unsigned char v, size_t n, CUstream s), (d, v, n, s)) \
+  X(MemsetD8AsyncPtsz, "cuMemsetD8Async", cuMemsetD8Async_ptsz, PFN_cuMemsetD8Async_v7000_ptsz, true, kCuMemsetAsync, Api, kUnknown, false, \
+    (CUdeviceptr d, unsigned char v, size_t n, CUstream s), (d, v, n, s)) \
+  X(MemsetD16Async, "cuMemsetD16Async", cuMemsetD16Async, PFN_cuMemsetD16Async_v3020, false, kCuMemsetAsync, Api, kUnknown, false, \
+    (CUdeviceptr d, unsigned short v, size_t n, CUstream s), (d, v, n, s)) \
+  X(MemsetD16AsyncPtsz, "cuMemsetD16Async", cuMemsetD16Async_ptsz, PFN_cuMemsetD16Async_v7000_ptsz, true, kCuMemsetAsync, Api, kUnknown, false, \
+    (CUdeviceptr d, unsigned short v, size_t n, CUstream s), (d, v, n, s)) \
+  X(MemsetD32Async, "cuMemsetD32Async", cuMemsetD32Async, PFN_cuMemsetD32Async_v3020, false, kCuMemsetAsync, Api, kUnknown, false, \
+    (CUdeviceptr d, unsigned int v, size_t n, CUstream s), (d, v, n, s)) \
+  X(MemsetD32AsyncPtsz, "cuMemsetD32Async", cuMemsetD32Async_ptsz, PFN_cuMemsetD32Async_v7000_ptsz, true, kCuMemsetAsync, Api, kUnknown, false, \
+    (CUdeviceptr d, unsigned int v, size_t n, CUstream s), (d, v, n, s)) \
+  X(MemsetD2D8, "cuMemsetD2D8", cuMemsetD2D8_v2, PFN_cuMemsetD2D8_v3020, false, kCuMemset, Api, kUnknown, true, \
+    (CUdeviceptr d, size_t pitch, unsigned char v, size_t w, size_t h), (d, pitch, v, w, h)) \
+  X(MemsetD2D8Ptds, "cuMemsetD2D8", cuMemsetD2D8_v2_ptds, PFN_cuMemsetD2D8_v7000_ptds, true, kCuMemset, Api, kUnknown, true, \
+    (CUdeviceptr d, size_t pitch, unsigned char v, size_t w, size_t h), (d, pitch, v, w, h)) \
+  X(MemsetD2D32, "cuMemsetD2D32", cuMemsetD2D32_v2, PFN_cuMemsetD2D32_v3020, false, kCuMemset, Api, kUnknown, true, \
+    (CUdeviceptr d, size_t pitch, unsigned int v, size_t w, size_t h), (d, pitch, v, w, h)) \
+  X(MemsetD2D32Ptds, "cuMemsetD2D32", cuMemsetD2D32_v2_ptds, PFN_cuMemsetD2D32_v7000_ptds, true, kCuMemset, Api, kUnknown, true, \
+    (CUdeviceptr d, size_t pitch, unsigned int v, size_t w, size_t h), (d, pitch, v, w, h)) \
+  X(MemsetD2D8Async, "cuMemsetD2D8Async", cuMemsetD2D8Async, PFN_cuMemsetD2D8Async_v3020, false, kCuMemsetAsync, Api, kUnknown, false, \
+    (CUdeviceptr d, size_t pitch, unsigned char v, size_t w, size_t h, CUstream s), (d, pitch, v, w, h, s)) \
+  X(MemsetD2D8AsyncPtsz, "cuMemsetD2D8Async", cuMemsetD2D8Async_ptsz, PFN_cuMemsetD2D8Async_v7000_ptsz, true, kCuMemsetAsync, Api, kUnknown, false, \
+    (CUdeviceptr d, size_t pitch, unsigned char v, size_t w, size_t h, CUstream s), (d, pitch, v, w, h, s)) \
+  X(MemsetD2D32Async, "cuMemsetD2D32Async", cuMemsetD2D32Async, PFN_cuMemsetD2D32Async_v3020, false, kCuMemsetAsync, Api, kUnknown, false, \
+    (CUdeviceptr d, size_t pitch, unsigned int v, size_t w, size_t h, CUstream s), (d, pitch, v, w, h, s)) \
+  X(MemsetD2D32AsyncPtsz, "cuMemsetD2D32Async", cuMemsetD2D32Async_ptsz, PFN_cuMemsetD2D32Async_v7000_ptsz, true, kCuMemsetAsync, Api, kUnknown, false, \
+    (CUdeviceptr d, size_t pitch, unsigned int v, size_t w, size_t h, CUstream s), (d, pitch, v, w, h, s))
+// clang-format on

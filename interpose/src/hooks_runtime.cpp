@@ -1,0 +1,288 @@
+// Runtime-level hooks, for programs that link libcudart dynamically (PyTorch does). They see the
+// host stub or cudaKernel_t of a <<<>>> launch, which the driver level never does, and mark the
+// thread so that the driver call the runtime makes underneath is not recorded a second time.
+//
+// CUDA 13's nvcc compiles <<<>>> into __cudaGetKernel + __cudaLaunchKernel(_ptsz); CUDA 12's into
+// cudaLaunchKernel(_ptsz) (facts/cuda.md §1.2-1.4): both are hooked.
+#include <cuda_runtime_api.h>
+
+#include "clock.h"
+#include "launch_capture.h"
+#include "library_resolver.h"
+#include "recorder.h"
+
+#define FLOPSPY_EXPORT extern "C" __attribute__((visibility("default")))
+
+namespace flopspy::interpose {
+namespace {
+
+constexpr cudaError_t kNoRuntime = cudaErrorUnknown;
+
+LaunchShape ShapeOf(dim3 grid, dim3 block, size_t smem, cudaStream_t stream, bool per_thread) {
+  LaunchShape shape;
+  shape.grid[0] = grid.x, shape.grid[1] = grid.y, shape.grid[2] = grid.z;
+  shape.block[0] = block.x, shape.block[1] = block.y, shape.block[2] = block.z;
+  shape.dynamic_smem = static_cast<uint32_t>(smem);
+  shape.stream = reinterpret_cast<uint64_t>(stream);
+  shape.per_thread_stream = per_thread;
+  return shape;
+}
+
+// The common body of the launch hooks with the (func, grid, block, args, smem, stream) shape.
+template <class Real>
+cudaError_t Launch(Real& real, trace::Api api, FunctionKind kind, bool per_thread, const void* func,
+                   dim3 grid, dim3 block, void** args, size_t smem, cudaStream_t stream) {
+  const auto fn = real.get();
+  if (fn == nullptr) {
+    ReportMissingReal(real.name());
+    return kNoRuntime;
+  }
+  if (!g_recording.load(std::memory_order_relaxed) || tls_in_runtime_call) {
+    return fn(func, grid, block, args, smem, stream);
+  }
+  const FunctionInfo* info = FunctionFor(reinterpret_cast<uint64_t>(func), kind);
+  const uint64_t correlation = NextCorrelation();
+  cudaError_t result;
+  uint64_t enter, exit;
+  {
+    RuntimeCallScope scope;
+    enter = NowNs();
+    result = fn(func, grid, block, args, smem, stream);
+    exit = NowNs();
+  }
+  RecordLaunch(api, enter, exit, result, correlation, info,
+               ShapeOf(grid, block, smem, stream, per_thread), {args, nullptr});
+  return result;
+}
+
+using LaunchFn = cudaError_t (*)(const void*, dim3, dim3, void**, size_t, cudaStream_t);
+using KernelLaunchFn = cudaError_t (*)(cudaKernel_t, dim3, dim3, void**, size_t, cudaStream_t);
+using LaunchExFn = cudaError_t (*)(const cudaLaunchConfig_t*, const void*, void**);
+using GraphLaunchFn = cudaError_t (*)(cudaGraphExec_t, cudaStream_t);
+using DeviceSyncFn = cudaError_t (*)();
+using StreamSyncFn = cudaError_t (*)(cudaStream_t);
+using MemcpyFn = cudaError_t (*)(void*, const void*, size_t, cudaMemcpyKind);
+using MemcpyAsyncFn = cudaError_t (*)(void*, const void*, size_t, cudaMemcpyKind, cudaStream_t);
+
+RealFunction<LaunchFn> g_launch(CudaLibrary::kRuntime, "cudaLaunchKernel");
+RealFunction<LaunchFn> g_launch_ptsz(CudaLibrary::kRuntime, "cudaLaunchKernel_ptsz");
+RealFunction<LaunchFn> g_cooperative(CudaLibrary::kRuntime, "cudaLaunchCooperativeKernel");
+RealFunction<LaunchFn> g_cooperative_ptsz(CudaLibrary::kRuntime,
+                                          "cudaLaunchCooperativeKernel_ptsz");
+RealFunction<KernelLaunchFn> g_stub_launch(CudaLibrary::kRuntime, "__cudaLaunchKernel");
+RealFunction<KernelLaunchFn> g_stub_launch_ptsz(CudaLibrary::kRuntime, "__cudaLaunchKernel_ptsz");
+RealFunction<LaunchExFn> g_launch_ex(CudaLibrary::kRuntime, "cudaLaunchKernelExC");
+RealFunction<LaunchExFn> g_launch_ex_ptsz(CudaLibrary::kRuntime, "cudaLaunchKernelExC_ptsz");
+RealFunction<GraphLaunchFn> g_graph(CudaLibrary::kRuntime, "cudaGraphLaunch");
+RealFunction<GraphLaunchFn> g_graph_ptsz(CudaLibrary::kRuntime, "cudaGraphLaunch_ptsz");
+RealFunction<DeviceSyncFn> g_device_sync(CudaLibrary::kRuntime, "cudaDeviceSynchronize");
+RealFunction<StreamSyncFn> g_stream_sync(CudaLibrary::kRuntime, "cudaStreamSynchronize");
+RealFunction<StreamSyncFn> g_stream_sync_ptsz(CudaLibrary::kRuntime, "cudaStreamSynchronize_ptsz");
+RealFunction<MemcpyFn> g_memcpy(CudaLibrary::kRuntime, "cudaMemcpy");
+RealFunction<MemcpyFn> g_memcpy_ptds(CudaLibrary::kRuntime, "cudaMemcpy_ptds");
+RealFunction<MemcpyAsyncFn> g_memcpy_async(CudaLibrary::kRuntime, "cudaMemcpyAsync");
+RealFunction<MemcpyAsyncFn> g_memcpy_async_ptsz(CudaLibrary::kRuntime, "cudaMemcpyAsync_ptsz");
+
+cudaError_t KernelLaunch(trace::Api api, bool per_thread, cudaKernel_t kernel, dim3 grid,
+                         dim3 block, void** args, size_t smem, cudaStream_t stream) {
+  RealFunction<KernelLaunchFn>& real = per_thread ? g_stub_launch_ptsz : g_stub_launch;
+  const auto fn = real.get();
+  if (fn == nullptr) {
+    ReportMissingReal(real.name());
+    return kNoRuntime;
+  }
+  if (!g_recording.load(std::memory_order_relaxed) || tls_in_runtime_call) {
+    return fn(kernel, grid, block, args, smem, stream);
+  }
+  const FunctionInfo* info =
+      FunctionFor(reinterpret_cast<uint64_t>(kernel), FunctionKind::kRuntimeKernel);
+  const uint64_t correlation = NextCorrelation();
+  cudaError_t result;
+  uint64_t enter, exit;
+  {
+    RuntimeCallScope scope;
+    enter = NowNs();
+    result = fn(kernel, grid, block, args, smem, stream);
+    exit = NowNs();
+  }
+  RecordLaunch(api, enter, exit, result, correlation, info,
+               ShapeOf(grid, block, smem, stream, per_thread), {args, nullptr});
+  return result;
+}
+
+cudaError_t LaunchEx(trace::Api api, bool per_thread, const cudaLaunchConfig_t* config,
+                     const void* func, void** args) {
+  RealFunction<LaunchExFn>& real = per_thread ? g_launch_ex_ptsz : g_launch_ex;
+  const auto fn = real.get();
+  if (fn == nullptr) {
+    ReportMissingReal(real.name());
+    return kNoRuntime;
+  }
+  if (!g_recording.load(std::memory_order_relaxed) || tls_in_runtime_call || config == nullptr) {
+    return fn(config, func, args);
+  }
+  const FunctionInfo* info =
+      FunctionFor(reinterpret_cast<uint64_t>(func), FunctionKind::kRuntimeStub);
+  const uint64_t correlation = NextCorrelation();
+  cudaError_t result;
+  uint64_t enter, exit;
+  {
+    RuntimeCallScope scope;
+    enter = NowNs();
+    result = fn(config, func, args);
+    exit = NowNs();
+  }
+  LaunchShape shape = ShapeOf(config->gridDim, config->blockDim, config->dynamicSmemBytes,
+                              config->stream, per_thread);
+  for (unsigned i = 0; config->attrs != nullptr && i < config->numAttrs && i < 64; ++i) {
+    if (config->attrs[i].id == cudaLaunchAttributeClusterDimension) {
+      shape.cluster[0] = config->attrs[i].val.clusterDim.x;
+      shape.cluster[1] = config->attrs[i].val.clusterDim.y;
+      shape.cluster[2] = config->attrs[i].val.clusterDim.z;
+    }
+  }
+  RecordLaunch(api, enter, exit, result, correlation, info, shape, {args, nullptr});
+  return result;
+}
+
+// Synchronisation, copies, graph launches: one API call record each.
+template <class Fn, class... A>
+cudaError_t Call(RealFunction<Fn>& real, trace::Api api, uint64_t stream, uint64_t bytes,
+                 trace::CopyKind kind, bool synchronizing, A... args) {
+  const auto fn = real.get();
+  if (fn == nullptr) {
+    ReportMissingReal(real.name());
+    return kNoRuntime;
+  }
+  if (!g_recording.load(std::memory_order_relaxed) || tls_in_runtime_call) return fn(args...);
+  const uint64_t correlation = NextCorrelation();
+  cudaError_t result;
+  uint64_t enter, exit;
+  {
+    RuntimeCallScope scope;
+    enter = NowNs();
+    result = fn(args...);
+    exit = NowNs();
+  }
+  RecordApiCall(api, enter, exit, result, correlation, stream, bytes, static_cast<uint32_t>(kind),
+                synchronizing);
+  return result;
+}
+
+trace::CopyKind CopyKindOf(cudaMemcpyKind kind) {
+  switch (kind) {
+    case cudaMemcpyHostToHost:
+      return trace::CopyKind::kHostToHost;
+    case cudaMemcpyHostToDevice:
+      return trace::CopyKind::kHostToDevice;
+    case cudaMemcpyDeviceToHost:
+      return trace::CopyKind::kDeviceToHost;
+    case cudaMemcpyDeviceToDevice:
+      return trace::CopyKind::kDeviceToDevice;
+    case cudaMemcpyDefault:
+      return trace::CopyKind::kDefault;
+  }
+  return trace::CopyKind::kUnknown;
+}
+
+}  // namespace
+}  // namespace flopspy::interpose
+
+using namespace flopspy::interpose;  // NOLINT(google-build-using-namespace): hook definitions
+using flopspy::trace::Api;
+
+FLOPSPY_EXPORT cudaError_t cudaLaunchKernel(const void* func, dim3 grid, dim3 block, void** args,
+                                            size_t smem, cudaStream_t stream) {
+  return Launch(g_launch, Api::kCudaLaunchKernel, FunctionKind::kRuntimeStub, false, func, grid,
+                block, args, smem, stream);
+}
+
+FLOPSPY_EXPORT cudaError_t cudaLaunchKernel_ptsz(const void* func, dim3 grid, dim3 block,
+                                                 void** args, size_t smem, cudaStream_t stream) {
+  return Launch(g_launch_ptsz, Api::kCudaLaunchKernelPtsz, FunctionKind::kRuntimeStub, true, func,
+                grid, block, args, smem, stream);
+}
+
+FLOPSPY_EXPORT cudaError_t cudaLaunchCooperativeKernel(const void* func, dim3 grid, dim3 block,
+                                                       void** args, size_t smem,
+                                                       cudaStream_t stream) {
+  return Launch(g_cooperative, Api::kCudaLaunchCooperativeKernel, FunctionKind::kRuntimeStub, false,
+                func, grid, block, args, smem, stream);
+}
+
+FLOPSPY_EXPORT cudaError_t cudaLaunchCooperativeKernel_ptsz(const void* func, dim3 grid, dim3 block,
+                                                            void** args, size_t smem,
+                                                            cudaStream_t stream) {
+  return Launch(g_cooperative_ptsz, Api::kCudaLaunchCooperativeKernelPtsz,
+                FunctionKind::kRuntimeStub, true, func, grid, block, args, smem, stream);
+}
+
+FLOPSPY_EXPORT cudaError_t __cudaLaunchKernel(cudaKernel_t kernel, dim3 grid, dim3 block,
+                                              void** args, size_t smem, cudaStream_t stream) {
+  return KernelLaunch(Api::kCudaLaunchKernelStub, false, kernel, grid, block, args, smem, stream);
+}
+
+FLOPSPY_EXPORT cudaError_t __cudaLaunchKernel_ptsz(cudaKernel_t kernel, dim3 grid, dim3 block,
+                                                   void** args, size_t smem, cudaStream_t stream) {
+  return KernelLaunch(Api::kCudaLaunchKernelStubPtsz, true, kernel, grid, block, args, smem,
+                      stream);
+}
+
+FLOPSPY_EXPORT cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t* config, const void* func,
+                                               void** args) {
+  return LaunchEx(Api::kCudaLaunchKernelExC, false, config, func, args);
+}
+
+FLOPSPY_EXPORT cudaError_t cudaLaunchKernelExC_ptsz(const cudaLaunchConfig_t* config,
+                                                    const void* func, void** args) {
+  return LaunchEx(Api::kCudaLaunchKernelExCPtsz, true, config, func, args);
+}
+
+FLOPSPY_EXPORT cudaError_t cudaGraphLaunch(cudaGraphExec_t graph, cudaStream_t stream) {
+  return Call(g_graph, Api::kCudaGraphLaunch, reinterpret_cast<uint64_t>(stream), 0,
+              flopspy::trace::CopyKind::kUnknown, false, graph, stream);
+}
+
+FLOPSPY_EXPORT cudaError_t cudaGraphLaunch_ptsz(cudaGraphExec_t graph, cudaStream_t stream) {
+  return Call(g_graph_ptsz, Api::kCudaGraphLaunchPtsz, reinterpret_cast<uint64_t>(stream), 0,
+              flopspy::trace::CopyKind::kUnknown, false, graph, stream);
+}
+
+FLOPSPY_EXPORT cudaError_t cudaDeviceSynchronize() {
+  return Call(g_device_sync, Api::kCudaDeviceSynchronize, 0, 0, flopspy::trace::CopyKind::kUnknown,
+              true);
+}
+
+FLOPSPY_EXPORT cudaError_t cudaStreamSynchronize(cudaStream_t stream) {
+  return Call(g_stream_sync, Api::kCudaStreamSynchronize, reinterpret_cast<uint64_t>(stream), 0,
+              flopspy::trace::CopyKind::kUnknown, true, stream);
+}
+
+FLOPSPY_EXPORT cudaError_t cudaStreamSynchronize_ptsz(cudaStream_t stream) {
+  return Call(g_stream_sync_ptsz, Api::kCudaStreamSynchronizePtsz,
+              reinterpret_cast<uint64_t>(stream), 0, flopspy::trace::CopyKind::kUnknown, true,
+              stream);
+}
+
+FLOPSPY_EXPORT cudaError_t cudaMemcpy(void* dst, const void* src, size_t count,
+                                      cudaMemcpyKind kind) {
+  return Call(g_memcpy, Api::kCudaMemcpy, 0, count, CopyKindOf(kind), true, dst, src, count, kind);
+}
+
+FLOPSPY_EXPORT cudaError_t cudaMemcpy_ptds(void* dst, const void* src, size_t count,
+                                           cudaMemcpyKind kind) {
+  return Call(g_memcpy_ptds, Api::kCudaMemcpy, 0, count, CopyKindOf(kind), true, dst, src, count,
+              kind);
+}
+
+FLOPSPY_EXPORT cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t count,
+                                           cudaMemcpyKind kind, cudaStream_t stream) {
+  return Call(g_memcpy_async, Api::kCudaMemcpyAsync, reinterpret_cast<uint64_t>(stream), count,
+              CopyKindOf(kind), false, dst, src, count, kind, stream);
+}
+
+FLOPSPY_EXPORT cudaError_t cudaMemcpyAsync_ptsz(void* dst, const void* src, size_t count,
+                                                cudaMemcpyKind kind, cudaStream_t stream) {
+  return Call(g_memcpy_async_ptsz, Api::kCudaMemcpyAsyncPtsz, reinterpret_cast<uint64_t>(stream),
+              count, CopyKindOf(kind), false, dst, src, count, kind, stream);
+}

@@ -1,0 +1,68 @@
+// What every launch hook does around the real launch: identify the kernel (once per handle),
+// take the clock, count the launch once however many layers it passes through, copy the leading
+// parameters, and write one raw launch record.
+#pragma once
+
+#include <cstdint>
+
+#include "flopspy/trace/schema.h"
+#include "function_table.h"
+#include "raw_events.h"
+
+namespace flopspy::interpose {
+
+// Set while a runtime hook is inside the real runtime call: the driver call that the runtime
+// makes underneath (a launch, a copy, a synchronisation) is the same call and is not recorded
+// again.
+extern thread_local bool tls_in_runtime_call __attribute__((tls_model("initial-exec")));
+
+class RuntimeCallScope {
+ public:
+  RuntimeCallScope() : previous_(tls_in_runtime_call) { tls_in_runtime_call = true; }
+  ~RuntimeCallScope() { tls_in_runtime_call = previous_; }
+  RuntimeCallScope(const RuntimeCallScope&) = delete;
+  RuntimeCallScope& operator=(const RuntimeCallScope&) = delete;
+
+ private:
+  bool previous_;
+};
+
+// A correlation id unique in the process, without atomics: the thread's slot in the high bits.
+uint64_t NextCorrelation();
+
+// The function table entry for a handle; on first sight the name and parameter layout are
+// looked up through the loaded driver or runtime (the only slow step, once per kernel).
+FunctionInfo* FunctionFor(uint64_t handle, FunctionKind kind);
+
+// Where the kernel parameters are: an array of pointers (kernelParams / args), or the packed
+// buffer of a launch with `extra` (CU_LAUNCH_PARAM_BUFFER_POINTER).
+struct ParamSource {
+  void** params = nullptr;
+  void** extra = nullptr;
+};
+
+struct LaunchShape {
+  uint32_t grid[3] = {1, 1, 1};
+  uint32_t block[3] = {1, 1, 1};
+  uint32_t cluster[3] = {0, 0, 0};
+  uint32_t dynamic_smem = 0;
+  uint64_t stream = 0;
+  bool per_thread_stream = false;  // a _ptsz entry point: stream 0 means the per-thread stream
+};
+
+// Writes the raw launch record. `enter_ns`/`exit_ns` bracket the real call only.
+void RecordLaunch(trace::Api api, uint64_t enter_ns, uint64_t exit_ns, int32_t result,
+                  uint64_t correlation, const FunctionInfo* function, const LaunchShape& shape,
+                  const ParamSource& params);
+
+// Copies up to `wanted` leading parameter bytes, packed as the layout says. Returns the count.
+// Never dereferences a parameter's value, only reads the parameters themselves.
+uint32_t CopyParams(const FunctionInfo* function, const ParamSource& source, uint32_t wanted,
+                    uint8_t* out, bool* truncated);
+
+// An API call record (synchronisation, copies, sets, graph launches).
+void RecordApiCall(trace::Api api, uint64_t enter_ns, uint64_t exit_ns, int32_t result,
+                   uint64_t correlation, uint64_t stream, uint64_t bytes, uint32_t detail,
+                   bool synchronizing);
+
+}  // namespace flopspy::interpose
