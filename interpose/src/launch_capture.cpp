@@ -3,7 +3,10 @@
 #include <algorithm>
 #include <atomic>
 #include <cstring>
+#include <nlohmann/json.hpp>
 
+#include "flopspy/gpu_roofline/device_properties_json.h"
+#include "flopspy/gpu_roofline/device_reader.h"
 #include "library_resolver.h"
 #include "library_scope.h"
 #include "recorder.h"
@@ -87,6 +90,31 @@ void Describe(FunctionInfo& info) {
   }
 }
 
+std::atomic<bool> g_devices_noted{false};
+
+void* DriverFunction(const char* name) {
+  return ResolveReal(CudaLibrary::kDriver, name);
+}
+
+// The GPUs' properties go into the trace once, at the first CUDA call flopspy records: by then
+// the program has initialised the driver, and the report needs them to pick each GPU's roofs.
+void NoteDevices() {
+  if (g_devices_noted.exchange(true, std::memory_order_acq_rel)) return;
+  Recorder* recorder = Recorder::Get();
+  if (recorder == nullptr) return;
+  const gpuroof::DeviceReadResult read = gpuroof::ReadDevices(&DriverFunction);
+  nlohmann::json devices = nlohmann::json::array();
+  for (const auto& d : read.devices) devices.push_back(gpuroof::DevicePropertiesToJson(d));
+  nlohmann::json block = {
+      {"devices", devices},
+      {"cuda", {{"driver_api_version", read.driver_api_version}, {"devices_error", read.error}}}};
+  recorder->AddMetadata(block.dump());
+}
+
+inline void NoteCudaInUse() {
+  if (__builtin_expect(!g_devices_noted.load(std::memory_order_relaxed), 0)) NoteDevices();
+}
+
 }  // namespace
 
 uint64_t NextCorrelation() {
@@ -165,6 +193,7 @@ uint32_t CopyParams(const FunctionInfo* function, const ParamSource& source, uin
 void RecordLaunch(trace::Api api, uint64_t enter_ns, uint64_t exit_ns, int32_t result,
                   uint64_t correlation, const FunctionInfo* function, const LaunchShape& shape,
                   const ParamSource& params) {
+  NoteCudaInUse();
   RawLaunch raw;
   uint8_t flags = 0;
   if (InsideLibraryCall()) flags |= trace::kLaunchInsideLibrary;
@@ -204,6 +233,7 @@ void RecordLaunch(trace::Api api, uint64_t enter_ns, uint64_t exit_ns, int32_t r
 void RecordApiCall(trace::Api api, uint64_t enter_ns, uint64_t exit_ns, int32_t result,
                    uint64_t correlation, uint64_t stream, uint64_t bytes, uint32_t detail,
                    bool synchronizing) {
+  NoteCudaInUse();
   trace::ApiCallRecord r;
   uint8_t flags = 0;
   if (synchronizing) flags |= trace::kApiCallSynchronizing;

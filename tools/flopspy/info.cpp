@@ -13,6 +13,7 @@
 
 #include "flopspy/commands.h"
 #include "flopspy/gpu_roofline/cuda_probe.h"
+#include "flopspy/gpu_roofline/device_properties_json.h"
 
 namespace flopspy::tools {
 namespace {
@@ -100,18 +101,7 @@ int Info(bool json) {
                  {"injection_path", cuda.injection_path},
                  {"profiling_restricted_to_admin", cuda.profiling_restricted}};
     nlohmann::json gpus = nlohmann::json::array();
-    for (const auto& g : cuda.gpus) {
-      gpus.push_back({{"index", g.index},
-                      {"name", g.name},
-                      {"uuid", g.uuid},
-                      {"compute_capability", fmt::format("{}.{}", g.cc_major, g.cc_minor)},
-                      {"sm_count", g.sm_count},
-                      {"clock_khz", g.clock_khz},
-                      {"memory_clock_khz", g.memory_clock_khz},
-                      {"memory_bus_bits", g.memory_bus_bits},
-                      {"l2_bytes", g.l2_bytes},
-                      {"total_memory", g.total_memory}});
-    }
+    for (const auto& g : cuda.gpus) gpus.push_back(gpuroof::DevicePropertiesToJson(g));
     j["gpus"] = gpus;
     std::cout << j.dump(2) << "\n";
     return 0;
@@ -152,10 +142,11 @@ int Info(bool json) {
                    : "allowed for all users");
   }
   fmt::print("GPUs                    {}\n", cuda.gpus.empty() ? "none" : "");
-  for (const auto& g : cuda.gpus) {
-    fmt::print("  {}  {}  sm_{}{}  {} SMs  {:.0f} MHz  {:.1f} GiB  {}\n", g.index, g.name,
-               g.cc_major, g.cc_minor, g.sm_count, g.clock_khz / 1e3,
-               static_cast<double>(g.total_memory) / (1u << 30), g.uuid);
+  for (size_t i = 0; i < cuda.gpus.size(); ++i) {
+    const auto& g = cuda.gpus[i];
+    fmt::print("  {}  {}  sm_{}{}  {} SMs  {:.0f} MHz  {:.1f} GiB  {}\n", i, g.name, g.cc_major,
+               g.cc_minor, g.sm_count, g.clock_khz / 1e3,
+               static_cast<double>(g.total_memory_bytes) / (1u << 30), g.uuid);
   }
   return 0;
 }

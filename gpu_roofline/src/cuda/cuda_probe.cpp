@@ -2,12 +2,13 @@
 
 #include <cuda.h>
 #include <dlfcn.h>
-#include <fmt/format.h>
 #include <link.h>
 
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+
+#include "flopspy/gpu_roofline/device_reader.h"
 
 namespace flopspy::gpuroof {
 namespace {
@@ -45,72 +46,17 @@ F Symbol(void* handle, const char* name) {
   return reinterpret_cast<F>(dlsym(handle, name));
 }
 
-std::string ErrorText(void* driver, CUresult rc) {
-  using GetErrorString = CUresult (*)(CUresult, const char**);
-  const char* text = nullptr;
-  if (auto f = Symbol<GetErrorString>(driver, "cuGetErrorString"); f) f(rc, &text);
-  return fmt::format("error {} ({})", static_cast<int>(rc), text ? text : "unknown");
-}
-
-std::string UuidText(const CUuuid& u) {
-  const auto* b = reinterpret_cast<const unsigned char*>(u.bytes);
-  return fmt::format(
-      "GPU-{:02x}{:02x}{:02x}{:02x}-{:02x}{:02x}-{:02x}{:02x}-{:02x}{:02x}-{:02x}{:02x}{:02x}{:02x}"
-      "{:02x}{:02x}",
-      b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14],
-      b[15]);
+void* g_driver = nullptr;  // the handle ProbeCuda opened, for the lookup below
+void* DriverSymbol(const char* name) {
+  return dlsym(g_driver, name);
 }
 
 void ProbeDevices(void* driver, CudaProbe& probe) {
-  using Init = CUresult (*)(unsigned);
-  using GetCount = CUresult (*)(int*);
-  using Get = CUresult (*)(CUdevice*, int);
-  using GetName = CUresult (*)(char*, int, CUdevice);
-  using GetAttribute = CUresult (*)(int*, CUdevice_attribute, CUdevice);
-  using TotalMem = CUresult (*)(size_t*, CUdevice);
-  using GetUuid = CUresult (*)(CUuuid*, CUdevice);
-  const auto init = Symbol<Init>(driver, "cuInit");
-  const auto count = Symbol<GetCount>(driver, "cuDeviceGetCount");
-  const auto get = Symbol<Get>(driver, "cuDeviceGet");
-  const auto name = Symbol<GetName>(driver, "cuDeviceGetName");
-  const auto attr = Symbol<GetAttribute>(driver, "cuDeviceGetAttribute");
-  const auto mem = Symbol<TotalMem>(driver, "cuDeviceTotalMem_v2");
-  auto uuid = Symbol<GetUuid>(driver, "cuDeviceGetUuid_v2");
-  if (uuid == nullptr) uuid = Symbol<GetUuid>(driver, "cuDeviceGetUuid");
-  if (!init || !count || !get || !name || !attr) {
-    probe.init_error = "the driver lacks basic entry points";
-    return;
-  }
-  if (const CUresult rc = init(0); rc != CUDA_SUCCESS) {
-    probe.init_error = "cuInit failed: " + ErrorText(driver, rc);
-    return;
-  }
-  probe.driver_initialized = true;
-  int n = 0;
-  if (const CUresult rc = count(&n); rc != CUDA_SUCCESS) {
-    probe.init_error = "cuDeviceGetCount failed: " + ErrorText(driver, rc);
-    return;
-  }
-  for (int i = 0; i < n; ++i) {
-    CUdevice dev = 0;
-    if (get(&dev, i) != CUDA_SUCCESS) continue;
-    GpuProperties p;
-    p.index = i;
-    char buf[256] = {};
-    if (name(buf, sizeof(buf) - 1, dev) == CUDA_SUCCESS) p.name = buf;
-    attr(&p.cc_major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev);
-    attr(&p.cc_minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev);
-    attr(&p.sm_count, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, dev);
-    attr(&p.clock_khz, CU_DEVICE_ATTRIBUTE_CLOCK_RATE, dev);
-    attr(&p.memory_clock_khz, CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE, dev);
-    attr(&p.memory_bus_bits, CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH, dev);
-    attr(&p.l2_bytes, CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE, dev);
-    size_t bytes = 0;
-    if (mem && mem(&bytes, dev) == CUDA_SUCCESS) p.total_memory = bytes;
-    CUuuid u{};
-    if (uuid && uuid(&u, dev) == CUDA_SUCCESS) p.uuid = UuidText(u);
-    probe.gpus.push_back(p);
-  }
+  g_driver = driver;
+  const DeviceReadResult read = ReadDevices(&DriverSymbol);
+  probe.driver_initialized = read.initialized;
+  probe.init_error = read.error;
+  probe.gpus = read.devices;
 }
 
 }  // namespace

@@ -6,21 +6,9 @@
 #include <string>
 #include <vector>
 
-namespace flopspy::gpuroof {
+#include "flopspy/gpu_roofline/device_properties.h"
 
-struct GpuProperties {
-  int index = 0;
-  std::string name;
-  std::string uuid;  // "GPU-xxxxxxxx-..." as nvidia-smi prints it
-  int cc_major = 0;
-  int cc_minor = 0;
-  int sm_count = 0;
-  int clock_khz = 0;  // SM clock (boost)
-  int memory_clock_khz = 0;
-  int memory_bus_bits = 0;
-  int l2_bytes = 0;
-  uint64_t total_memory = 0;
-};
+namespace flopspy::gpuroof {
 
 struct LibraryProbe {
   bool found = false;
@@ -33,12 +21,12 @@ struct CudaProbe {
   bool built_with_cuda_headers = false;
   LibraryProbe driver;  // libcuda.so.1; version from cuDriverGetVersion
   bool driver_initialized = false;
-  std::string init_error;  // cuInit's error when it failed
-  std::vector<GpuProperties> gpus;
-  LibraryProbe runtime;              // libcudart.so.13 or .12
-  LibraryProbe cupti;                // libcupti.so.13 or .12
-  std::string injection_path;        // CUDA_INJECTION64_PATH: another tool (nsys, ncu) may inject
-  std::string profiling_restricted;  // NVreg_RestrictProfilingToAdminUsers, if readable
+  std::string init_error;              // cuInit's error when it failed
+  std::vector<DeviceProperties> gpus;  // in device index order
+  LibraryProbe runtime;                // libcudart.so.13 or .12
+  LibraryProbe cupti;                  // libcupti.so.13 or .12
+  std::string injection_path;          // CUDA_INJECTION64_PATH: another tool (nsys, ncu) may inject
+  std::string profiling_restricted;    // NVreg_RestrictProfilingToAdminUsers, if readable
 };
 
 CudaProbe ProbeCuda();
