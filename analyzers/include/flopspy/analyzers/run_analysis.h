@@ -1,0 +1,208 @@
+// One trace, analysed in one streaming pass: every kernel signature and every cuBLAS/cuBLASLt
+// shape with its launches, GPU time, FLOPs and bytes (with their source), copies by direction,
+// and, once the device roofs are known, each placed against the right roof.
+//
+// Joins are by correlation id. A launch record comes in its thread's chunk; its kernel's GPU
+// record comes later, in a GPU activity chunk (or earlier: both orders are handled); a cuBLAS
+// call's record follows the launches it made on the same thread, which carry the
+// "inside library" flag. Memory grows with the number of distinct groups and the launches still
+// waiting for their GPU record, not with the length of the trace.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <optional>
+#include <string>
+#include <tuple>
+#include <unordered_map>
+#include <vector>
+
+#include "flopspy/analyzers/compute_path.h"
+#include "flopspy/analyzers/gemm_diagnostics.h"
+#include "flopspy/analyzers/kernel_catalog.h"
+#include "flopspy/analyzers/log_histogram.h"
+#include "flopspy/analyzers/roofline.h"
+#include "flopspy/analyzers/trace_summary.h"
+#include "flopspy/trace/reader.h"
+#include "flopspy/trace/schema.h"
+
+namespace flopspy::analyzers {
+
+// FLOPs and bytes of a group, over the launches whose GPU time is known ("timed") and over all.
+struct WorkFigures {
+  double flops = 0;        // main operation
+  double special_ops = 0;  // catalog: special-function operations (inside flops)
+  double bytes = 0;
+  trace::FigureSource flops_source = trace::FigureSource::kUnknown;
+  trace::FigureSource bytes_source = trace::FigureSource::kUnknown;
+  uint64_t launches_with_flops = 0;  // how many of the group's launches had a FLOP figure
+  uint64_t launches_with_bytes = 0;
+};
+
+struct KernelGroup {
+  uint32_t signature = 0;  // KernelSignatureDef id in the trace; 0 when unknown
+  std::string name;        // demangled; "" when the driver could not name it
+  std::string shape_key;   // the catalog's shape parameters ("n=67108864")
+  std::array<uint32_t, 3> grid{};
+  std::array<uint32_t, 3> block{};
+  int32_t device = -1;
+  uint64_t launches = 0;    // CPU launch records
+  uint64_t executions = 0;  // GPU kernel records (graph nodes have no launch record)
+  double gpu_ns = 0;
+  LogHistogram gpu_durations;
+  double launch_ns = 0;  // summed CPU launch cost
+  uint64_t launch_errors = 0;
+  bool inside_library = false;
+  WorkFigures all;    // every launch
+  WorkFigures timed;  // launches whose GPU time is known: the basis of rates
+  // From the kernel catalog (first launch).
+  std::string family;
+  std::string functor;
+  Confidence confidence = Confidence::kNone;
+  std::string reason;
+  ComputePath path = ComputePath::kUnknown;
+  // From hardware counters (KernelMetrics records): means per measured launch.
+  uint32_t counter_samples = 0;
+  double counter_flops = 0;
+  double counter_bytes = 0;
+  std::optional<Placement> placement;  // set by Finish when the device's roofs are known
+};
+
+struct LibraryGroup {
+  std::string routine;  // exported name, e.g. "cublasGemmEx"
+  uint16_t routine_id = 0;
+  trace::LibraryCallRecord shape{};  // the first call's arguments (m, n, k, types...)
+  uint64_t calls = 0;
+  uint64_t failed_calls = 0;  // status != 0
+  double cpu_ns = 0;
+  double flops = 0;
+  double epilogue_flops = 0;
+  double bytes = 0;
+  trace::FigureSource source = trace::FigureSource::kUnknown;
+  ComputePath path = ComputePath::kUnknown;
+  uint64_t kernels = 0;      // kernel launches attributed to the calls
+  uint64_t timed_calls = 0;  // calls whose kernels' GPU time is known
+  double gpu_ns = 0;         // GPU time of those kernels
+  double timed_flops = 0;    // FLOPs and bytes of the timed calls
+  double timed_bytes = 0;
+  int32_t device = -1;
+  std::array<uint32_t, 3> main_grid{};  // grid of the call's longest-running kernel
+  std::array<uint32_t, 3> main_block{};
+  std::optional<Placement> placement;
+  std::vector<GemmFinding> findings;  // GEMM shape diagnostics
+};
+
+struct CopyGroup {
+  bool from_gpu = false;  // a GPU record (CUPTI) rather than an API call
+  trace::CopyKind kind = trace::CopyKind::kUnknown;
+  trace::MemoryKind src = trace::MemoryKind::kUnknown;
+  trace::MemoryKind dst = trace::MemoryKind::kUnknown;
+  bool is_set = false;  // memset
+  uint64_t count = 0;
+  double bytes = 0;
+  double ns = 0;  // GPU time, or CPU time of the API call when there is no GPU record
+  int32_t device = -1;
+};
+
+struct DeviceActivity {
+  int32_t device = -1;
+  uint64_t first_ns = UINT64_MAX;
+  uint64_t last_ns = 0;
+  double kernel_ns = 0;
+  double copy_ns = 0;
+  uint64_t kernels = 0;
+  // GPU time whose FLOPs come from each source (analytic, catalog, counters, unknown).
+  std::array<double, 4> kernel_ns_by_source{};
+  double analytic_flops = 0;  // cuBLAS: what the model needs (MFU)
+  double catalog_flops = 0;
+  double counter_flops = 0;
+  std::optional<Utilization> utilization;  // MFU/HFU over the device's active span
+  ComputePath utilization_path = ComputePath::kUnknown;
+};
+
+struct RunAnalysis {
+  std::vector<KernelGroup> kernels;     // by GPU time, longest first (after Finish)
+  std::vector<LibraryGroup> libraries;  // by GPU time, then CPU time
+  std::vector<CopyGroup> copies;
+  std::vector<DeviceActivity> devices;
+  uint64_t launches = 0;
+  uint64_t gpu_kernel_records = 0;
+  uint64_t unmatched_launches = 0;  // launches whose GPU record never came (or was evicted)
+  uint64_t unmatched_gpu_records = 0;
+  bool gpu_timing = false;  // any GPU activity record at all
+};
+
+class RunAnalyzer {
+ public:
+  // `max_pending`: launches kept waiting for their GPU record before the oldest are counted as
+  // unmatched (bounds memory when GPU timing is off).
+  explicit RunAnalyzer(size_t max_pending = 1u << 20) : max_pending_(max_pending) {}
+
+  void Add(const trace::RecordView& record, const StringLookup& strings);
+
+  // Places every group on its device's roofs (devices missing from `roofs` stay unplaced) and
+  // sorts the tables.
+  RunAnalysis Finish(const std::map<int32_t, DeviceRoofs>& roofs,
+                     const RegimeThresholds& thresholds = {});
+
+ private:
+  struct Pending {
+    uint32_t group = 0;
+    int64_t library = -1;  // LibraryGroup index, once the call's record arrived
+    double flops = 0, special = 0, bytes = 0;
+    trace::FigureSource flops_source = trace::FigureSource::kUnknown;
+    trace::FigureSource bytes_source = trace::FigureSource::kUnknown;
+    bool gpu_seen = false;  // the GPU record came first
+    double gpu_ns = 0;
+    uint32_t thread = 0;
+    bool inside_library = false;  // launched inside a cuBLAS call: waits for the call's record
+  };
+  struct BufferedLaunch {
+    trace::KernelLaunchRecord record{};
+    std::vector<uint8_t> params;
+    uint32_t thread = 0;
+  };
+  struct FunctionFacts {
+    std::string demangled;
+    ParamLayout layout;
+    KernelClass kernel_class;
+  };
+
+  void AddLaunch(BufferedLaunch launch);
+  void AddGpu(const trace::GpuActivityRecord& gpu);
+  void AddLibraryCall(const trace::LibraryCallRecord& call, uint32_t thread,
+                      const StringLookup& strings);
+  void AddApiCall(const trace::ApiCallRecord& api);
+  void FinishBufferedLaunch();
+  uint32_t GroupFor(uint32_t signature, const std::string& shape_key);
+  void ApplyGpu(Pending& pending, const trace::GpuActivityRecord& gpu);
+  void Remember(uint64_t correlation, Pending pending);
+  // The name and parameter layout behind a signature: its function's, or (graph kernels seen
+  // only by CUPTI) the name the signature carries.
+  const FunctionFacts* FactsFor(uint32_t signature) const;
+
+  size_t max_pending_;
+  std::unordered_map<uint32_t, FunctionFacts> functions_;         // by FunctionDef id
+  std::unordered_map<uint32_t, FunctionFacts> named_signatures_;  // by signature id, no function
+  std::unordered_map<uint32_t, trace::KernelSignatureDef> signatures_;
+  std::map<std::pair<uint32_t, std::string>, uint32_t> group_index_;
+  std::vector<KernelGroup> kernels_;
+  std::map<std::tuple<uint16_t, uint32_t, int64_t, int64_t, int64_t, int64_t, uint32_t, uint32_t,
+                      uint32_t>,
+           uint32_t>
+      library_index_;
+  std::vector<LibraryGroup> libraries_;
+  std::map<std::tuple<bool, uint8_t, uint8_t, uint8_t, bool>, uint32_t> copy_index_;
+  std::vector<CopyGroup> copies_;
+  std::map<int32_t, DeviceActivity> devices_;
+  std::unordered_map<uint64_t, Pending> pending_;
+  std::deque<uint64_t> pending_order_;
+  std::unordered_map<uint64_t, trace::GpuActivityRecord> early_gpu_;      // GPU before its launch
+  std::unordered_map<uint32_t, std::vector<uint64_t>> library_launches_;  // per thread
+  std::optional<BufferedLaunch> buffered_;
+  RunAnalysis run_;
+};
+
+}  // namespace flopspy::analyzers

@@ -1,0 +1,535 @@
+#include "flopspy/analyzers/run_analysis.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "flopspy/analyzers/blas_formulas.h"
+#include "flopspy/analyzers/blas_routine.h"
+#include "flopspy/analyzers/demangle.h"
+
+namespace flopspy::analyzers {
+
+using trace::FigureSource;
+using trace::RecordType;
+
+namespace {
+
+bool Known(FigureSource s) {
+  return s != FigureSource::kUnknown;
+}
+
+// When figures of several sources add up, the weakest source labels the sum.
+FigureSource Weakest(FigureSource a, FigureSource b) {
+  if (!Known(a)) return b;
+  if (!Known(b)) return a;
+  const auto rank = [](FigureSource s) {
+    switch (s) {
+      case FigureSource::kAnalytic:
+        return 3;
+      case FigureSource::kCounters:
+        return 2;
+      case FigureSource::kCatalog:
+        return 1;
+      case FigureSource::kUnknown:
+        return 0;
+    }
+    return 0;
+  };
+  return rank(a) <= rank(b) ? a : b;
+}
+
+void AddFigures(WorkFigures& w, double flops, double special, FigureSource flops_source,
+                double bytes, FigureSource bytes_source) {
+  if (Known(flops_source)) {
+    w.flops += flops;
+    w.special_ops += special;
+    w.flops_source = Weakest(w.flops_source, flops_source);
+    ++w.launches_with_flops;
+  }
+  if (Known(bytes_source)) {
+    w.bytes += bytes;
+    w.bytes_source = Weakest(w.bytes_source, bytes_source);
+    ++w.launches_with_bytes;
+  }
+}
+
+bool IsCopyApi(trace::Api api) {
+  switch (api) {
+    case trace::Api::kCuMemcpy:
+    case trace::Api::kCuMemcpyAsync:
+    case trace::Api::kCudaMemcpy:
+    case trace::Api::kCudaMemcpyAsync:
+    case trace::Api::kCudaMemcpyAsyncPtsz:
+      return true;
+    default:
+      return false;
+  }
+}
+
+bool IsSetApi(trace::Api api) {
+  return api == trace::Api::kCuMemset || api == trace::Api::kCuMemsetAsync ||
+         api == trace::Api::kCudaMemset || api == trace::Api::kCudaMemsetAsync;
+}
+
+int SourceIndex(FigureSource s) {
+  return static_cast<int>(s) & 3;
+}
+
+}  // namespace
+
+const RunAnalyzer::FunctionFacts* RunAnalyzer::FactsFor(uint32_t signature) const {
+  const auto sig = signatures_.find(signature);
+  if (sig == signatures_.end()) return nullptr;
+  if (const auto f = functions_.find(sig->second.function); f != functions_.end())
+    return &f->second;
+  if (const auto n = named_signatures_.find(signature); n != named_signatures_.end()) {
+    return &n->second;
+  }
+  return nullptr;
+}
+
+uint32_t RunAnalyzer::GroupFor(uint32_t signature, const std::string& shape_key) {
+  const auto key = std::make_pair(signature, shape_key);
+  if (const auto it = group_index_.find(key); it != group_index_.end()) return it->second;
+  KernelGroup g;
+  g.signature = signature;
+  g.shape_key = shape_key;
+  if (const auto s = signatures_.find(signature); s != signatures_.end()) {
+    std::copy(std::begin(s->second.grid), std::end(s->second.grid), g.grid.begin());
+    std::copy(std::begin(s->second.block), std::end(s->second.block), g.block.begin());
+  }
+  if (const FunctionFacts* f = FactsFor(signature)) {
+    g.name = f->demangled;
+    const KernelClass& c = f->kernel_class;
+    g.family = std::string(KernelFamilyName(c.family));
+    g.functor = c.functor;
+    g.confidence = c.confidence;
+    g.reason = c.reason;
+    g.path = c.path;
+  }
+  const auto index = static_cast<uint32_t>(kernels_.size());
+  kernels_.push_back(std::move(g));
+  group_index_.emplace(key, index);
+  return index;
+}
+
+void RunAnalyzer::Add(const trace::RecordView& r, const StringLookup& strings) {
+  if (buffered_ && r.type != RecordType::kLaunchParams) FinishBufferedLaunch();
+  switch (r.type) {
+    case RecordType::kFunction: {
+      const auto def = r.As<trace::FunctionDef>();
+      FunctionFacts facts;
+      const std::string_view demangled = strings(def.demangled_name);
+      const std::string_view mangled = strings(def.mangled_name);
+      facts.demangled = std::string(!demangled.empty() ? demangled : mangled);
+      facts.layout = ParamLayout::FromFunctionDef(def);
+      facts.kernel_class = ClassifyKernel(facts.demangled);
+      functions_[def.id] = std::move(facts);
+      break;
+    }
+    case RecordType::kKernelSignature: {
+      const auto def = r.As<trace::KernelSignatureDef>();
+      signatures_[def.id] = def;
+      // A signature known only by its name (a graph kernel seen by CUPTI) still gets a name.
+      if (def.function == 0 && def.name != 0) {
+        FunctionFacts facts;
+        facts.demangled = Demangle(strings(def.name));
+        facts.kernel_class = ClassifyKernel(facts.demangled);
+        named_signatures_[def.id] = std::move(facts);
+      }
+      break;
+    }
+    case RecordType::kKernelLaunch: {
+      BufferedLaunch b;
+      b.record = r.As<trace::KernelLaunchRecord>();
+      const size_t inline_bytes = std::min<size_t>(b.record.param_bytes, trace::kInlineParamBytes);
+      b.params.assign(b.record.params, b.record.params + inline_bytes);
+      b.thread = r.thread_id;
+      buffered_ = std::move(b);
+      break;
+    }
+    case RecordType::kLaunchParams: {
+      if (!buffered_) break;
+      const auto more = r.As<trace::LaunchParamsRecord>();
+      const size_t wanted = buffered_->record.param_bytes;
+      const size_t room = wanted > buffered_->params.size() ? wanted - buffered_->params.size() : 0;
+      const size_t n = std::min<size_t>({room, more.length, trace::kExtraParamBytes});
+      buffered_->params.insert(buffered_->params.end(), more.bytes, more.bytes + n);
+      break;
+    }
+    case RecordType::kGpuActivity:
+      AddGpu(r.As<trace::GpuActivityRecord>());
+      break;
+    case RecordType::kLibraryCall:
+      AddLibraryCall(r.As<trace::LibraryCallRecord>(), r.thread_id, strings);
+      break;
+    case RecordType::kApiCall:
+      AddApiCall(r.As<trace::ApiCallRecord>());
+      break;
+    case RecordType::kKernelMetrics: {
+      const auto m = r.As<trace::KernelMetricsRecord>();
+      const auto pending = pending_.find(m.correlation);
+      const uint32_t group =
+          pending != pending_.end() ? pending->second.group : GroupFor(m.signature, "");
+      KernelGroup& g = kernels_[group];
+      const double n = g.counter_samples;
+      const double flops = m.flops_fp32 + m.flops_fp64 + m.flops_fp16 + m.tensor_ops;
+      const double bytes = m.dram_read_bytes + m.dram_write_bytes;
+      g.counter_flops = (g.counter_flops * n + flops) / (n + 1);
+      g.counter_bytes = (g.counter_bytes * n + bytes) / (n + 1);
+      ++g.counter_samples;
+      break;
+    }
+    default:
+      break;
+  }
+}
+
+void RunAnalyzer::FinishBufferedLaunch() {
+  if (!buffered_) return;
+  BufferedLaunch b = std::move(*buffered_);
+  buffered_.reset();
+  AddLaunch(std::move(b));
+}
+
+void RunAnalyzer::AddLaunch(BufferedLaunch b) {
+  const trace::KernelLaunchRecord& l = b.record;
+  ++run_.launches;
+  KernelEstimate estimate;
+  if (const FunctionFacts* f = FactsFor(l.signature)) {
+    const trace::KernelSignatureDef& sig = signatures_.at(l.signature);
+    LaunchFacts facts;
+    facts.params = b.params;
+    facts.layout = f->layout;
+    facts.grid = {sig.grid[0], sig.grid[1], sig.grid[2]};
+    facts.block = {sig.block[0], sig.block[1], sig.block[2]};
+    estimate = EstimateKernel(f->kernel_class, facts);
+  }
+  const uint32_t group = GroupFor(l.signature, estimate.shape_key);
+  KernelGroup& g = kernels_[group];
+  ++g.launches;
+  g.launch_ns += l.duration_ns;
+  if (estimate.confidence != Confidence::kNone) {
+    g.confidence = estimate.confidence;
+    g.reason = estimate.reason;
+  }
+  if (estimate.path != ComputePath::kUnknown) g.path = estimate.path;
+  const bool inside_library = (l.h.flags & trace::kLaunchInsideLibrary) != 0;
+  g.inside_library = g.inside_library || inside_library;
+  AddFigures(g.all, estimate.flops, estimate.special_ops, estimate.source, estimate.bytes,
+             estimate.bytes_source);
+  if (l.result != 0) {
+    ++g.launch_errors;  // a failed launch runs nothing on the GPU
+    return;
+  }
+  Pending p;
+  p.group = group;
+  p.flops = estimate.flops;
+  p.special = estimate.special_ops;
+  p.bytes = estimate.bytes;
+  p.flops_source = estimate.source;
+  p.bytes_source = estimate.bytes_source;
+  p.thread = b.thread;
+  p.inside_library = inside_library;
+  if (inside_library) library_launches_[b.thread].push_back(l.correlation);
+  if (const auto early = early_gpu_.find(l.correlation); early != early_gpu_.end()) {
+    ApplyGpu(p, early->second);
+    early_gpu_.erase(early);
+    if (!inside_library) return;  // nothing left to join
+  }
+  Remember(l.correlation, p);
+}
+
+void RunAnalyzer::Remember(uint64_t correlation, Pending pending) {
+  if (pending_.emplace(correlation, pending).second) pending_order_.push_back(correlation);
+  // Bounded: the oldest launches still without a GPU record are given up on.
+  while (pending_.size() > max_pending_ && !pending_order_.empty()) {
+    const uint64_t oldest = pending_order_.front();
+    pending_order_.pop_front();
+    if (const auto it = pending_.find(oldest); it != pending_.end()) {
+      if (!it->second.gpu_seen) ++run_.unmatched_launches;
+      pending_.erase(it);
+    }
+  }
+  if (pending_order_.size() > 4 * max_pending_ + 1024) {
+    // Compact the order queue: drop ids already resolved.
+    std::deque<uint64_t> alive;
+    for (uint64_t id : pending_order_) {
+      if (pending_.contains(id)) alive.push_back(id);
+    }
+    pending_order_.swap(alive);
+  }
+}
+
+void RunAnalyzer::ApplyGpu(Pending& p, const trace::GpuActivityRecord& gpu) {
+  KernelGroup& g = kernels_[p.group];
+  const double ns = gpu.end_ns > gpu.start_ns ? static_cast<double>(gpu.end_ns - gpu.start_ns) : 0;
+  ++g.executions;
+  g.gpu_ns += ns;
+  g.gpu_durations.Add(ns);
+  if (g.device < 0) g.device = gpu.device;
+  AddFigures(g.timed, p.flops, p.special, p.flops_source, p.bytes, p.bytes_source);
+  DeviceActivity& d = devices_[gpu.device];
+  d.kernel_ns_by_source[SourceIndex(p.flops_source)] += ns;
+  if (p.flops_source == FigureSource::kCatalog) d.catalog_flops += p.flops;
+  if (p.library >= 0) {
+    LibraryGroup& lib = libraries_[p.library];
+    lib.gpu_ns += ns;
+    lib.timed_flops += p.flops;
+    lib.timed_bytes += p.bytes;
+    if (lib.device < 0) lib.device = gpu.device;
+  }
+  p.gpu_seen = true;
+  p.gpu_ns = ns;
+}
+
+void RunAnalyzer::AddGpu(const trace::GpuActivityRecord& gpu) {
+  run_.gpu_timing = true;
+  DeviceActivity& d = devices_[gpu.device];
+  d.device = gpu.device;
+  d.first_ns = std::min(d.first_ns, gpu.start_ns);
+  d.last_ns = std::max(d.last_ns, gpu.end_ns);
+  const double ns = gpu.end_ns > gpu.start_ns ? static_cast<double>(gpu.end_ns - gpu.start_ns) : 0;
+  const auto kind = static_cast<trace::GpuActivityKind>(gpu.kind);
+  if (kind != trace::GpuActivityKind::kKernel) {
+    d.copy_ns += ns;
+    const bool is_set = kind == trace::GpuActivityKind::kMemset;
+    const auto key = std::make_tuple(true, gpu.copy_kind, gpu.src_kind, gpu.dst_kind, is_set);
+    auto it = copy_index_.find(key);
+    if (it == copy_index_.end()) {
+      CopyGroup c;
+      c.from_gpu = true;
+      c.kind = static_cast<trace::CopyKind>(gpu.copy_kind);
+      c.src = static_cast<trace::MemoryKind>(gpu.src_kind);
+      c.dst = static_cast<trace::MemoryKind>(gpu.dst_kind);
+      c.is_set = is_set;
+      c.device = gpu.device;
+      it = copy_index_.emplace(key, static_cast<uint32_t>(copies_.size())).first;
+      copies_.push_back(c);
+    }
+    CopyGroup& c = copies_[it->second];
+    ++c.count;
+    c.bytes += static_cast<double>(gpu.bytes);
+    c.ns += ns;
+    return;
+  }
+  ++run_.gpu_kernel_records;
+  d.kernel_ns += ns;
+  ++d.kernels;
+  const auto it = gpu.correlation != 0 ? pending_.find(gpu.correlation) : pending_.end();
+  if (it != pending_.end()) {
+    ApplyGpu(it->second, gpu);
+    // A launch made inside a cuBLAS call waits for the call's record to share its figures.
+    if (!(it->second.inside_library && it->second.library < 0)) pending_.erase(it);
+    return;
+  }
+  const bool launched_by_cpu =
+      gpu.correlation != 0 && !(gpu.h.flags & (trace::kGpuFromGraph | trace::kGpuDeviceLaunched));
+  if (launched_by_cpu && early_gpu_.size() < max_pending_) {
+    early_gpu_.emplace(gpu.correlation, gpu);  // its launch record comes later in the file
+    return;
+  }
+  // Graph nodes and device launches have no launch record: GPU time, name, no figures.
+  Pending p;
+  p.group = GroupFor(gpu.signature, "");
+  ApplyGpu(p, gpu);
+}
+
+void RunAnalyzer::AddLibraryCall(const trace::LibraryCallRecord& c, uint32_t thread,
+                                 const StringLookup& strings) {
+  const auto key = std::make_tuple(c.routine, c.name, c.m, c.n, c.k, c.batch,
+                                   uint32_t{c.type_a} | uint32_t{c.type_b} << 8 |
+                                       uint32_t{c.type_d} << 16 | uint32_t{c.compute_type} << 24,
+                                   uint32_t{c.trans_a} | uint32_t{c.trans_b} << 8, c.epilogue);
+  auto it = library_index_.find(key);
+  if (it == library_index_.end()) {
+    LibraryGroup g;
+    g.routine = std::string(strings(c.name));
+    if (g.routine.empty()) g.routine = std::string(BlasRoutineName(BlasRoutineFromId(c.routine)));
+    g.routine_id = c.routine;
+    g.shape = c;
+    g.path = BlasComputePath(c);
+    it = library_index_.emplace(key, static_cast<uint32_t>(libraries_.size())).first;
+    libraries_.push_back(std::move(g));
+  }
+  const uint32_t index = it->second;
+  LibraryGroup& g = libraries_[index];
+  ++g.calls;
+  if (c.status != 0) ++g.failed_calls;
+  g.cpu_ns += c.exit_ns > c.enter_ns ? static_cast<double>(c.exit_ns - c.enter_ns) : 0;
+  g.flops += c.flops;
+  g.epilogue_flops += c.epilogue_flops;
+  g.bytes += c.bytes;
+  g.source = static_cast<FigureSource>(c.source);
+
+  // The kernels this call launched: its figures are split evenly between them.
+  std::vector<uint64_t> launched;
+  launched.swap(library_launches_[thread]);
+  g.kernels += launched.size();
+  const double share = launched.empty() ? 0 : 1.0 / static_cast<double>(launched.size());
+  double longest = -1;
+  for (uint64_t correlation : launched) {
+    const auto p = pending_.find(correlation);
+    if (p == pending_.end()) continue;
+    Pending& pending = p->second;
+    pending.library = index;
+    if (!Known(pending.flops_source)) {
+      pending.flops = c.flops * share;
+      pending.flops_source = static_cast<FigureSource>(c.source);
+    }
+    if (!Known(pending.bytes_source)) {
+      pending.bytes = c.bytes * share;
+      pending.bytes_source = static_cast<FigureSource>(c.source);
+    }
+    const KernelGroup& kernel = kernels_[pending.group];
+    if (pending.gpu_ns > longest || longest < 0) {
+      longest = pending.gpu_ns;
+      g.main_grid = kernel.grid;
+      g.main_block = kernel.block;
+    }
+    if (pending.gpu_seen) {
+      // The GPU record came before this call's record: account for it now.
+      KernelGroup& kg = kernels_[pending.group];
+      AddFigures(kg.timed, pending.flops, 0, pending.flops_source, pending.bytes,
+                 pending.bytes_source);
+      g.gpu_ns += pending.gpu_ns;
+      g.timed_flops += pending.flops;
+      g.timed_bytes += pending.bytes;
+      if (g.device < 0) g.device = kg.device;
+      DeviceActivity& d = devices_[kg.device];
+      d.kernel_ns_by_source[SourceIndex(pending.flops_source)] += pending.gpu_ns;
+      d.kernel_ns_by_source[SourceIndex(FigureSource::kUnknown)] -= pending.gpu_ns;
+      pending_.erase(p);
+    }
+  }
+}
+
+void RunAnalyzer::AddApiCall(const trace::ApiCallRecord& a) {
+  const auto api = static_cast<trace::Api>(a.api);
+  const bool is_set = IsSetApi(api);
+  if (!IsCopyApi(api) && !is_set) return;
+  const uint8_t kind = static_cast<uint8_t>(a.detail & 0xFF);
+  const auto key = std::make_tuple(false, kind, static_cast<uint8_t>((a.detail >> 8) & 0xFF),
+                                   static_cast<uint8_t>((a.detail >> 16) & 0xFF), is_set);
+  auto it = copy_index_.find(key);
+  if (it == copy_index_.end()) {
+    CopyGroup c;
+    c.kind = static_cast<trace::CopyKind>(kind);
+    c.src = static_cast<trace::MemoryKind>((a.detail >> 8) & 0xFF);
+    c.dst = static_cast<trace::MemoryKind>((a.detail >> 16) & 0xFF);
+    c.is_set = is_set;
+    c.device = a.device;
+    it = copy_index_.emplace(key, static_cast<uint32_t>(copies_.size())).first;
+    copies_.push_back(c);
+  }
+  CopyGroup& c = copies_[it->second];
+  ++c.count;
+  c.bytes += static_cast<double>(a.bytes);
+  c.ns += a.exit_ns > a.enter_ns ? static_cast<double>(a.exit_ns - a.enter_ns) : 0;
+}
+
+RunAnalysis RunAnalyzer::Finish(const std::map<int32_t, DeviceRoofs>& roofs,
+                                const RegimeThresholds& thresholds) {
+  FinishBufferedLaunch();
+  // GPU records whose launch never came, and launches whose GPU record never came.
+  for (const auto& [correlation, gpu] : early_gpu_) {
+    ++run_.unmatched_gpu_records;
+    Pending p;
+    p.group = GroupFor(gpu.signature, "");
+    ApplyGpu(p, gpu);
+  }
+  early_gpu_.clear();
+  for (const auto& [correlation, pending] : pending_) {
+    if (!pending.gpu_seen) ++run_.unmatched_launches;
+  }
+  pending_.clear();
+
+  const auto roofs_for = [&](int32_t device) -> const DeviceRoofs* {
+    if (const auto it = roofs.find(device); it != roofs.end()) return &it->second;
+    // Without a device id (no GPU records) a single-GPU run still has one set of roofs.
+    if (device < 0 && roofs.size() == 1) return &roofs.begin()->second;
+    return nullptr;
+  };
+
+  for (KernelGroup& g : kernels_) {
+    const DeviceRoofs* r = roofs_for(g.device);
+    if (r == nullptr || g.executions == 0) continue;
+    WorkSample work;
+    if (Known(g.timed.flops_source)) work.flops = g.timed.flops;
+    if (Known(g.timed.bytes_source)) work.bytes = g.timed.bytes;
+    work.path = g.path;
+    work.gpu_time_ns = g.gpu_ns;
+    work.calls = g.executions;
+    if (g.launches > 0 && !g.inside_library) work.mean_launch_ns = g.launch_ns / g.launches;
+    g.placement = PlaceOnRoofline(*r, work, thresholds);
+  }
+  for (LibraryGroup& g : libraries_) {
+    const DeviceRoofs* r = roofs_for(g.device);
+    if (IsGemmLike(BlasRoutineFromId(g.routine_id))) {
+      GemmLaunchFacts facts;
+      if (g.main_grid[0] != 0) facts.grid = g.main_grid;
+      if (g.main_block[0] != 0) facts.block = g.main_block;
+      if (r != nullptr) facts.sm_count = r->sm_count;
+      if (g.gpu_ns > 0 && g.calls > 0) facts.gpu_time_ns = g.gpu_ns / static_cast<double>(g.calls);
+      g.findings = DiagnoseGemm(g.shape, facts);
+    }
+    if (r == nullptr || g.gpu_ns <= 0) continue;
+    WorkSample work;
+    if (Known(g.source)) {
+      work.flops = g.timed_flops;
+      work.bytes = g.timed_bytes;
+    }
+    work.path = g.path;
+    work.gpu_time_ns = g.gpu_ns;
+    work.calls = g.calls;
+    work.mean_launch_ns = g.cpu_ns / static_cast<double>(g.calls);
+    g.placement = PlaceOnRoofline(*r, work, thresholds);
+  }
+
+  // Per device: analytic (model) FLOPs by path, for MFU against the path that carries most.
+  std::map<int32_t, std::map<ComputePath, double>> analytic_by_path;
+  for (const LibraryGroup& g : libraries_) {
+    if (Known(g.source)) analytic_by_path[g.device][g.path] += g.timed_flops;
+  }
+  for (auto& [device, d] : devices_) {
+    d.device = device;
+    for (const auto& [path, flops] : analytic_by_path[device]) d.analytic_flops += flops;
+    for (const KernelGroup& g : kernels_) {
+      if (g.device == device && g.counter_samples > 0) {
+        d.counter_flops += g.counter_flops * static_cast<double>(g.executions);
+      }
+    }
+    const DeviceRoofs* r = roofs_for(device);
+    if (r == nullptr || d.last_ns <= d.first_ns) continue;
+    ComputePath path = ComputePath::kFp32;
+    double most = -1;
+    for (const auto& [p, flops] : analytic_by_path[device]) {
+      if (flops > most) most = flops, path = p;
+    }
+    const double wall = static_cast<double>(d.last_ns - d.first_ns) / 1e9;
+    std::optional<double> hardware;
+    if (d.counter_flops > 0) hardware = d.counter_flops;
+    std::optional<double> model;
+    if (d.analytic_flops > 0) model = d.analytic_flops;
+    d.utilization = ComputeUtilization(*r, path, hardware, model, wall);
+    d.utilization_path = path;
+  }
+
+  std::sort(kernels_.begin(), kernels_.end(), [](const KernelGroup& a, const KernelGroup& b) {
+    if (a.gpu_ns != b.gpu_ns) return a.gpu_ns > b.gpu_ns;
+    return a.launches > b.launches;
+  });
+  std::sort(libraries_.begin(), libraries_.end(), [](const LibraryGroup& a, const LibraryGroup& b) {
+    if (a.gpu_ns != b.gpu_ns) return a.gpu_ns > b.gpu_ns;
+    return a.cpu_ns > b.cpu_ns;
+  });
+  std::sort(copies_.begin(), copies_.end(),
+            [](const CopyGroup& a, const CopyGroup& b) { return a.ns > b.ns; });
+  run_.kernels = std::move(kernels_);
+  run_.libraries = std::move(libraries_);
+  run_.copies = std::move(copies_);
+  for (auto& [device, d] : devices_) run_.devices.push_back(d);
+  return std::move(run_);
+}
+
+}  // namespace flopspy::analyzers

@@ -1,0 +1,289 @@
+// The run analysis joins launches, GPU records and cuBLAS calls of a trace and places each
+// group on its device's roofs. Timelines are built by hand; expected values are worked out in
+// the comments.
+#include "flopspy/analyzers/run_analysis.h"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+
+#include "flopspy/analyzers/blas_routine.h"
+#include "flopspy/analyzers/blas_types.h"
+#include "flopspy/trace/reader.h"
+#include "trace_builder.h"
+
+namespace flopspy::analyzers {
+namespace {
+
+using testing::TraceBuilder;
+using trace::ChunkSource;
+using trace::FigureSource;
+
+constexpr char kMul[] =
+    "void at::native::vectorized_elementwise_kernel<4, at::native::MulFunctor<float>, "
+    "at::detail::Array<char*, 3> >(int, at::native::MulFunctor<float>, at::detail::Array<char*, "
+    "3>)";
+constexpr char kGemmKernel[] = "sm90_xmma_gemm_f32f32_tf32f32_f32_nn_n_tilesize128x128x32";
+constexpr uint32_t kThread = 7;
+
+// A device with round numbers: 10 TFLOP/s FP32, 1 TB/s DRAM, 100 SMs.
+DeviceRoofs TestRoofs() {
+  DeviceRoofs r;
+  r.name = "test gpu";
+  r.sm_count = 100;
+  r.flops[static_cast<size_t>(ComputePath::kFp32)] = {10e12, RoofSource::kDatasheet, 0};
+  r.flops[static_cast<size_t>(ComputePath::kTf32Tensor)] = {100e12, RoofSource::kDatasheet, 0};
+  r.bandwidth[static_cast<size_t>(MemoryLevel::kDram)] = {1e12, RoofSource::kDatasheet, 0};
+  return r;
+}
+
+class RunAnalysisTest : public ::testing::Test {
+ protected:
+  RunAnalysisTest() {
+    b_.String(1, kMul).String(2, kGemmKernel).String(3, "cublasSgemm_v2");
+    trace::FunctionDef mul{};
+    mul.id = 1;
+    mul.mangled_name = 1;
+    mul.demangled_name = 1;
+    mul.param_count = 3;
+    mul.layout_count = 3;
+    mul.param_offset[0] = 0, mul.param_size[0] = 4;
+    mul.param_offset[1] = 4, mul.param_size[1] = 1;
+    mul.param_offset[2] = 8, mul.param_size[2] = 24;
+    b_.Add(mul);
+    trace::FunctionDef gemm{};
+    gemm.id = 2;
+    gemm.mangled_name = 2;
+    gemm.demangled_name = 2;
+    gemm.param_count = 0xFFFF;
+    b_.Add(gemm);
+    AddSignature(1, 1, 977, 256);   // mul: 1,000,000 elements / (256 x 4) per block
+    AddSignature(2, 2, 8, 128, 8);  // gemm: 8 x 8 tiles of 128 x 128
+  }
+
+  void AddSignature(uint32_t id, uint32_t function, uint32_t gx, uint32_t bx, uint32_t gy = 1) {
+    trace::KernelSignatureDef s{};
+    s.id = id;
+    s.function = function;
+    s.grid[0] = gx, s.grid[1] = gy, s.grid[2] = 1;
+    s.block[0] = bx, s.block[1] = 1, s.block[2] = 1;
+    b_.Add(s);
+  }
+
+  void Launch(uint32_t signature, uint64_t correlation, uint64_t enter_ns, uint32_t n,
+              bool inside_library = false) {
+    trace::KernelLaunchRecord l{};
+    l.h.flags = inside_library ? trace::kLaunchInsideLibrary : 0;
+    l.api = static_cast<uint16_t>(trace::Api::kCudaLaunchKernel);
+    l.enter_ns = enter_ns;
+    l.duration_ns = 5000;
+    l.correlation = correlation;
+    l.signature = signature;
+    l.param_bytes = 4;
+    std::memcpy(l.params, &n, 4);
+    b_.Chunk(ChunkSource::kThread, kThread).Add(l);
+  }
+
+  void Gpu(uint32_t signature, uint64_t correlation, uint64_t start_ns, uint64_t ns,
+           uint8_t flags = 0) {
+    trace::GpuActivityRecord g{};
+    g.h.flags = flags;
+    g.kind = static_cast<uint8_t>(trace::GpuActivityKind::kKernel);
+    g.start_ns = start_ns;
+    g.end_ns = start_ns + ns;
+    g.correlation = correlation;
+    g.signature = signature;
+    b_.Chunk(ChunkSource::kGpuActivity).Add(g);
+  }
+
+  void Sgemm(uint64_t correlation, uint64_t enter_ns, int64_t n) {
+    trace::LibraryCallRecord c{};
+    c.routine = static_cast<uint16_t>(BlasRoutine::kGemm);
+    c.enter_ns = enter_ns;
+    c.exit_ns = enter_ns + 8000;
+    c.correlation = correlation;
+    c.m = c.n = c.k = n;
+    c.batch = 1;
+    c.lda = c.ldb = c.ldc = n;
+    c.type_a = c.type_b = c.type_c = c.type_d = cuda_type::kR32F;
+    c.compute_type = compute_type::k32F;
+    c.flags = trace::kLibBetaKnown;  // beta = 0: C is not read
+    c.name = 3;
+    // As the flusher fills them (ComputeBlasFigures): 2n^3 FLOPs, 3n^2 x 4 bytes.
+    c.flops = 2.0 * n * n * n;
+    c.bytes = 3.0 * n * n * 4;
+    c.source = static_cast<uint8_t>(FigureSource::kAnalytic);
+    b_.Chunk(ChunkSource::kThread, kThread).Add(c);
+  }
+
+  RunAnalysis Analyze(size_t max_pending = 1u << 20) {
+    trace::TraceReader reader(trace::MemorySource(b_.Bytes()));
+    RunAnalyzer analyzer(max_pending);
+    const StringLookup strings = [&](uint32_t id) { return reader.String(id); };
+    const auto summary =
+        reader.ForEachRecord([&](const trace::RecordView& r) { analyzer.Add(r, strings); });
+    EXPECT_EQ(summary.status, trace::ReadStatus::kOk) << summary.message;
+    return analyzer.Finish({{0, TestRoofs()}});
+  }
+
+  TraceBuilder b_;
+};
+
+TEST_F(RunAnalysisTest, ElementwiseKernelIsMemoryBoundWithCatalogFigures) {
+  Launch(1, 100, 1'000'000, 1'000'000);
+  Gpu(1, 100, 1'020'000, 100'000);
+  const RunAnalysis run = Analyze();
+  ASSERT_EQ(run.kernels.size(), 1u);
+  const KernelGroup& g = run.kernels[0];
+  EXPECT_EQ(g.name, kMul);
+  EXPECT_EQ(g.functor, "mul");
+  EXPECT_EQ(g.launches, 1u);
+  EXPECT_EQ(g.executions, 1u);
+  EXPECT_DOUBLE_EQ(g.gpu_ns, 100'000);
+  // mul of two float tensors into a third: 1 FLOP and 12 bytes per element.
+  EXPECT_DOUBLE_EQ(g.timed.flops, 1e6);
+  EXPECT_DOUBLE_EQ(g.timed.bytes, 12e6);
+  EXPECT_EQ(g.timed.flops_source, FigureSource::kCatalog);
+  ASSERT_TRUE(g.placement.has_value());
+  // Intensity 1/12 FLOP/B, far below the ridge (10e12 / 1e12 = 10): memory bound.
+  // 12e6 B in 100 us = 120 GB/s = 12% of the 1 TB/s roof.
+  EXPECT_EQ(g.placement->regime, Regime::kMemoryBound);
+  EXPECT_NEAR(*g.placement->intensity, 1.0 / 12, 1e-12);
+  EXPECT_NEAR(*g.placement->achieved_bandwidth, 120e9, 1);
+  EXPECT_NEAR(*g.placement->pct_of_bandwidth, 12.0, 1e-9);
+  EXPECT_EQ(run.unmatched_launches, 0u);
+  ASSERT_EQ(run.devices.size(), 1u);
+  EXPECT_DOUBLE_EQ(run.devices[0].kernel_ns_by_source[static_cast<int>(FigureSource::kCatalog)],
+                   100'000);
+}
+
+TEST_F(RunAnalysisTest, GpuRecordBeforeItsLaunchStillJoins) {
+  Gpu(1, 100, 1'020'000, 100'000);
+  Launch(1, 100, 1'000'000, 1'000'000);
+  const RunAnalysis run = Analyze();
+  ASSERT_EQ(run.kernels.size(), 1u);
+  EXPECT_DOUBLE_EQ(run.kernels[0].timed.bytes, 12e6);
+  EXPECT_EQ(run.unmatched_gpu_records, 0u);
+}
+
+TEST_F(RunAnalysisTest, LaunchesWithDifferentSizesAreSeparateGroups) {
+  Launch(1, 1, 1000, 1000);
+  Launch(1, 2, 2000, 2000);
+  Gpu(1, 1, 10'000, 1000);
+  Gpu(1, 2, 20'000, 2000);
+  const RunAnalysis run = Analyze();
+  ASSERT_EQ(run.kernels.size(), 2u);
+  EXPECT_NE(run.kernels[0].shape_key, run.kernels[1].shape_key);
+}
+
+TEST_F(RunAnalysisTest, CublasCallOwnsItsKernelAndItsGpuTime) {
+  // The kernel's launch (inside the call), then the call's record, then the GPU record.
+  Launch(2, 200, 1'000'000, 0, /*inside_library=*/true);
+  Sgemm(201, 999'000, 1024);
+  Gpu(2, 200, 1'010'000, 1'000'000);
+  const RunAnalysis run = Analyze();
+  ASSERT_EQ(run.libraries.size(), 1u);
+  const LibraryGroup& lib = run.libraries[0];
+  EXPECT_EQ(lib.routine, "cublasSgemm_v2");
+  EXPECT_EQ(lib.calls, 1u);
+  EXPECT_EQ(lib.kernels, 1u);
+  EXPECT_DOUBLE_EQ(lib.gpu_ns, 1e6);
+  // 2 x 1024^3 = 2,147,483,648 FLOPs in 1 ms: 2.147 TFLOP/s on the FP32 roof of 10 TFLOP/s.
+  EXPECT_DOUBLE_EQ(lib.timed_flops, 2147483648.0);
+  ASSERT_TRUE(lib.placement.has_value());
+  EXPECT_NEAR(*lib.placement->achieved_flops, 2.147483648e12, 1);
+  EXPECT_EQ(lib.placement->roof_path, ComputePath::kFp32);
+  // Intensity: 2^31 / (3 x 1024^2 x 4 = 12,582,912 B) = 170.7 FLOP/B > ridge 10: compute bound.
+  EXPECT_EQ(lib.placement->regime, Regime::kComputeBound);
+  EXPECT_EQ(lib.main_grid[0], 8u);
+  EXPECT_FALSE(lib.findings.empty());  // at least the wave numbers on 100 SMs
+  // The kernel itself carries the call's figures, labelled analytic.
+  ASSERT_EQ(run.kernels.size(), 1u);
+  EXPECT_EQ(run.kernels[0].timed.flops_source, FigureSource::kAnalytic);
+  EXPECT_DOUBLE_EQ(run.kernels[0].timed.flops, 2147483648.0);
+  EXPECT_DOUBLE_EQ(run.devices[0].kernel_ns_by_source[static_cast<int>(FigureSource::kAnalytic)],
+                   1e6);
+}
+
+TEST_F(RunAnalysisTest, GpuRecordBeforeTheLibraryCallRecord) {
+  Launch(2, 200, 1'000'000, 0, /*inside_library=*/true);
+  Gpu(2, 200, 1'010'000, 1'000'000);
+  Sgemm(201, 999'000, 1024);
+  const RunAnalysis run = Analyze();
+  ASSERT_EQ(run.libraries.size(), 1u);
+  EXPECT_DOUBLE_EQ(run.libraries[0].gpu_ns, 1e6);
+  EXPECT_DOUBLE_EQ(run.libraries[0].timed_flops, 2147483648.0);
+  EXPECT_EQ(run.kernels[0].timed.flops_source, FigureSource::kAnalytic);
+  EXPECT_DOUBLE_EQ(run.devices[0].kernel_ns_by_source[static_cast<int>(FigureSource::kAnalytic)],
+                   1e6);
+  EXPECT_DOUBLE_EQ(run.devices[0].kernel_ns_by_source[static_cast<int>(FigureSource::kUnknown)], 0);
+}
+
+TEST_F(RunAnalysisTest, GraphNodesCountWithoutLaunchRecords) {
+  Gpu(1, 555, 1000, 3000, trace::kGpuFromGraph);
+  Gpu(1, 556, 5000, 3000, trace::kGpuFromGraph);
+  const RunAnalysis run = Analyze();
+  ASSERT_EQ(run.kernels.size(), 1u);
+  EXPECT_EQ(run.kernels[0].launches, 0u);
+  EXPECT_EQ(run.kernels[0].executions, 2u);
+  EXPECT_DOUBLE_EQ(run.kernels[0].gpu_ns, 6000);
+  EXPECT_EQ(run.kernels[0].name, kMul);
+}
+
+TEST_F(RunAnalysisTest, WithoutGpuRecordsLaunchesStayUnmatchedAndUnplaced) {
+  for (uint64_t i = 0; i < 10; ++i) Launch(1, i + 1, 1000 * i, 1000);
+  const RunAnalysis run = Analyze(/*max_pending=*/4);
+  EXPECT_FALSE(run.gpu_timing);
+  EXPECT_EQ(run.launches, 10u);
+  EXPECT_EQ(run.unmatched_launches, 10u);  // 6 evicted on the way, 4 left at the end
+  ASSERT_EQ(run.kernels.size(), 1u);
+  EXPECT_EQ(run.kernels[0].launches, 10u);
+  EXPECT_DOUBLE_EQ(run.kernels[0].all.flops, 10 * 1000.0);
+  EXPECT_FALSE(run.kernels[0].placement.has_value());
+}
+
+TEST_F(RunAnalysisTest, FailedLaunchesWaitForNothing) {
+  trace::KernelLaunchRecord l{};
+  l.signature = 1;
+  l.correlation = 9;
+  l.result = 1;  // CUDA_ERROR_INVALID_VALUE
+  b_.Chunk(ChunkSource::kThread, kThread).Add(l);
+  const RunAnalysis run = Analyze();
+  EXPECT_EQ(run.kernels[0].launch_errors, 1u);
+  EXPECT_EQ(run.unmatched_launches, 0u);
+}
+
+TEST_F(RunAnalysisTest, CopiesAreGroupedByDirectionAndMemory) {
+  trace::GpuActivityRecord g{};
+  g.kind = static_cast<uint8_t>(trace::GpuActivityKind::kMemcpy);
+  g.copy_kind = static_cast<uint8_t>(trace::CopyKind::kHostToDevice);
+  g.src_kind = static_cast<uint8_t>(trace::MemoryKind::kPageable);
+  g.dst_kind = static_cast<uint8_t>(trace::MemoryKind::kDevice);
+  g.start_ns = 0;
+  g.end_ns = 1'000'000;
+  g.bytes = 10'000'000;  // 10 MB in 1 ms: 10 GB/s
+  b_.Chunk(ChunkSource::kGpuActivity).Add(g).Add(g);
+  const RunAnalysis run = Analyze();
+  ASSERT_EQ(run.copies.size(), 1u);
+  EXPECT_TRUE(run.copies[0].from_gpu);
+  EXPECT_EQ(run.copies[0].count, 2u);
+  EXPECT_DOUBLE_EQ(run.copies[0].bytes / run.copies[0].ns, 10.0);  // bytes per ns = GB/s
+  EXPECT_EQ(run.copies[0].src, trace::MemoryKind::kPageable);
+}
+
+TEST_F(RunAnalysisTest, ModelFlopUtilisationOverTheDeviceSpan) {
+  // One 1024^3 SGEMM (2^31 FLOPs) in a device span of 10 ms: 214.7 GFLOP/s, 2.1% of 10 TFLOP/s.
+  Launch(2, 200, 1'000'000, 0, true);
+  Sgemm(201, 999'000, 1024);
+  Gpu(2, 200, 1'000'000, 1'000'000);
+  Launch(1, 300, 9'000'000, 1000);
+  Gpu(1, 300, 10'000'000, 1'000'000);  // the device is active from 1 ms to 11 ms
+  const RunAnalysis run = Analyze();
+  ASSERT_EQ(run.devices.size(), 1u);
+  ASSERT_TRUE(run.devices[0].utilization.has_value());
+  EXPECT_NEAR(*run.devices[0].utilization->mfu, 2147483648.0 / 0.010 / 10e12, 1e-12);
+  EXPECT_EQ(run.devices[0].utilization_path, ComputePath::kFp32);
+}
+
+}  // namespace
+}  // namespace flopspy::analyzers
