@@ -139,7 +139,7 @@ TEST_F(ReportTest, JsonHasTheDocumentedFields) {
   ASSERT_EQ(r.exit_code, 0);
   const auto j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["schema"], "flopspy-report");
-  EXPECT_EQ(j["schema_version"], 1);
+  EXPECT_EQ(j["schema_version"], 2);
   ASSERT_EQ(j["traces"].size(), 1u);
   const auto& t = j["traces"][0];
   EXPECT_EQ(t["read"]["status"], "ok");

@@ -145,7 +145,7 @@ int Run(RunOptions& options) {
   if (options.summary) {
     std::vector<TraceReport> traces;
     for (const auto& path : FindRunTraces(options.out_dir, std::stoull(run_id, nullptr, 16))) {
-      traces.push_back(SummarizeTrace(path));
+      traces.push_back(AnalyzeTrace(path));
     }
     if (options.full_report) {
       WriteTextReport(traces, TextOptions{isatty(STDERR_FILENO) != 0}, std::cerr);

@@ -1,10 +1,267 @@
 #include "report/json_report.h"
 
+#include <cmath>
+
+#include "flopspy/analyzers/blas_routine.h"
+#include "flopspy/analyzers/blas_types.h"
+#include "flopspy/analyzers/compute_path.h"
+#include "flopspy/analyzers/kernel_catalog.h"
+#include "flopspy/gpu_roofline/device_properties_json.h"
+
 namespace flopspy::tools {
 namespace {
 
-nlohmann::json TraceJson(const TraceReport& t) {
-  nlohmann::json j;
+using analyzers::ComputePath;
+using nlohmann::json;
+
+json Opt(const std::optional<double>& v) {
+  return v ? json(*v) : json(nullptr);
+}
+
+std::string SourceName(trace::FigureSource s) {
+  return std::string(trace::FigureSourceName(s));
+}
+
+json PlacementJson(const std::optional<analyzers::Placement>& placement) {
+  if (!placement) return nullptr;
+  const analyzers::Placement& p = *placement;
+  return {{"regime", std::string(analyzers::RegimeName(p.regime))},
+          {"overhead_reason", std::string(analyzers::OverheadReasonName(p.overhead_reason))},
+          {"proximity", std::string(analyzers::RoofProximityName(p.proximity))},
+          {"requested_path", std::string(analyzers::ComputePathName(p.requested_path))},
+          {"roof_path", std::string(analyzers::ComputePathName(p.roof_path))},
+          {"peak_flops_per_s", p.peak_flops},
+          {"peak_source", std::string(analyzers::RoofSourceName(p.peak_source))},
+          {"bandwidth_bytes_per_s", p.bandwidth},
+          {"bandwidth_source", std::string(analyzers::RoofSourceName(p.bandwidth_source))},
+          {"intensity", Opt(p.intensity)},
+          {"ridge", Opt(p.ridge)},
+          {"attainable_flops_per_s", Opt(p.attainable_flops)},
+          {"achieved_flops_per_s", Opt(p.achieved_flops)},
+          {"achieved_bytes_per_s", Opt(p.achieved_bandwidth)},
+          {"pct_of_attainable", Opt(p.pct_of_attainable)},
+          {"pct_of_peak", Opt(p.pct_of_peak)},
+          {"pct_of_bandwidth", Opt(p.pct_of_bandwidth)},
+          {"roof_time_ns", Opt(p.roof_time_ns)}};
+}
+
+json FiguresJson(const analyzers::WorkFigures& w) {
+  return {{"flops", w.flops},
+          {"special_ops", w.special_ops},
+          {"bytes", w.bytes},
+          {"flops_source", SourceName(w.flops_source)},
+          {"bytes_source", SourceName(w.bytes_source)},
+          {"launches_with_flops", w.launches_with_flops},
+          {"launches_with_bytes", w.launches_with_bytes}};
+}
+
+// Catalog figures against counter-measured ones, per launch (issue 5: flag > 10% apart).
+json CrossCheck(const analyzers::KernelGroup& g) {
+  if (g.counter_samples == 0) return nullptr;
+  json j = {{"samples", g.counter_samples},
+            {"flops_per_launch", g.counter_flops},
+            {"bytes_per_launch", g.counter_bytes}};
+  const auto diff = [](double model, double measured) -> json {
+    if (measured <= 0) return nullptr;
+    return 100.0 * (model - measured) / measured;
+  };
+  const analyzers::WorkFigures& t = g.timed;
+  json flops_diff = nullptr, bytes_diff = nullptr;
+  if (t.flops_source == trace::FigureSource::kCatalog && t.launches_with_flops > 0) {
+    flops_diff = diff(t.flops / static_cast<double>(t.launches_with_flops), g.counter_flops);
+  }
+  if (t.bytes_source == trace::FigureSource::kCatalog && t.launches_with_bytes > 0) {
+    bytes_diff = diff(t.bytes / static_cast<double>(t.launches_with_bytes), g.counter_bytes);
+  }
+  j["catalog_flops_diff_pct"] = flops_diff;
+  j["catalog_bytes_diff_pct"] = bytes_diff;
+  const auto off = [](const json& d) { return d.is_number() && std::fabs(d.get<double>()) > 10; };
+  j["catalog_off_by_more_than_10pct"] = off(flops_diff) || off(bytes_diff);
+  return j;
+}
+
+json KernelJson(const analyzers::KernelGroup& g, double trace_gpu_ns) {
+  const double mean = g.executions ? g.gpu_ns / static_cast<double>(g.executions) : 0;
+  return {{"name", g.name},
+          {"shape", g.shape_key},
+          {"grid", g.grid},
+          {"block", g.block},
+          {"device", g.device},
+          {"launches", g.launches},
+          {"executions", g.executions},
+          {"launch_errors", g.launch_errors},
+          {"inside_library", g.inside_library},
+          {"gpu_ns", g.gpu_ns},
+          {"gpu_share", trace_gpu_ns > 0 ? g.gpu_ns / trace_gpu_ns : 0.0},
+          {"mean_ns", mean},
+          {"p50_ns", g.gpu_durations.Quantile(0.50)},
+          {"p95_ns", g.gpu_durations.Quantile(0.95)},
+          {"mean_launch_ns", g.launches ? g.launch_ns / static_cast<double>(g.launches) : 0.0},
+          {"family", g.family},
+          {"functor", g.functor},
+          {"confidence", std::string(analyzers::ConfidenceName(g.confidence))},
+          {"path", std::string(analyzers::ComputePathName(g.path))},
+          {"timed", FiguresJson(g.timed)},
+          {"all", FiguresJson(g.all)},
+          {"placement", PlacementJson(g.placement)},
+          {"counters", CrossCheck(g)}};
+}
+
+json LibraryJson(const analyzers::LibraryGroup& g) {
+  const trace::LibraryCallRecord& s = g.shape;
+  json findings = json::array();
+  for (const auto& f : g.findings) {
+    findings.push_back({{"kind", std::string(analyzers::GemmFindingKindName(f.kind))},
+                        {"severity", std::string(analyzers::FindingSeverityName(f.severity))},
+                        {"sentence", f.sentence},
+                        {"lost_fraction", Opt(f.lost_fraction)},
+                        {"lost_ns", Opt(f.lost_ns)}});
+  }
+  return {{"routine", g.routine},
+          {"family",
+           std::string(analyzers::BlasRoutineName(analyzers::BlasRoutineFromId(g.routine_id)))},
+          {"m", s.m},
+          {"n", s.n},
+          {"k", s.k},
+          {"batch", s.batch},
+          {"types",
+           {std::string(analyzers::DataTypeName(s.type_a)),
+            std::string(analyzers::DataTypeName(s.type_b)),
+            std::string(analyzers::DataTypeName(s.type_c)),
+            std::string(analyzers::DataTypeName(s.type_d))}},
+          {"compute_type", std::string(analyzers::ComputeTypeName(s.compute_type))},
+          {"trans_a", s.trans_a},
+          {"trans_b", s.trans_b},
+          {"epilogue", std::string(analyzers::EpilogueName(s.epilogue))},
+          {"device", g.device},
+          {"calls", g.calls},
+          {"failed_calls", g.failed_calls},
+          {"cpu_ns", g.cpu_ns},
+          {"kernels", g.kernels},
+          {"gpu_ns", g.gpu_ns},
+          {"flops", g.flops},
+          {"epilogue_flops", g.epilogue_flops},
+          {"bytes", g.bytes},
+          {"source", SourceName(g.source)},
+          {"path", std::string(analyzers::ComputePathName(g.path))},
+          {"timed_flops", g.timed_flops},
+          {"timed_bytes", g.timed_bytes},
+          {"placement", PlacementJson(g.placement)},
+          {"diagnostics", findings}};
+}
+
+std::string CopyKindName(trace::CopyKind k) {
+  switch (k) {
+    case trace::CopyKind::kHostToDevice:
+      return "HtoD";
+    case trace::CopyKind::kDeviceToHost:
+      return "DtoH";
+    case trace::CopyKind::kDeviceToDevice:
+      return "DtoD";
+    case trace::CopyKind::kHostToHost:
+      return "HtoH";
+    case trace::CopyKind::kPeer:
+      return "peer";
+    case trace::CopyKind::kDefault:
+      return "default";
+    case trace::CopyKind::kUnknown:
+      break;
+  }
+  return "unknown";
+}
+
+std::string MemoryKindName(trace::MemoryKind k) {
+  switch (k) {
+    case trace::MemoryKind::kPageable:
+      return "pageable";
+    case trace::MemoryKind::kPinned:
+      return "pinned";
+    case trace::MemoryKind::kDevice:
+      return "device";
+    case trace::MemoryKind::kArray:
+      return "array";
+    case trace::MemoryKind::kManaged:
+      return "managed";
+    case trace::MemoryKind::kUnknown:
+      break;
+  }
+  return "unknown";
+}
+
+json CopyJson(const analyzers::CopyGroup& c) {
+  return {{"source", c.from_gpu ? "gpu" : "api"},
+          {"operation", c.is_set ? "memset" : "memcpy"},
+          {"direction", CopyKindName(c.kind)},
+          {"src_memory", MemoryKindName(c.src)},
+          {"dst_memory", MemoryKindName(c.dst)},
+          {"count", c.count},
+          {"bytes", c.bytes},
+          {"ns", c.ns},
+          {"bytes_per_s", c.ns > 0 ? c.bytes / c.ns * 1e9 : 0.0},
+          {"device", c.device}};
+}
+
+json RoofsJson(const analyzers::DeviceRoofs& r) {
+  json paths = json::object();
+  for (int p = 1; p < analyzers::kComputePathCount; ++p) {
+    const analyzers::Roof& roof = r.flops[p];
+    if (!roof.Available()) continue;
+    paths[std::string(analyzers::ComputePathName(static_cast<ComputePath>(p)))] = {
+        {"nominal", roof.nominal},
+        {"nominal_source", std::string(analyzers::RoofSourceName(roof.nominal_source))},
+        {"measured", roof.measured}};
+  }
+  json memory = json::object();
+  for (size_t l = 0; l < analyzers::kMemoryLevelCount; ++l) {
+    const analyzers::Roof& roof = r.bandwidth[l];
+    if (!roof.Available()) continue;
+    memory[std::string(analyzers::MemoryLevelName(static_cast<analyzers::MemoryLevel>(l)))] = {
+        {"nominal", roof.nominal},
+        {"nominal_source", std::string(analyzers::RoofSourceName(roof.nominal_source))},
+        {"measured", roof.measured}};
+  }
+  return {{"name", r.name}, {"table_key", r.table_key}, {"sm_count", r.sm_count},
+          {"flops", paths}, {"bandwidth", memory},      {"notes", r.notes}};
+}
+
+json DeviceJson(const TraceReport& t, const analyzers::DeviceActivity& d) {
+  json j;
+  j["device"] = d.device;
+  if (const auto p = t.devices.find(d.device); p != t.devices.end()) {
+    j["properties"] = gpuroof::DevicePropertiesToJson(p->second);
+  }
+  if (const auto r = t.roofs.find(d.device); r != t.roofs.end()) j["roofs"] = RoofsJson(r->second);
+  const double active = d.last_ns > d.first_ns ? static_cast<double>(d.last_ns - d.first_ns) : 0;
+  j["active_ns"] = active;
+  j["kernel_ns"] = d.kernel_ns;
+  j["copy_ns"] = d.copy_ns;
+  j["kernels"] = d.kernels;
+  j["gpu_ns_by_source"] = {{"analytic", d.kernel_ns_by_source[1]},
+                           {"catalog", d.kernel_ns_by_source[2]},
+                           {"counters", d.kernel_ns_by_source[3]},
+                           {"unknown", d.kernel_ns_by_source[0]}};
+  j["analytic_flops"] = d.analytic_flops;
+  j["catalog_flops"] = d.catalog_flops;
+  j["counter_flops"] = d.counter_flops;
+  if (d.utilization) {
+    const auto& u = *d.utilization;
+    j["utilization"] = {
+        {"path", std::string(analyzers::ComputePathName(u.roof_path))},
+        {"nominal_peak", u.nominal_peak},
+        {"nominal_source", std::string(analyzers::RoofSourceName(u.nominal_source))},
+        {"measured_peak", u.measured_peak},
+        {"mfu", Opt(u.mfu)},
+        {"hfu", Opt(u.hfu)},
+        {"mfu_measured", Opt(u.mfu_measured)},
+        {"hfu_measured", Opt(u.hfu_measured)}};
+  } else {
+    j["utilization"] = nullptr;
+  }
+  return j;
+}
+
+json TraceJson(const TraceReport& t) {
+  json j;
   j["path"] = t.path;
   j["read"] = {{"status", std::string(trace::ReadStatusName(t.read.status))},
                {"message", t.read.message},
@@ -26,18 +283,18 @@ nlohmann::json TraceJson(const TraceReport& t) {
                   {"start_monotonic_ns", h.start_monotonic_ns},
                   {"format_version", h.format_version}};
   j["span_ns"] = t.duration_ns();
-  nlohmann::json counts = nlohmann::json::object();
+  json counts = json::object();
   for (int type = 0; type < 256; ++type) {
     if (t.summary.record_counts[type] == 0) continue;
     counts[std::string(trace::RecordTypeName(static_cast<trace::RecordType>(type)))] =
         t.summary.record_counts[type];
   }
   j["records"] = counts;
-  nlohmann::json lost = nlohmann::json::object();
+  json lost = json::object();
   for (const auto& [source, count] : t.summary.lost) lost[LossSourceName(source)] = count;
   j["lost"] = lost;
   j["lost_total"] = t.summary.TotalLost();
-  nlohmann::json warnings = nlohmann::json::array();
+  json warnings = json::array();
   for (const auto& w : t.summary.warnings) {
     warnings.push_back(
         {{"code", WarningCodeName(w.code)}, {"time_ns", w.time_ns}, {"message", w.message}});
@@ -53,32 +310,61 @@ nlohmann::json TraceJson(const TraceReport& t) {
   } else {
     j["end"] = nullptr;
   }
-  nlohmann::json threads = nlohmann::json::object();
+  json threads = json::object();
   for (const auto& [tid, name] : t.summary.thread_names) threads[std::to_string(tid)] = name;
   j["threads"] = threads;
   j["metadata"] = t.metadata;
+
+  // The analysis.
+  const analyzers::RunAnalysis& run = t.run;
+  double gpu_ns = 0;
+  for (const auto& g : run.kernels) gpu_ns += g.gpu_ns;
+  j["gpu_timing"] = run.gpu_timing;
+  j["launches"] = run.launches;
+  j["gpu_kernel_records"] = run.gpu_kernel_records;
+  j["unmatched_launches"] = run.unmatched_launches;
+  j["unmatched_gpu_records"] = run.unmatched_gpu_records;
+  json devices = json::array();
+  for (const auto& d : run.devices) devices.push_back(DeviceJson(t, d));
+  j["devices"] = devices;
+  json kernels = json::array();
+  for (const auto& g : run.kernels) kernels.push_back(KernelJson(g, gpu_ns));
+  j["kernels"] = kernels;
+  json libraries = json::array();
+  for (const auto& g : run.libraries) libraries.push_back(LibraryJson(g));
+  j["library_calls"] = libraries;
+  json copies = json::array();
+  for (const auto& c : run.copies) copies.push_back(CopyJson(c));
+  j["copies"] = copies;
   return j;
 }
 
 }  // namespace
 
 nlohmann::json BuildJsonReport(const std::vector<TraceReport>& traces) {
-  nlohmann::json doc;
+  json doc;
   doc["schema"] = "flopspy-report";
   doc["schema_version"] = kReportJsonSchemaVersion;
   doc["flopspy_version"] = FLOPSPY_VERSION;
-  nlohmann::json list = nlohmann::json::array();
-  uint64_t events = 0, lost = 0;
+  json list = json::array();
+  uint64_t events = 0, lost = 0, launches = 0;
+  double gpu_ns = 0, flops = 0;
   size_t readable = 0;
   for (const auto& t : traces) {
     list.push_back(TraceJson(t));
     events += t.summary.EventCount();
     lost += t.summary.TotalLost();
     readable += t.usable() ? 1 : 0;
+    launches += t.run.launches;
+    for (const auto& g : t.run.kernels) {
+      gpu_ns += g.gpu_ns;
+      if (g.timed.flops_source != trace::FigureSource::kUnknown) flops += g.timed.flops;
+    }
   }
   doc["traces"] = list;
   doc["totals"] = {
-      {"traces", traces.size()}, {"readable", readable}, {"events", events}, {"lost", lost}};
+      {"traces", traces.size()}, {"readable", readable},    {"events", events},     {"lost", lost},
+      {"launches", launches},    {"kernel_gpu_ns", gpu_ns}, {"kernel_flops", flops}};
   return doc;
 }
 

@@ -8,7 +8,7 @@
 
 namespace flopspy::tools {
 
-inline constexpr int kReportJsonSchemaVersion = 1;
+inline constexpr int kReportJsonSchemaVersion = 2;
 
 nlohmann::json BuildJsonReport(const std::vector<TraceReport>& traces);
 

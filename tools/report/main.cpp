@@ -2,6 +2,7 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 
@@ -25,6 +26,10 @@ int Main(int argc, char** argv) {
   app.add_flag("--json", json, "print one JSON document (docs/report-json.md) instead of text");
   app.add_option("--chrome", chrome_path,
                  "also write a Chrome/Perfetto trace (open it in ui.perfetto.dev)");
+  std::string ceilings_path;
+  app.add_option("--ceilings", ceilings_path,
+                 "measured GPU ceilings (JSON of flopspy ceilings --gpu; default: "
+                 "$FLOPSPY_CEILINGS or ~/.cache/flopspy/gpu-ceilings.json when present)");
   app.add_option("--color", color, "colour in the text report")
       ->check(CLI::IsMember({"auto", "always", "never"}));
   app.set_version_flag("--version", std::string("flopspy-report ") + FLOPSPY_VERSION);
@@ -33,12 +38,23 @@ int Main(int argc, char** argv) {
   const TraceInputs inputs = ExpandTraceArguments(arguments);
   for (const auto& error : inputs.errors) std::cerr << "flopspy-report: " << error << "\n";
 
-  std::vector<TraceReport> traces;
-  traces.reserve(inputs.files.size());
+  ReportOptions options;
+  if (ceilings_path.empty()) ceilings_path = DefaultCeilingsPath();
+  if (!ceilings_path.empty() && std::filesystem::exists(ceilings_path)) {
+    gpuroof::CeilingsLoad load = gpuroof::LoadCeilingsFile(ceilings_path);
+    if (load.file) {
+      options.ceilings = std::move(load.file);
+    } else {
+      std::cerr << "flopspy-report: ignoring measured ceilings in " << ceilings_path << ": "
+                << load.error << "; using datasheet roofs\n";
+    }
+    for (const auto& w : load.warnings)
+      std::cerr << "flopspy-report: " << ceilings_path << ": " << w << "\n";
+  }
+  std::vector<TraceReport> traces = AnalyzeTraces(inputs.files, options);
   size_t usable = 0;
-  for (const auto& path : inputs.files) {
-    traces.push_back(SummarizeTrace(path));
-    const TraceReport& t = traces.back();
+  for (const TraceReport& t : traces) {
+    const std::string& path = t.path;
     if (t.usable()) ++usable;
     if (t.read.status != trace::ReadStatus::kOk) {
       std::cerr << "flopspy-report: " << path << ": " << t.read.message
@@ -52,9 +68,9 @@ int Main(int argc, char** argv) {
   if (json) {
     std::cout << BuildJsonReport(traces).dump(2) << "\n";
   } else {
-    TextOptions options;
-    options.color = color == "always" || (color == "auto" && isatty(STDOUT_FILENO));
-    WriteTextReport(traces, options, std::cout);
+    TextOptions text_options;
+    text_options.color = color == "always" || (color == "auto" && isatty(STDOUT_FILENO));
+    WriteTextReport(traces, text_options, std::cout);
   }
   if (!chrome_path.empty()) {
     std::ofstream out(chrome_path, std::ios::trunc);

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "report/format.h"
+#include "report/text_sections.h"
 
 namespace flopspy::tools {
 namespace {
@@ -97,6 +98,7 @@ void WriteOne(const TraceReport& t, const Style& style, std::ostream& out) {
     fmt::print(out, "  gaps      {}\n",
                style.Warn(fmt::format("{} chunks missing (failed writes)", t.read.sequence_gaps)));
   }
+  WriteAnalysisSections(t, out);
   for (const auto& w : t.summary.warnings) {
     fmt::print(out, "  warning   {}\n", style.Warn(w.message));
   }

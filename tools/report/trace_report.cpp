@@ -1,5 +1,12 @@
 #include "report/trace_report.h"
 
+#include <atomic>
+#include <cstdlib>
+#include <thread>
+
+#include "flopspy/gpu_roofline/device_properties_json.h"
+#include "flopspy/gpu_roofline/device_table.h"
+
 namespace flopspy::tools {
 
 uint64_t TraceReport::duration_ns() const {
@@ -57,8 +64,47 @@ std::string WarningCodeName(trace::WarningCode code) {
   return "unknown";
 }
 
-TraceReport SummarizeTrace(const std::string& path,
-                           const std::function<void(uint64_t, uint64_t)>& progress) {
+std::string DefaultCeilingsPath() {
+  if (const char* explicit_path = std::getenv("FLOPSPY_CEILINGS")) return explicit_path;
+  std::string base;
+  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg) {
+    base = xdg;
+  } else if (const char* home = std::getenv("HOME"); home && *home) {
+    base = std::string(home) + "/.cache";
+  } else {
+    return "";
+  }
+  return base + "/flopspy/gpu-ceilings.json";
+}
+
+namespace {
+
+// The devices of a trace's metadata, and their roofs: the table's (or computed) figures, with
+// measured ceilings of the same GPU merged in when there are any.
+void ResolveDevices(TraceReport& report, const ReportOptions& options) {
+  const auto devices = report.metadata.find("devices");
+  if (devices == report.metadata.end() || !devices->is_array()) return;
+  int32_t index = 0;
+  for (const auto& entry : *devices) {
+    const gpuroof::DeviceProperties props = gpuroof::DevicePropertiesFromJson(entry);
+    analyzers::DeviceRoofs roofs = gpuroof::RoofsForDevice(props);
+    if (options.ceilings && !props.uuid.empty()) {
+      const gpuroof::MeasuredCeilings* measured =
+          gpuroof::FindCeilings(*options.ceilings, props.uuid, props.driver_version);
+      if (measured == nullptr)
+        measured = gpuroof::FindCeilingsAnyDriver(*options.ceilings, props.uuid);
+      if (measured != nullptr) gpuroof::MergeMeasuredCeilings(roofs, *measured);
+    }
+    report.devices[index] = props;
+    report.roofs[index] = std::move(roofs);
+    ++index;
+  }
+}
+
+}  // namespace
+
+TraceReport AnalyzeTrace(const std::string& path, const ReportOptions& options,
+                         const std::function<void(uint64_t, uint64_t)>& progress) {
   TraceReport report;
   report.path = path;
   trace::TraceReader reader = trace::TraceReader::OpenFile(path);
@@ -70,10 +116,14 @@ TraceReport SummarizeTrace(const std::string& path,
   report.header = reader.header();
   report.host = std::string(reader.host());
   analyzers::TraceSummarizer summarizer;
+  analyzers::RunAnalyzer run;
   const analyzers::StringLookup strings = [&reader](uint32_t id) { return reader.String(id); };
   const uint64_t size = reader.header_status().file_size;
   report.read = reader.ForEachRecord(
-      [&](const trace::RecordView& record) { summarizer.Add(record, strings); },
+      [&](const trace::RecordView& record) {
+        summarizer.Add(record, strings);
+        run.Add(record, strings);
+      },
       progress ? std::function<void(uint64_t)>([&](uint64_t done) { progress(done, size); })
                : nullptr);
   report.summary = summarizer.Take();
@@ -81,7 +131,27 @@ TraceReport SummarizeTrace(const std::string& path,
     const nlohmann::json block = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
     if (block.is_object()) report.metadata.merge_patch(block);
   }
+  ResolveDevices(report, options);
+  report.run = run.Finish(report.roofs, options.thresholds);
   return report;
+}
+
+std::vector<TraceReport> AnalyzeTraces(const std::vector<std::string>& paths,
+                                       const ReportOptions& options) {
+  std::vector<TraceReport> reports(paths.size());
+  const size_t workers =
+      std::max<size_t>(1, std::min<size_t>(paths.size(), std::thread::hardware_concurrency()));
+  std::atomic<size_t> next{0};
+  std::vector<std::thread> pool;
+  for (size_t w = 0; w < workers; ++w) {
+    pool.emplace_back([&] {
+      for (size_t i = next++; i < paths.size(); i = next++) {
+        reports[i] = AnalyzeTrace(paths[i], options);
+      }
+    });
+  }
+  for (auto& t : pool) t.join();
+  return reports;
 }
 
 }  // namespace flopspy::tools

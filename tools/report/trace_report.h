@@ -3,10 +3,17 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
+#include <vector>
 
+#include "flopspy/analyzers/roofline.h"
+#include "flopspy/analyzers/run_analysis.h"
 #include "flopspy/analyzers/trace_summary.h"
+#include "flopspy/gpu_roofline/ceilings.h"
+#include "flopspy/gpu_roofline/device_properties.h"
 #include "flopspy/trace/reader.h"
 
 namespace flopspy::tools {
@@ -19,15 +26,34 @@ struct TraceReport {
   trace::ReadSummary read;  // how reading went (status, where it stopped, why)
   analyzers::TraceSummary summary;
   nlohmann::json metadata = nlohmann::json::object();  // metadata blocks merged in file order
+  // The GPUs the process used (from its "devices" metadata) and their roofs, by device index.
+  std::map<int32_t, gpuroof::DeviceProperties> devices;
+  std::map<int32_t, analyzers::DeviceRoofs> roofs;
+  analyzers::RunAnalysis run;
 
   bool usable() const { return header_ok && read.records > 0; }
   // Wall time covered by the trace's events, 0 if none.
   uint64_t duration_ns() const;
 };
 
-// Reads a trace completely; `progress` (optional) gets bytes read so far and the file size.
-TraceReport SummarizeTrace(const std::string& path,
-                           const std::function<void(uint64_t, uint64_t)>& progress = nullptr);
+struct ReportOptions {
+  // Measured GPU ceilings (`flopspy ceilings --gpu`); preferred over datasheet roofs when present.
+  std::optional<gpuroof::CeilingsFile> ceilings;
+  analyzers::RegimeThresholds thresholds;
+};
+
+// Where measured ceilings are kept: $FLOPSPY_CEILINGS, else $XDG_CACHE_HOME/flopspy (or
+// ~/.cache/flopspy) /gpu-ceilings.json.
+std::string DefaultCeilingsPath();
+
+// Reads a trace completely, in one pass: its summary, its run analysis, its devices' roofs.
+// `progress` (optional) gets bytes read so far and the file size.
+TraceReport AnalyzeTrace(const std::string& path, const ReportOptions& options = {},
+                         const std::function<void(uint64_t, uint64_t)>& progress = nullptr);
+
+// Several traces, read in parallel (one thread per core, never more than the files).
+std::vector<TraceReport> AnalyzeTraces(const std::vector<std::string>& paths,
+                                       const ReportOptions& options = {});
 
 // Plain-language names used by every output.
 std::string EndReasonName(trace::EndReason reason);

@@ -1,0 +1,67 @@
+#include "report/text_table.h"
+
+#include <algorithm>
+
+namespace flopspy::tools {
+namespace {
+
+// Display width of UTF-8 text: continuation bytes do not count.
+size_t DisplayWidth(const std::string& s) {
+  return static_cast<size_t>(
+      std::count_if(s.begin(), s.end(), [](char c) { return (c & 0xC0) != 0x80; }));
+}
+
+}  // namespace
+
+std::string Truncate(const std::string& text, size_t width) {
+  if (DisplayWidth(text) <= width) return text;
+  if (width <= 3) return text.substr(0, width);
+  std::string out;
+  size_t shown = 0;
+  for (char c : text) {
+    if ((c & 0xC0) != 0x80) {
+      if (shown == width - 3) break;
+      ++shown;
+    }
+    out += c;
+  }
+  return out + "...";
+}
+
+void TextTable::Print(std::ostream& out) const {
+  std::vector<size_t> widths(columns_.size(), 0);
+  for (size_t c = 0; c < columns_.size(); ++c) widths[c] = DisplayWidth(columns_[c].header);
+  for (const auto& row : rows_) {
+    for (size_t c = 0; c < row.size() && c < widths.size(); ++c) {
+      widths[c] = std::max(widths[c], DisplayWidth(row[c]));
+    }
+  }
+  // The last column gets what remains of the line.
+  size_t used = indent_;
+  for (size_t c = 0; c + 1 < widths.size(); ++c) used += widths[c] + 2;
+  if (!widths.empty()) widths.back() = used < width_ ? std::min(widths.back(), width_ - used) : 8;
+
+  const auto print_row = [&](const std::vector<std::string>& cells) {
+    std::string line(indent_, ' ');
+    for (size_t c = 0; c < columns_.size(); ++c) {
+      std::string cell = c < cells.size() ? cells[c] : "";
+      if (c + 1 == columns_.size()) cell = Truncate(cell, widths[c]);
+      const size_t pad = widths[c] > DisplayWidth(cell) ? widths[c] - DisplayWidth(cell) : 0;
+      const bool last = c + 1 == columns_.size();
+      if (columns_[c].align == Align::kRight) {
+        line += std::string(pad, ' ') + cell;
+      } else {
+        line += cell + (last ? "" : std::string(pad, ' '));
+      }
+      if (!last) line += "  ";
+    }
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    out << line << '\n';
+  };
+  std::vector<std::string> header;
+  for (const auto& c : columns_) header.push_back(c.header);
+  print_row(header);
+  for (const auto& row : rows_) print_row(row);
+}
+
+}  // namespace flopspy::tools
