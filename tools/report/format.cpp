@@ -44,4 +44,25 @@ std::string SiValue(double value) {
   return fmt::format("{:.3g} {}", value < 0 ? -v : v, kPrefixes[i]);
 }
 
+std::string Wrap(const std::string& text, size_t width, size_t indent) {
+  std::string out, line;
+  size_t start = 0;
+  const auto flush = [&] {
+    if (!out.empty()) out += "\n" + std::string(indent, ' ');
+    out += line;
+    line.clear();
+  };
+  while (start < text.size()) {
+    size_t end = text.find(' ', start);
+    if (end == std::string::npos) end = text.size();
+    const std::string word = text.substr(start, end - start);
+    const size_t limit = out.empty() ? width : width - indent;
+    if (!line.empty() && line.size() + 1 + word.size() > limit) flush();
+    line += (line.empty() ? "" : " ") + word;
+    start = end + 1;
+  }
+  if (!line.empty()) flush();
+  return out;
+}
+
 }  // namespace flopspy::tools

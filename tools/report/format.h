@@ -1,6 +1,7 @@
 // Number and time formatting shared by the text outputs.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 
@@ -14,5 +15,9 @@ std::string Duration(double ns);
 std::string UtcTime(uint64_t realtime_ns);
 // 1.5e12 -> "1.50 T" (with a unit appended by the caller).
 std::string SiValue(double value);
+
+// Breaks `text` into lines of at most `width` characters; lines after the first start with
+// `indent` spaces.
+std::string Wrap(const std::string& text, size_t width, size_t indent);
 
 }  // namespace flopspy::tools

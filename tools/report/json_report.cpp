@@ -336,6 +336,16 @@ json TraceJson(const TraceReport& t) {
   json copies = json::array();
   for (const auto& c : run.copies) copies.push_back(CopyJson(c));
   j["copies"] = copies;
+  json advice = json::array();
+  for (const auto& a : t.advice) {
+    advice.push_back({{"kind", std::string(analyzers::AdviceKindName(a.kind))},
+                      {"finding", a.finding},
+                      {"action", a.action},
+                      {"gain_ns", Opt(a.gain_ns)},
+                      {"gain_basis", a.gain_basis},
+                      {"share", a.share}});
+  }
+  j["advice"] = advice;
   return j;
 }
 

@@ -245,6 +245,19 @@ void PrintCopies(const TraceReport& t, std::ostream& out) {
   table.Print(out);
 }
 
+void PrintAdvice(const TraceReport& t, std::ostream& out) {
+  if (t.advice.empty()) return;
+  fmt::print(out, "\n  Advice\n");
+  int n = 0;
+  for (const auto& a : t.advice) {
+    std::string text = a.finding + " " + a.action;
+    if (a.gain_ns) {
+      text += " Estimated gain: " + Duration(*a.gain_ns) + " (" + a.gain_basis + ").";
+    }
+    fmt::print(out, "  {:>2}. {}\n", ++n, Wrap(text, 94, 6));
+  }
+}
+
 }  // namespace
 
 void WriteAnalysisSections(const TraceReport& t, std::ostream& out) {
@@ -260,6 +273,7 @@ void WriteAnalysisSections(const TraceReport& t, std::ostream& out) {
   PrintKernels(t, out, 15);
   PrintLibraries(t, out, 10);
   PrintCopies(t, out);
+  PrintAdvice(t, out);
 }
 
 }  // namespace flopspy::tools

@@ -133,6 +133,7 @@ TraceReport AnalyzeTrace(const std::string& path, const ReportOptions& options,
   }
   ResolveDevices(report, options);
   report.run = run.Finish(report.roofs, options.thresholds);
+  report.advice = analyzers::AdviseRun(report.run, report.roofs);
   return report;
 }
 

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "flopspy/analyzers/advice.h"
 #include "flopspy/analyzers/roofline.h"
 #include "flopspy/analyzers/run_analysis.h"
 #include "flopspy/analyzers/trace_summary.h"
@@ -30,6 +31,7 @@ struct TraceReport {
   std::map<int32_t, gpuroof::DeviceProperties> devices;
   std::map<int32_t, analyzers::DeviceRoofs> roofs;
   analyzers::RunAnalysis run;
+  std::vector<analyzers::Advice> advice;
 
   bool usable() const { return header_ok && read.records > 0; }
   // Wall time covered by the trace's events, 0 if none.

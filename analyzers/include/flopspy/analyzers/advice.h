@@ -1,0 +1,40 @@
+// What to do about a run: findings drawn from its analysis, each with the numbers behind it,
+// the action, and where it can be estimated honestly, the time it would save and how that was
+// estimated. Rules are plain functions over RunAnalysis; docs/advice.md lists them.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "flopspy/analyzers/roofline.h"
+#include "flopspy/analyzers/run_analysis.h"
+
+namespace flopspy::analyzers {
+
+enum class AdviceKind {
+  kMemoryBoundExplained,  // several ops cost the same because they move the same bytes
+  kFuseElementwise,       // memory-bound elementwise/reduction kernels take a large share
+  kTensorCores,           // FP32 GEMMs on CUDA cores where the GPU has TF32/BF16 tensor cores
+  kGemmShapes,            // alignment, tile and wave quantization lose GEMM time
+  kPinnedMemory,          // host<->device copies from pageable memory
+  kLaunchBound,           // kernels shorter than their launch: fuse or capture in CUDA graphs
+  kFarFromRoof,           // compute-bound kernels far below their roof
+  kNoGpuTiming,           // GPU times are missing
+};
+std::string_view AdviceKindName(AdviceKind kind);
+
+struct Advice {
+  AdviceKind kind;
+  std::string finding;            // what was seen, with the numbers
+  std::string action;             // what to do
+  std::optional<double> gain_ns;  // estimated GPU time saved
+  std::string gain_basis;         // how gain_ns was estimated ("" when there is none)
+  double share = 0;               // share of the run's kernel GPU time concerned
+};
+
+// Findings for one trace, most valuable (largest estimated gain, then share) first.
+std::vector<Advice> AdviseRun(const RunAnalysis& run, const std::map<int32_t, DeviceRoofs>& roofs);
+
+}  // namespace flopspy::analyzers

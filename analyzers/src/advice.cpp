@@ -1,0 +1,365 @@
+#include "flopspy/analyzers/advice.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <set>
+
+namespace flopspy::analyzers {
+namespace {
+
+// Three significant digits: "1.23", "45.6", "7.89e+03".
+std::string Sig3(double value) {
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "%.3g", value);
+  return buf;
+}
+
+std::string Whole(double value) {
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "%.0f", value);
+  return buf;
+}
+
+// 1.5e9 -> "1.5 G"
+std::string Si(double v) {
+  static const char* const kPrefix[] = {"", "k", "M", "G", "T", "P"};
+  int i = 0;
+  while (std::fabs(v) >= 1000 && i < 5) v /= 1000, ++i;
+  return Sig3(v) + " " + kPrefix[i];
+}
+
+std::string Time(double ns) {
+  if (ns < 1e3) return Whole(ns) + " ns";
+  if (ns < 1e6) return Sig3(ns / 1e3) + " us";
+  if (ns < 1e9) return Sig3(ns / 1e6) + " ms";
+  return Sig3(ns / 1e9) + " s";
+}
+
+std::string Percent(double fraction) {
+  return Whole(100 * fraction) + "%";
+}
+
+bool IsStreamingFamily(const std::string& family) {
+  return family.starts_with("elementwise") || family == "reduce" || family == "copy" ||
+         family == "fill" || family == "softmax" || family == "layer_norm" || family == "index" ||
+         family == "scatter_gather";
+}
+
+double KernelTime(const RunAnalysis& run) {
+  double total = 0;
+  for (const KernelGroup& g : run.kernels) total += g.gpu_ns;
+  return total;
+}
+
+void MemoryBoundExplained(const RunAnalysis& run, double total, std::vector<Advice>& out) {
+  // Memory-bound catalog kernels with different functors, moving about the same bytes per call
+  // and taking about the same time: the seed notes' "why does sin cost as much as mul".
+  struct Entry {
+    const KernelGroup* g;
+    double bytes, ns;
+  };
+  std::vector<Entry> entries;
+  for (const KernelGroup& g : run.kernels) {
+    if (!g.placement || g.placement->regime != Regime::kMemoryBound || g.functor.empty() ||
+        g.executions == 0 || g.timed.launches_with_bytes == 0) {
+      continue;
+    }
+    entries.push_back({&g, g.timed.bytes / static_cast<double>(g.timed.launches_with_bytes),
+                       g.gpu_ns / static_cast<double>(g.executions)});
+  }
+  std::vector<bool> used(entries.size(), false);
+  for (size_t i = 0; i < entries.size(); ++i) {
+    if (used[i]) continue;
+    std::vector<size_t> same = {i};
+    for (size_t j = i + 1; j < entries.size(); ++j) {
+      if (used[j]) continue;
+      const bool bytes_close =
+          std::fabs(entries[j].bytes - entries[i].bytes) <= 0.05 * entries[i].bytes;
+      const bool time_close = std::fabs(entries[j].ns - entries[i].ns) <= 0.15 * entries[i].ns;
+      if (bytes_close && time_close && entries[j].g->functor != entries[i].g->functor) {
+        same.push_back(j);
+      }
+    }
+    std::set<std::string> functors;
+    for (size_t k : same) functors.insert(entries[k].g->functor);
+    if (functors.size() < 2) continue;
+    double ns = 0, max_intensity = 0, bandwidth_pct = 0, group_total = 0;
+    std::string names;
+    for (size_t k : same) {
+      used[k] = true;
+      const KernelGroup& g = *entries[k].g;
+      ns += entries[k].ns;
+      group_total += g.gpu_ns;
+      max_intensity = std::max(max_intensity, g.placement->intensity.value_or(0));
+      bandwidth_pct += g.placement->pct_of_bandwidth.value_or(0);
+    }
+    for (const std::string& f : functors) names += (names.empty() ? "" : ", ") + f;
+    const KernelGroup& first = *entries[i].g;
+    const double mean_ns = ns / static_cast<double>(same.size());
+    Advice a;
+    a.kind = AdviceKind::kMemoryBoundExplained;
+    a.finding = names + " each take about " + Time(mean_ns) + " per call although their " +
+                "arithmetic differs: all are memory bound, each moving " + Si(entries[i].bytes) +
+                "B at about " + Percent(bandwidth_pct / 100.0 / static_cast<double>(same.size())) +
+                " of the DRAM roof (" + Si(first.placement->bandwidth) + "B/s), with at most " +
+                Sig3(max_intensity) + " FLOP per byte against a ridge of " +
+                Sig3(first.placement->ridge.value_or(0)) +
+                " FLOP/B. Their time is the bytes they move, not their arithmetic.";
+    a.action =
+        "Fuse chains of such operations into one pass (torch.compile, or a fused custom kernel) "
+        "so that each tensor is read and written once.";
+    a.share = total > 0 ? group_total / total : 0;
+    out.push_back(std::move(a));
+  }
+}
+
+void FuseElementwise(const RunAnalysis& run, double total, std::vector<Advice>& out) {
+  double ns = 0, bytes = 0, above_roof = 0, pct = 0;
+  uint64_t kernels = 0, launches = 0;
+  for (const KernelGroup& g : run.kernels) {
+    if (!g.placement || g.placement->regime != Regime::kMemoryBound ||
+        !IsStreamingFamily(g.family)) {
+      continue;
+    }
+    ++kernels;
+    launches += g.executions;
+    ns += g.gpu_ns;
+    bytes += g.timed.bytes;
+    pct += g.placement->pct_of_bandwidth.value_or(0) * g.gpu_ns;
+    if (g.placement->roof_time_ns)
+      above_roof += std::max(0.0, g.gpu_ns - *g.placement->roof_time_ns);
+  }
+  if (total <= 0 || ns < 0.05 * total) return;
+  Advice a;
+  a.kind = AdviceKind::kFuseElementwise;
+  a.finding = std::to_string(kernels) + " memory-bound elementwise, reduction and normalisation " +
+              "kernels (" + std::to_string(launches) + " runs) take " + Time(ns) + ", " +
+              Percent(ns / total) + " of the GPU time, moving " + Si(bytes) + "B at " +
+              Whole(pct / ns) + "%" + " of the DRAM roof on average.";
+  a.action =
+      "Fuse them: torch.compile (or torch.jit) merges chains of elementwise ops into single "
+      "kernels that keep intermediate values in registers instead of writing and re-reading "
+      "them.";
+  if (above_roof > 0) {
+    a.gain_ns = above_roof;
+    a.gain_basis =
+        "time above the DRAM bandwidth roof, if each kernel moved its bytes at the roof; "
+        "fusion can save more by not moving intermediate tensors at all";
+  }
+  a.share = ns / total;
+  out.push_back(std::move(a));
+}
+
+void TensorCores(const RunAnalysis& run, const std::map<int32_t, DeviceRoofs>& roofs, double total,
+                 std::vector<Advice>& out) {
+  double ns = 0, gain = 0;
+  uint64_t calls = 0;
+  double ratio = 0;
+  for (const LibraryGroup& g : run.libraries) {
+    if (g.path != ComputePath::kFp32 || !g.placement || g.gpu_ns <= 0) continue;
+    const auto r = roofs.find(g.device);
+    if (r == roofs.end()) continue;
+    const double fp32 = r->second.Flops(ComputePath::kFp32).Value();
+    const double tf32 = r->second.Flops(ComputePath::kTf32Tensor).Value();
+    if (fp32 <= 0 || tf32 <= fp32) continue;
+    ns += g.gpu_ns;
+    calls += g.calls;
+    ratio = tf32 / fp32;
+    // Same share of the roof on the TF32 tensor path: time shrinks by fp32 / tf32, but never
+    // below the time it takes to move its bytes.
+    const double bytes_ns =
+        g.placement->bandwidth > 0 ? g.timed_bytes / g.placement->bandwidth * 1e9 : 0;
+    gain += std::max(0.0, g.gpu_ns - std::max(g.gpu_ns * fp32 / tf32, bytes_ns));
+  }
+  if (ns <= 0) return;
+  Advice a;
+  a.kind = AdviceKind::kTensorCores;
+  a.finding = std::to_string(calls) + " FP32 matrix multiplications take " + Time(ns) +
+              (total > 0 ? " (" + Percent(ns / total) + " of GPU time)" : "") +
+              " on the CUDA cores, while this GPU's TF32 tensor cores are " + Sig3(ratio) +
+              " times faster.";
+  a.action =
+      "Allow TF32 (torch.backends.cuda.matmul.allow_tf32 = True, or "
+      "torch.set_float32_matmul_precision('high')), or compute in bf16 with torch.autocast.";
+  if (gain > 0) {
+    a.gain_ns = gain;
+    a.gain_basis =
+        "the same share of the TF32 tensor roof as now of the FP32 roof, but no less "
+        "time than moving the operands takes";
+  }
+  a.share = total > 0 ? ns / total : 0;
+  out.push_back(std::move(a));
+}
+
+void GemmShapes(const RunAnalysis& run, double total, std::vector<Advice>& out) {
+  double lost = 0, ns = 0;
+  std::vector<std::string> examples;
+  for (const LibraryGroup& g : run.libraries) {
+    double group_lost = 0;
+    for (const GemmFinding& f : g.findings) {
+      if (f.severity == FindingSeverity::kInfo) continue;
+      if (f.lost_fraction && g.gpu_ns > 0)
+        group_lost = std::max(group_lost, *f.lost_fraction * g.gpu_ns);
+      if (examples.size() < 3) examples.push_back(f.sentence);
+    }
+    if (group_lost > 0) {
+      lost += group_lost;
+      ns += g.gpu_ns;
+    }
+  }
+  if (examples.empty()) return;
+  Advice a;
+  a.kind = AdviceKind::kGemmShapes;
+  a.finding = "GEMM shapes fit the hardware badly: ";
+  for (size_t i = 0; i < examples.size(); ++i) a.finding += (i ? " " : "") + examples[i];
+  a.action =
+      "Pad matrix dimensions to multiples of 8 (16-bit types) or 16 (8-bit types), and pick "
+      "sizes whose tile count fills whole waves of the GPU's SMs (e.g. hidden sizes that are "
+      "multiples of 64 or 128).";
+  if (lost > 0) {
+    a.gain_ns = lost;
+    a.gain_basis = "the largest time lost each GEMM shape's diagnostics estimate";
+  }
+  a.share = total > 0 ? ns / total : 0;
+  out.push_back(std::move(a));
+}
+
+void PinnedMemory(const RunAnalysis& run, std::vector<Advice>& out) {
+  double pageable_ns = 0, pageable_bytes = 0, pinned_ns = 0, pinned_bytes = 0;
+  for (const CopyGroup& c : run.copies) {
+    if (!c.from_gpu || c.is_set) continue;
+    if (c.kind != trace::CopyKind::kHostToDevice && c.kind != trace::CopyKind::kDeviceToHost)
+      continue;
+    if (c.src == trace::MemoryKind::kPageable || c.dst == trace::MemoryKind::kPageable) {
+      pageable_ns += c.ns;
+      pageable_bytes += c.bytes;
+    } else if (c.src == trace::MemoryKind::kPinned || c.dst == trace::MemoryKind::kPinned) {
+      pinned_ns += c.ns;
+      pinned_bytes += c.bytes;
+    }
+  }
+  if (pageable_ns <= 0) return;
+  Advice a;
+  a.kind = AdviceKind::kPinnedMemory;
+  a.finding = "Host-device copies from pageable memory take " + Time(pageable_ns) + " for " +
+              Si(pageable_bytes) + "B (" + Si(pageable_bytes / pageable_ns * 1e9) + "B/s); " +
+              "the driver stages them through a pinned buffer and they cannot overlap compute.";
+  a.action =
+      "Use pinned host memory: DataLoader(pin_memory=True) or tensor.pin_memory(), then "
+      ".to(device, non_blocking=True); in CUDA, cudaHostAlloc or cudaHostRegister.";
+  if (pinned_ns > 0 && pinned_bytes > 0) {
+    const double pinned_rate = pinned_bytes / pinned_ns;
+    const double gain = pageable_ns - pageable_bytes / pinned_rate;
+    if (gain > 0) {
+      a.gain_ns = gain;
+      a.gain_basis = "the pageable bytes moved at the pinned copies' measured rate in this run (" +
+                     Si(pinned_rate * 1e9) + "B/s)";
+    }
+  }
+  out.push_back(std::move(a));
+}
+
+void LaunchBound(const RunAnalysis& run, double total, std::vector<Advice>& out) {
+  uint64_t kernels = 0, runs = 0;
+  double gpu_ns = 0, launch_ns = 0;
+  for (const KernelGroup& g : run.kernels) {
+    if (!g.placement || g.placement->regime != Regime::kOverheadBound || g.launches == 0) continue;
+    ++kernels;
+    runs += g.executions;
+    gpu_ns += g.gpu_ns;
+    launch_ns += g.launch_ns;
+  }
+  if (kernels == 0 || runs < 100) return;
+  Advice a;
+  a.kind = AdviceKind::kLaunchBound;
+  a.finding = std::to_string(runs) + " runs of " + std::to_string(kernels) +
+              " kernels are shorter than it takes to launch them: " +
+              Time(gpu_ns / static_cast<double>(runs)) + " on the GPU against " +
+              Time(launch_ns / static_cast<double>(runs)) + " of CPU per launch.";
+  a.action =
+      "Launch fewer, larger kernels: capture the loop in a CUDA graph (torch.cuda.CUDAGraph, "
+      "torch.compile(mode='reduce-overhead')) or fuse the small kernels; batch more work per "
+      "step.";
+  a.share = total > 0 ? gpu_ns / total : 0;
+  out.push_back(std::move(a));
+}
+
+void FarFromRoof(const RunAnalysis& run, double total, std::vector<Advice>& out) {
+  for (const KernelGroup& g : run.kernels) {
+    if (!g.placement || g.placement->regime != Regime::kComputeBound ||
+        g.placement->proximity != RoofProximity::kFar || total <= 0 || g.gpu_ns < 0.05 * total) {
+      continue;
+    }
+    Advice a;
+    a.kind = AdviceKind::kFarFromRoof;
+    a.finding = (g.name.empty() ? std::string("a kernel") : g.name) + " is compute bound but " +
+                "reaches " + Whole(g.placement->pct_of_attainable.value_or(0)) + "%" + " of its " +
+                std::string(ComputePathName(g.placement->roof_path)) + " roof over " +
+                Time(g.gpu_ns) + " (" + Percent(g.gpu_ns / total) + " of GPU time).";
+    a.action =
+        "Look at occupancy, tile sizes and instruction mix with Nsight Compute "
+        "(ncu -k regex:<name>), or use a library kernel for the operation.";
+    if (g.placement->roof_time_ns) {
+      a.gain_ns = std::max(0.0, g.gpu_ns - *g.placement->roof_time_ns);
+      a.gain_basis = "time above the roof: the most that reaching the roof could save";
+    }
+    a.share = g.gpu_ns / total;
+    out.push_back(std::move(a));
+  }
+}
+
+}  // namespace
+
+std::string_view AdviceKindName(AdviceKind kind) {
+  switch (kind) {
+    case AdviceKind::kMemoryBoundExplained:
+      return "memory_bound_explained";
+    case AdviceKind::kFuseElementwise:
+      return "fuse_elementwise";
+    case AdviceKind::kTensorCores:
+      return "tensor_cores";
+    case AdviceKind::kGemmShapes:
+      return "gemm_shapes";
+    case AdviceKind::kPinnedMemory:
+      return "pinned_memory";
+    case AdviceKind::kLaunchBound:
+      return "launch_bound";
+    case AdviceKind::kFarFromRoof:
+      return "far_from_roof";
+    case AdviceKind::kNoGpuTiming:
+      return "no_gpu_timing";
+  }
+  return "unknown";
+}
+
+std::vector<Advice> AdviseRun(const RunAnalysis& run, const std::map<int32_t, DeviceRoofs>& roofs) {
+  std::vector<Advice> out;
+  const double total = KernelTime(run);
+  if (run.launches > 0 && !run.gpu_timing) {
+    Advice a;
+    a.kind = AdviceKind::kNoGpuTiming;
+    a.finding = std::to_string(run.launches) +
+                " kernel launches were recorded but no GPU times: CUPTI was off or unavailable "
+                "(the warnings say why), so no kernel can be placed on a roofline.";
+    a.action =
+        "Run `flopspy info` to see whether CUPTI and the driver are available, and make sure no "
+        "other profiler (nsys, ncu, another CUPTI user) holds CUPTI during the run.";
+    out.push_back(std::move(a));
+  }
+  MemoryBoundExplained(run, total, out);
+  FuseElementwise(run, total, out);
+  TensorCores(run, roofs, total, out);
+  GemmShapes(run, total, out);
+  PinnedMemory(run, out);
+  LaunchBound(run, total, out);
+  FarFromRoof(run, total, out);
+  std::stable_sort(out.begin(), out.end(), [](const Advice& a, const Advice& b) {
+    const double ga = a.gain_ns.value_or(0), gb = b.gain_ns.value_or(0);
+    if (ga != gb) return ga > gb;
+    return a.share > b.share;
+  });
+  return out;
+}
+
+}  // namespace flopspy::analyzers

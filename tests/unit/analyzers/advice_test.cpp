@@ -1,0 +1,160 @@
+// Advice rules against hand-built analyses; each expected gain is worked out in a comment.
+#include "flopspy/analyzers/advice.h"
+
+#include <gtest/gtest.h>
+
+namespace flopspy::analyzers {
+namespace {
+
+// 10 TFLOP/s FP32, 80 TFLOP/s TF32 tensor, 1 TB/s DRAM.
+DeviceRoofs Roofs() {
+  DeviceRoofs r;
+  r.flops[static_cast<size_t>(ComputePath::kFp32)] = {10e12, RoofSource::kDatasheet, 0};
+  r.flops[static_cast<size_t>(ComputePath::kTf32Tensor)] = {80e12, RoofSource::kDatasheet, 0};
+  r.bandwidth[static_cast<size_t>(MemoryLevel::kDram)] = {1e12, RoofSource::kDatasheet, 0};
+  return r;
+}
+
+KernelGroup MemoryKernel(const std::string& functor, double gpu_ns, double bytes) {
+  KernelGroup g;
+  g.name = "void at::native::vectorized_elementwise_kernel<" + functor + ">(int)";
+  g.functor = functor;
+  g.family = "elementwise_vectorized";
+  g.device = 0;
+  g.executions = 1;
+  g.launches = 1;
+  g.gpu_ns = gpu_ns;
+  g.timed.bytes = bytes;
+  g.timed.bytes_source = trace::FigureSource::kCatalog;
+  g.timed.launches_with_bytes = 1;
+  WorkSample w;
+  w.flops = bytes / 8;  // 1 FLOP per 8 bytes (a float in, a float out)
+  w.bytes = bytes;
+  w.path = ComputePath::kFp32;
+  w.gpu_time_ns = gpu_ns;
+  w.mean_launch_ns = 1000;
+  g.placement = PlaceOnRoofline(Roofs(), w);
+  return g;
+}
+
+const Advice* Find(const std::vector<Advice>& list, AdviceKind kind) {
+  for (const auto& a : list) {
+    if (a.kind == kind) return &a;
+  }
+  return nullptr;
+}
+
+TEST(Advice, ExplainsWhySinCostsAsMuchAsMul) {
+  RunAnalysis run;
+  run.gpu_timing = true;
+  run.launches = 2;
+  // Both move 512 MB; at 1 TB/s the roof time is 0.512 ms; both take ~0.6 ms.
+  run.kernels.push_back(MemoryKernel("sin", 600'000, 512e6));
+  run.kernels.push_back(MemoryKernel("mul", 620'000, 512e6));
+  const auto advice = AdviseRun(run, {{0, Roofs()}});
+  const Advice* a = Find(advice, AdviceKind::kMemoryBoundExplained);
+  ASSERT_NE(a, nullptr);
+  EXPECT_NE(a->finding.find("mul, sin"), std::string::npos) << a->finding;
+  EXPECT_NE(a->finding.find("512 MB"), std::string::npos) << a->finding;
+  EXPECT_NE(a->finding.find("memory bound"), std::string::npos);
+}
+
+TEST(Advice, FusionGainIsTheTimeAboveTheBandwidthRoof) {
+  RunAnalysis run;
+  run.gpu_timing = true;
+  run.kernels.push_back(MemoryKernel("sin", 600'000, 512e6));
+  run.kernels.push_back(MemoryKernel("mul", 620'000, 512e6));
+  const auto advice = AdviseRun(run, {{0, Roofs()}});
+  const Advice* a = Find(advice, AdviceKind::kFuseElementwise);
+  ASSERT_NE(a, nullptr);
+  // Roof time 512e6 B / 1e12 B/s = 512 us each: (600 - 512) + (620 - 512) = 196 us above it.
+  ASSERT_TRUE(a->gain_ns.has_value());
+  EXPECT_NEAR(*a->gain_ns, 196'000, 1);
+  EXPECT_DOUBLE_EQ(a->share, 1.0);
+}
+
+TEST(Advice, Fp32GemmsCouldUseTensorCores) {
+  RunAnalysis run;
+  run.gpu_timing = true;
+  LibraryGroup g;
+  g.routine = "cublasSgemm_v2";
+  g.path = ComputePath::kFp32;
+  g.device = 0;
+  g.calls = 10;
+  g.gpu_ns = 8e6;  // 8 ms
+  g.timed_flops = 40e9;
+  g.timed_bytes = 100e6;
+  WorkSample w;
+  w.flops = g.timed_flops;
+  w.bytes = g.timed_bytes;
+  w.path = ComputePath::kFp32;
+  w.gpu_time_ns = g.gpu_ns;
+  g.placement = PlaceOnRoofline(Roofs(), w);
+  run.libraries.push_back(g);
+  const auto advice = AdviseRun(run, {{0, Roofs()}});
+  const Advice* a = Find(advice, AdviceKind::kTensorCores);
+  ASSERT_NE(a, nullptr);
+  // 8 ms x 10/80 = 1 ms at the same efficiency; moving 100 MB takes 0.1 ms: gain 7 ms.
+  ASSERT_TRUE(a->gain_ns.has_value());
+  EXPECT_NEAR(*a->gain_ns, 7e6, 1);
+  EXPECT_NE(a->finding.find("8 times faster"), std::string::npos) << a->finding;
+}
+
+TEST(Advice, PageableCopiesMeasuredAgainstPinnedOnes) {
+  RunAnalysis run;
+  run.gpu_timing = true;
+  CopyGroup pageable;
+  pageable.from_gpu = true;
+  pageable.kind = trace::CopyKind::kHostToDevice;
+  pageable.src = trace::MemoryKind::kPageable;
+  pageable.dst = trace::MemoryKind::kDevice;
+  pageable.bytes = 1e9;
+  pageable.ns = 200e6;  // 5 GB/s
+  CopyGroup pinned = pageable;
+  pinned.src = trace::MemoryKind::kPinned;
+  pinned.bytes = 1e9;
+  pinned.ns = 50e6;  // 20 GB/s
+  run.copies = {pageable, pinned};
+  const auto advice = AdviseRun(run, {});
+  const Advice* a = Find(advice, AdviceKind::kPinnedMemory);
+  ASSERT_NE(a, nullptr);
+  // 1 GB at 20 GB/s = 50 ms instead of 200 ms: 150 ms saved.
+  ASSERT_TRUE(a->gain_ns.has_value());
+  EXPECT_NEAR(*a->gain_ns, 150e6, 1);
+}
+
+TEST(Advice, SaysWhenGpuTimesAreMissing) {
+  RunAnalysis run;
+  run.launches = 42;
+  run.gpu_timing = false;
+  const auto advice = AdviseRun(run, {});
+  ASSERT_FALSE(advice.empty());
+  EXPECT_EQ(advice[0].kind, AdviceKind::kNoGpuTiming);
+  EXPECT_NE(advice[0].finding.find("42 kernel launches"), std::string::npos);
+}
+
+TEST(Advice, NothingToSayAboutAnEmptyRun) {
+  EXPECT_TRUE(AdviseRun(RunAnalysis{}, {}).empty());
+}
+
+TEST(Advice, LargestGainFirst) {
+  RunAnalysis run;
+  run.gpu_timing = true;
+  run.kernels.push_back(MemoryKernel("sin", 600'000, 512e6));
+  CopyGroup pageable;
+  pageable.from_gpu = true;
+  pageable.kind = trace::CopyKind::kHostToDevice;
+  pageable.src = trace::MemoryKind::kPageable;
+  pageable.bytes = 1e9;
+  pageable.ns = 200e6;
+  CopyGroup pinned = pageable;
+  pinned.src = trace::MemoryKind::kPinned;
+  pinned.ns = 50e6;
+  run.copies = {pageable, pinned};
+  const auto advice = AdviseRun(run, {{0, Roofs()}});
+  ASSERT_GE(advice.size(), 2u);
+  EXPECT_EQ(advice[0].kind, AdviceKind::kPinnedMemory);  // 150 ms beats 88 us
+}
+
+}  // namespace
+}  // namespace flopspy::analyzers
