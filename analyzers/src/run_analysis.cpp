@@ -88,6 +88,78 @@ const RunAnalyzer::FunctionFacts* RunAnalyzer::FactsFor(uint32_t signature) cons
   return nullptr;
 }
 
+std::optional<Placement> PlaceKernelGroup(const KernelGroup& g, const DeviceRoofs& roofs,
+                                          const RegimeThresholds& thresholds) {
+  if (g.executions == 0) return std::nullopt;
+  WorkSample work;
+  if (Known(g.timed.flops_source)) work.flops = g.timed.flops;
+  if (Known(g.timed.bytes_source)) work.bytes = g.timed.bytes;
+  work.path = g.path;
+  work.gpu_time_ns = g.gpu_ns;
+  work.calls = g.executions;
+  // A kernel launched inside a cuBLAS call is fed by the call, not by a launch of its own.
+  if (g.launches > 0 && !g.inside_library) work.mean_launch_ns = g.launch_ns / g.launches;
+  return PlaceOnRoofline(roofs, work, thresholds);
+}
+
+std::optional<Placement> PlaceLibraryGroup(const LibraryGroup& g, const DeviceRoofs& roofs,
+                                           const RegimeThresholds& thresholds) {
+  if (g.gpu_ns <= 0 || g.calls == 0) return std::nullopt;
+  WorkSample work;
+  if (Known(g.source)) {
+    work.flops = g.timed_flops;
+    work.bytes = g.timed_bytes;
+  }
+  work.path = g.path;
+  work.gpu_time_ns = g.gpu_ns;
+  work.calls = g.calls;
+  work.mean_launch_ns = g.cpu_ns / static_cast<double>(g.calls);
+  return PlaceOnRoofline(roofs, work, thresholds);
+}
+
+void MergeFigures(WorkFigures& into, const WorkFigures& from) {
+  into.flops += from.flops;
+  into.special_ops += from.special_ops;
+  into.bytes += from.bytes;
+  if (from.launches_with_flops > 0)
+    into.flops_source = Weakest(into.flops_source, from.flops_source);
+  if (from.launches_with_bytes > 0)
+    into.bytes_source = Weakest(into.bytes_source, from.bytes_source);
+  into.launches_with_flops += from.launches_with_flops;
+  into.launches_with_bytes += from.launches_with_bytes;
+}
+
+void MergeKernelGroup(KernelGroup& into, const KernelGroup& from) {
+  const double n = into.counter_samples, m = from.counter_samples;
+  if (n + m > 0) {
+    into.counter_flops = (into.counter_flops * n + from.counter_flops * m) / (n + m);
+    into.counter_bytes = (into.counter_bytes * n + from.counter_bytes * m) / (n + m);
+  }
+  into.counter_samples += from.counter_samples;
+  into.launches += from.launches;
+  into.executions += from.executions;
+  into.gpu_ns += from.gpu_ns;
+  into.gpu_durations.Merge(from.gpu_durations);
+  into.launch_ns += from.launch_ns;
+  into.launch_errors += from.launch_errors;
+  into.inside_library = into.inside_library || from.inside_library;
+  MergeFigures(into.all, from.all);
+  MergeFigures(into.timed, from.timed);
+}
+
+void MergeLibraryGroup(LibraryGroup& into, const LibraryGroup& from) {
+  into.calls += from.calls;
+  into.failed_calls += from.failed_calls;
+  into.cpu_ns += from.cpu_ns;
+  into.flops += from.flops;
+  into.epilogue_flops += from.epilogue_flops;
+  into.bytes += from.bytes;
+  into.kernels += from.kernels;
+  into.gpu_ns += from.gpu_ns;
+  into.timed_flops += from.timed_flops;
+  into.timed_bytes += from.timed_bytes;
+}
+
 uint32_t RunAnalyzer::GroupFor(uint32_t signature, const std::string& shape_key) {
   const auto key = std::make_pair(signature, shape_key);
   if (const auto it = group_index_.find(key); it != group_index_.end()) return it->second;
@@ -452,16 +524,8 @@ RunAnalysis RunAnalyzer::Finish(const std::map<int32_t, DeviceRoofs>& roofs,
   };
 
   for (KernelGroup& g : kernels_) {
-    const DeviceRoofs* r = roofs_for(g.device);
-    if (r == nullptr || g.executions == 0) continue;
-    WorkSample work;
-    if (Known(g.timed.flops_source)) work.flops = g.timed.flops;
-    if (Known(g.timed.bytes_source)) work.bytes = g.timed.bytes;
-    work.path = g.path;
-    work.gpu_time_ns = g.gpu_ns;
-    work.calls = g.executions;
-    if (g.launches > 0 && !g.inside_library) work.mean_launch_ns = g.launch_ns / g.launches;
-    g.placement = PlaceOnRoofline(*r, work, thresholds);
+    if (const DeviceRoofs* r = roofs_for(g.device))
+      g.placement = PlaceKernelGroup(g, *r, thresholds);
   }
   for (LibraryGroup& g : libraries_) {
     const DeviceRoofs* r = roofs_for(g.device);
@@ -473,17 +537,7 @@ RunAnalysis RunAnalyzer::Finish(const std::map<int32_t, DeviceRoofs>& roofs,
       if (g.gpu_ns > 0 && g.calls > 0) facts.gpu_time_ns = g.gpu_ns / static_cast<double>(g.calls);
       g.findings = DiagnoseGemm(g.shape, facts);
     }
-    if (r == nullptr || g.gpu_ns <= 0) continue;
-    WorkSample work;
-    if (Known(g.source)) {
-      work.flops = g.timed_flops;
-      work.bytes = g.timed_bytes;
-    }
-    work.path = g.path;
-    work.gpu_time_ns = g.gpu_ns;
-    work.calls = g.calls;
-    work.mean_launch_ns = g.cpu_ns / static_cast<double>(g.calls);
-    g.placement = PlaceOnRoofline(*r, work, thresholds);
+    if (r != nullptr) g.placement = PlaceLibraryGroup(g, *r, thresholds);
   }
 
   // Per device: analytic (model) FLOPs by path, for MFU against the path that carries most.

@@ -117,12 +117,14 @@ TraceReport AnalyzeTrace(const std::string& path, const ReportOptions& options,
   report.host = std::string(reader.host());
   analyzers::TraceSummarizer summarizer;
   analyzers::RunAnalyzer run;
+  analyzers::RegionAnalyzer regions;
   const analyzers::StringLookup strings = [&reader](uint32_t id) { return reader.String(id); };
   const uint64_t size = reader.header_status().file_size;
   report.read = reader.ForEachRecord(
       [&](const trace::RecordView& record) {
         summarizer.Add(record, strings);
         run.Add(record, strings);
+        regions.Add(record, strings);
       },
       progress ? std::function<void(uint64_t)>([&](uint64_t done) { progress(done, size); })
                : nullptr);
@@ -134,6 +136,7 @@ TraceReport AnalyzeTrace(const std::string& path, const ReportOptions& options,
   ResolveDevices(report, options);
   report.run = run.Finish(report.roofs, options.thresholds);
   report.advice = analyzers::AdviseRun(report.run, report.roofs);
+  report.regions = regions.Finish();
   return report;
 }
 

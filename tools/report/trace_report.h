@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "flopspy/analyzers/advice.h"
+#include "flopspy/analyzers/region_stats.h"
 #include "flopspy/analyzers/roofline.h"
 #include "flopspy/analyzers/run_analysis.h"
 #include "flopspy/analyzers/trace_summary.h"
@@ -32,6 +33,7 @@ struct TraceReport {
   std::map<int32_t, analyzers::DeviceRoofs> roofs;
   analyzers::RunAnalysis run;
   std::vector<analyzers::Advice> advice;
+  std::vector<analyzers::RegionStats> regions;
 
   bool usable() const { return header_ok && read.records > 0; }
   // Wall time covered by the trace's events, 0 if none.

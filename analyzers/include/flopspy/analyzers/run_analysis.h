@@ -134,6 +134,19 @@ struct RunAnalysis {
   bool gpu_timing = false;  // any GPU activity record at all
 };
 
+// Placement of a group on a device's roofs (what RunAnalyzer::Finish does for each group; also
+// used for groups merged across traces). nullopt when the group has no GPU time.
+std::optional<Placement> PlaceKernelGroup(const KernelGroup& group, const DeviceRoofs& roofs,
+                                          const RegimeThresholds& thresholds = {});
+std::optional<Placement> PlaceLibraryGroup(const LibraryGroup& group, const DeviceRoofs& roofs,
+                                           const RegimeThresholds& thresholds = {});
+
+// Adds `from` into `into` (same kernel or shape seen in another trace); sources combine to the
+// weakest.
+void MergeFigures(WorkFigures& into, const WorkFigures& from);
+void MergeKernelGroup(KernelGroup& into, const KernelGroup& from);
+void MergeLibraryGroup(LibraryGroup& into, const LibraryGroup& from);
+
 class RunAnalyzer {
  public:
   // `max_pending`: launches kept waiting for their GPU record before the oldest are counted as
