@@ -239,6 +239,21 @@ void PerfEventBackend::OpenAll() {
           *e, err, DescribePerfError(err, *e, plan_.core_pmu_present, options_.paranoid)});
     }
   }
+  // A W precision or Q counts only when every event of it opened.
+  std::map<std::pair<Quantity, int>, bool> complete;
+  for (const EventOpenStatus& st : statuses_) {
+    if (st.event.quantity != Quantity::kFlops && st.event.quantity != Quantity::kBytes) continue;
+    const int sub = st.event.quantity == Quantity::kFlops ? static_cast<int>(st.event.precision)
+                                                          : 0;
+    auto [it, inserted] = complete.emplace(std::make_pair(st.event.quantity, sub), true);
+    (void)inserted;
+    if (st.error != 0) it->second = false;
+  }
+  for (Channel& c : channels_) {
+    if (c.quantity != Quantity::kFlops && c.quantity != Quantity::kBytes) continue;
+    const int sub = c.quantity == Quantity::kFlops ? static_cast<int>(c.precision) : 0;
+    c.counted = complete[{c.quantity, sub}];
+  }
   for (const Group& g : groups_) {
     sys_.ioctl(g.members.front().fd, PERF_EVENT_IOC_RESET, nullptr);
     sys_.ioctl(g.members.front().fd, PERF_EVENT_IOC_ENABLE, nullptr);

@@ -100,6 +100,7 @@ CpuSampleRecord ComputeSample(const std::vector<Channel>& channels, const Snapsh
 
   for (size_t i = 0; i < channels.size(); ++i) {
     const Channel& c = channels[i];
+    if (!c.counted) continue;
     const Scaled s = ScaleChannel(c, begin.values[i], end.values[i]);
     switch (c.quantity) {
       case Quantity::kFlops: {

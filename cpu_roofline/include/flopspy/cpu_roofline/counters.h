@@ -37,6 +37,9 @@ struct Channel {
   Direction direction = Direction::kAny;  // kBytes only
   bool system_wide = false;               // counts every requester on the socket (uncore, PCM)
   uint8_t wrap_bits = 64;  // the source's counter width; deltas are taken modulo 2^wrap_bits
+  // False: opened, but left out of W or Q because other counters of the same sum failed to open
+  // (a partial sum would under-count).
+  bool counted = true;
 };
 
 // Cumulative value of one channel since the backend opened it.
