@@ -13,16 +13,22 @@ namespace flopspy::cpuroof::kernels {
 
 namespace {
 
+// Read at run time so the compiler cannot evaluate the chains (a chain that converges to a fixed
+// point in float would otherwise be folded away).
+volatile double kStart = 1.0;
+volatile double kMultiplier = 0.9999999;
+volatile double kAddend = 1e-7;
+
 // Declares a kernel template for one ISA and element type; VEC is the register type.
 #define FLOPSPY_FMA_KERNEL(NAME, TARGET, VEC, ELEM, LANES, SET1, STEP, STOREU)                \
   template <int N>                                                                            \
   TARGET double NAME(uint64_t iterations, double* sink) {                                     \
     VEC acc[N];                                                                               \
     _Pragma("GCC unroll 32") for (int i = 0; i < N; ++i) {                                    \
-      acc[i] = SET1(static_cast<ELEM>(1.0 + 0.001 * i));                                      \
+      acc[i] = SET1(static_cast<ELEM>(kStart + 0.001 * i));                                   \
     }                                                                                         \
-    const VEC b = SET1(static_cast<ELEM>(0.9999999));                                         \
-    const VEC c = SET1(static_cast<ELEM>(1e-7));                                              \
+    const VEC b = SET1(static_cast<ELEM>(kMultiplier));                                       \
+    const VEC c = SET1(static_cast<ELEM>(kAddend));                                           \
     for (uint64_t it = 0; it < iterations; ++it) {                                            \
       _Pragma("GCC unroll 32") for (int i = 0; i < N; ++i) { acc[i] = STEP(acc[i], b, c); }  \
     }                                                                                         \
@@ -108,6 +114,8 @@ using KernelFn = double (*)(uint64_t, double*);
 
 #define FLOPSPY_PICK(FN, N)           \
   switch (N) {                        \
+    case 1: return &FN<1>;            \
+    case 2: return &FN<2>;            \
     case 4: return &FN<4>;            \
     case 8: return &FN<8>;            \
     case 12: return &FN<12>;          \
@@ -115,6 +123,8 @@ using KernelFn = double (*)(uint64_t, double*);
   }
 #define FLOPSPY_PICK16(FN, N)         \
   switch (N) {                        \
+    case 1: return &FN<1>;            \
+    case 2: return &FN<2>;            \
     case 4: return &FN<4>;            \
     case 8: return &FN<8>;            \
     case 12: return &FN<12>;          \
@@ -161,6 +171,7 @@ KernelFn Pick(Isa isa, bool dp, int n) {
 
 }  // namespace
 
+// 1 and 2 are compiled too (RunFma accepts them), for tests of latency-bound chains.
 std::vector<int> AccumulatorChoices(Isa isa) {
   // 16 vector registers hold at most 12 chains plus the two operands; AVX-512 and NEON have 32.
   if (isa == Isa::kAvx512 || isa == Isa::kNeon) return {4, 8, 12, 16, 24};

@@ -96,7 +96,7 @@ CpuRooflineChart BuildCpuRoofline(const std::vector<LabeledSample>& samples,
       Isa th_isa = Isa::kScalar;
       for (const TheoreticalIsaPeak& t : c->theoretical.isas) {
         const double v = p == Precision::kDp ? t.dp_gflops_all : t.sp_gflops_all;
-        if (v > th) {
+        if (v >= th) {  // ties: the widest ISA
           th = v;
           th_isa = t.isa;
         }
@@ -232,7 +232,7 @@ std::string FormatCpuRooflineTable(const CpuRooflineChart& chart) {
   return out;
 }
 
-std::string CpuRooflineChartJson(const CpuRooflineChart& chart) {
+std::string CpuRooflineChartJson(const CpuRooflineChart& chart, int indent) {
   auto opt = [](const std::optional<double>& v) -> nlohmann::json {
     if (!v) return nullptr;
     if (std::isinf(*v)) return "inf";
@@ -272,7 +272,7 @@ std::string CpuRooflineChartJson(const CpuRooflineChart& chart) {
   }
   j["ridge_intensity"] = opt(chart.ridge_intensity);
   j["notes"] = chart.notes;
-  return j.dump();
+  return j.dump(indent);
 }
 
 std::string FormatCeilingsTable(const CpuCeilings& c) {

@@ -572,7 +572,8 @@ EventPlan BuildEventPlan(const CpuIdentity& cpu, const SysfsView& sysfs, const P
       for (int c : cpus) {
         size_t n = 0;
         for (PlannedEvent e : inst_events) {
-          if (n++ % 4 == 0) ++group;
+          if (n++ % 4 == 0) ++group;  // a group never spans PMUs; four counters per box
+          e.group = group;
           e.cpu = c;
           e.name += "@cpu" + std::to_string(c);
           plan.events.push_back(std::move(e));

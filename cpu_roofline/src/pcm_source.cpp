@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cmath>
 #include <fstream>
 #include <nlohmann/json.hpp>
 
@@ -307,8 +308,9 @@ int64_t DaysFromCivil(int64_t y, unsigned m, unsigned d) {
   return era * 146097 + static_cast<int64_t>(doe) - 719468;
 }
 
-// "2024-05-01" and "12:34:56.789" -> seconds.
-std::optional<double> ParseDateTime(std::string_view date, std::string_view time) {
+// "2024-05-01" and "12:34:56.789" -> ms (integers: a double of seconds since 1970 would cost
+// the 0.1 s intervals their last digits).
+std::optional<int64_t> ParseDateTime(std::string_view date, std::string_view time) {
   const auto d = Split(date, '-');
   const auto t = Split(time, ':');
   if (d.size() != 3 || t.size() != 3) return std::nullopt;
@@ -320,8 +322,8 @@ std::optional<double> ParseDateTime(std::string_view date, std::string_view time
   }
   const int64_t days =
       DaysFromCivil(static_cast<int64_t>(*y), static_cast<unsigned>(*mo), static_cast<unsigned>(*da));
-  return static_cast<double>(days) * 86400.0 + static_cast<double>(*h) * 3600.0 +
-         static_cast<double>(*mi) * 60.0 + *s;
+  return days * 86'400'000 + static_cast<int64_t>(*h) * 3'600'000 +
+         static_cast<int64_t>(*mi) * 60'000 + static_cast<int64_t>(std::llround(*s * 1000.0));
 }
 
 }  // namespace
@@ -380,7 +382,7 @@ void PcmMemoryCsvParser::Line(std::string_view line) {
   auto when = ParseDateTime(f[0], f[1]);
   if (!when) return;  // a repeated header or a partial line
   PcmMemoryRow row;
-  row.time_s = *when;
+  row.time_ms = *when;
   for (size_t c : read_cols_) {
     if (c >= f.size()) return;
     auto v = ParseDouble(f[c]);
@@ -400,12 +402,14 @@ void PcmBandwidthIntegrator::Add(const PcmMemoryRow& row) {
   ++rows_;
   if (!have_time_) {
     have_time_ = true;
-    last_time_ = row.time_s;
+    last_time_ms_ = row.time_ms;
     return;
   }
-  double dt = row.time_s - last_time_;
-  last_time_ = row.time_s;
-  if (dt <= 0 || dt > 3600) return;  // clock step or restart: skip rather than invent traffic
+  const int64_t dt_ms = row.time_ms - last_time_ms_;
+  last_time_ms_ = row.time_ms;
+  // A clock step or a restart: skip the row rather than invent traffic.
+  if (dt_ms <= 0 || dt_ms > 3'600'000) return;
+  const double dt = static_cast<double>(dt_ms) * 1e-3;
   // pcm-memory's MB are 10^6 bytes.
   read_bytes_ += row.read_mbs * 1e6 * dt;
   write_bytes_ += row.write_mbs * 1e6 * dt;

@@ -201,20 +201,25 @@ void PerfEventBackend::OpenAll() {
       const bool leader = group.members.empty() || !group_read;
       perf_event_attr attr;
       int fd = -EINVAL;
-      for (int attempt = 0; attempt < 3; ++attempt) {
-        FillAttr(*e, leader, group_read, options_.inherit, thread_inherit_, &attr);
+      // Kernels before 5.13 reject inherit_thread/remove_on_exec; some reject group reads of
+      // inherited counters. On EINVAL a leader tries the other combinations, in this order.
+      const bool inherited = cpu < 0 && options_.inherit;
+      std::vector<std::pair<bool, bool>> modes{{thread_inherit_, group_read}};  // (thread, group)
+      if (leader && inherited) {
+        if (thread_inherit_) modes.emplace_back(false, group_read);
+        if (group_read) modes.emplace_back(thread_inherit_, false);
+        if (thread_inherit_ && group_read) modes.emplace_back(false, false);
+      }
+      for (const auto& [thread, grouped] : modes) {
+        FillAttr(*e, leader, grouped, options_.inherit, thread, &attr);
         const int group_fd = leader ? -1 : group.members.front().fd;
         fd = sys_.open(&attr, pid, cpu, group_fd, PERF_FLAG_FD_CLOEXEC);
-        if (fd != -EINVAL) break;
-        // Kernels before 5.13 reject inherit_thread/remove_on_exec; some reject group reads of
-        // inherited counters. Drop one feature at a time and try again.
-        if (attr.inherit_thread) {
-          thread_inherit_ = false;
-        } else if (leader && group_read && attr.inherit) {
-          group_read = false;
-        } else {
+        if (fd >= 0) {
+          thread_inherit_ = thread_inherit_ && (thread || !inherited);
+          group_read = grouped;
           break;
         }
+        if (fd != -EINVAL) break;
       }
       if (fd < 0) {
         failed.emplace_back(e, -fd);

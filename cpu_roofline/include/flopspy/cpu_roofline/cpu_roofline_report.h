@@ -67,7 +67,8 @@ CpuRooflineChart BuildCpuRoofline(const std::vector<LabeledSample>& samples,
 // A fixed-width text table of the roofs and the points.
 std::string FormatCpuRooflineTable(const CpuRooflineChart& chart);
 // JSON for the HTML chart: {"roofs": [...], "points": [...], "ridge_intensity": x, "notes": []}.
-std::string CpuRooflineChartJson(const CpuRooflineChart& chart);
+// Infinite intensities are the string "inf", missing values null. indent < 0: one line.
+std::string CpuRooflineChartJson(const CpuRooflineChart& chart, int indent = -1);
 // The ceilings as text: measured beside theoretical per ISA, bandwidth per level.
 std::string FormatCeilingsTable(const CpuCeilings& ceilings);
 

@@ -65,7 +65,7 @@ class PcmSensorBackend : public CounterBackend {
 // --- pcm-memory CSV --------------------------------------------------------------------------
 
 struct PcmMemoryRow {
-  double time_s = 0;  // seconds since 1970 (from the Date and Time columns, local time as-is)
+  int64_t time_ms = 0;  // ms since 1970 from the Date and Time columns (local time as printed)
   double read_mbs = 0;
   double write_mbs = 0;
 };
@@ -99,7 +99,7 @@ class PcmBandwidthIntegrator {
 
  private:
   bool have_time_ = false;
-  double last_time_ = 0;
+  int64_t last_time_ms_ = 0;
   double read_bytes_ = 0, write_bytes_ = 0;
   size_t rows_ = 0;
 };
