@@ -98,8 +98,8 @@ OpenedBackend OpenBackend(const SamplerConfig& config, const BackendDeps& deps) 
     return out;
   }
 
-  const CpuIdentity cpu = config.cpu_override ? *config.cpu_override
-                                              : DetectCpuIdentity(config.paths);
+  const CpuIdentity cpu =
+      config.cpu_override ? *config.cpu_override : DetectCpuIdentity(config.paths);
   const std::optional<int> paranoid = ReadPerfEventParanoid(config.paths);
   SysfsView sysfs(config.paths);
   PlanOptions plan_options;
@@ -113,10 +113,10 @@ OpenedBackend OpenBackend(const SamplerConfig& config, const BackendDeps& deps) 
 
   PerfEventBackend::Options perf_options;
   perf_options.paranoid = paranoid;
-  std::unique_ptr<PerfEventBackend> perf =
-      PerfEventBackend::Open(plan, deps.perf, perf_options);
+  std::unique_ptr<PerfEventBackend> perf = PerfEventBackend::Open(plan, deps.perf, perf_options);
   caps.cpu = DescribeCpu(cpu) + ", " + std::string(plan.family.name);
   caps.family = std::string(plan.family.key);
+  caps.cpu_key = CpuModelKey(cpu);
   caps.perf_event_paranoid = paranoid ? *paranoid : -100;
   perf->Describe(&caps);
   for (const std::string& n : plan.notes) caps.notes.push_back(n);
@@ -169,8 +169,8 @@ OpenedBackend OpenBackend(const SamplerConfig& config, const BackendDeps& deps) 
   }
   if (!backend->channels().empty()) out.backend = std::move(backend);
   if (!out.backend) caps.time.source = "CLOCK_MONOTONIC";
-  std::string backend_name = out.backend ? std::string(out.backend->name()) : "none";
-  caps.backend = std::string(BackendModeName(config.mode)) + " (" + backend_name + ")";
+  const std::string used = out.backend ? std::string(out.backend->name()) : "none";
+  caps.backend = config.mode == BackendMode::kAuto ? "auto: " + used : used;
   return out;
 }
 

@@ -26,11 +26,16 @@ namespace flopspy::cpuroof {
 
 std::string_view IsaName(Isa isa) {
   switch (isa) {
-    case Isa::kScalar: return "scalar";
-    case Isa::kSse: return "sse";
-    case Isa::kAvx2: return "avx2";
-    case Isa::kAvx512: return "avx512";
-    case Isa::kNeon: return "neon";
+    case Isa::kScalar:
+      return "scalar";
+    case Isa::kSse:
+      return "sse";
+    case Isa::kAvx2:
+      return "avx2";
+    case Isa::kAvx512:
+      return "avx512";
+    case Isa::kNeon:
+      return "neon";
   }
   return "scalar";
 }
@@ -44,11 +49,16 @@ std::optional<Isa> IsaFromName(std::string_view name) {
 
 int IsaBits(Isa isa) {
   switch (isa) {
-    case Isa::kScalar: return 64;
-    case Isa::kSse: return 128;
-    case Isa::kAvx2: return 256;
-    case Isa::kAvx512: return 512;
-    case Isa::kNeon: return 128;
+    case Isa::kScalar:
+      return 64;
+    case Isa::kSse:
+      return 128;
+    case Isa::kAvx2:
+      return 256;
+    case Isa::kAvx512:
+      return 512;
+    case Isa::kNeon:
+      return 128;
   }
   return 64;
 }
@@ -82,29 +92,42 @@ struct CoreModel {
 // SKU: some Xeon SKUs have one AVX-512 FMA unit).
 CoreModel ModelFor(CpuFamily f, const CpuIdentity& cpu) {
   switch (f) {
-    case CpuFamily::kIntelSnb: return {"add + multiply ports, 256-bit, no FMA", 1, 256, 5, false};
-    case CpuFamily::kIntelHsw: return {"2 FMA pipes x 256-bit", 2, 256, 5, true};
+    case CpuFamily::kIntelSnb:
+      return {"add + multiply ports, 256-bit, no FMA", 1, 256, 5, false};
+    case CpuFamily::kIntelHsw:
+      return {"2 FMA pipes x 256-bit", 2, 256, 5, true};
     case CpuFamily::kIntelBdw:
     case CpuFamily::kIntelSkl:
-    case CpuFamily::kIntelHybrid: return {"2 FMA pipes x 256-bit", 2, 256, 4, true};
-    case CpuFamily::kIntelIcl: return {"2 FMA pipes x 256-bit (AVX-512 fused)", 2, 256, 4, true};
+    case CpuFamily::kIntelHybrid:
+      return {"2 FMA pipes x 256-bit", 2, 256, 4, true};
+    case CpuFamily::kIntelIcl:
+      return {"2 FMA pipes x 256-bit (AVX-512 fused)", 2, 256, 4, true};
     case CpuFamily::kIntelSkx:
     case CpuFamily::kIntelIcx:
     case CpuFamily::kIntelSpr:
-    case CpuFamily::kIntelGnr: return {"2 FMA pipes x 512-bit", 2, 512, 4, true};
-    case CpuFamily::kIntelSrf: return {"2 FMA pipes x 128-bit", 2, 128, 4, true};
-    case CpuFamily::kAmdZen1: return {"2 FMA pipes x 128-bit", 2, 128, 5, true};
-    case CpuFamily::kAmdZen2: return {"2 FMA pipes x 256-bit", 2, 256, 5, true};
+    case CpuFamily::kIntelGnr:
+      return {"2 FMA pipes x 512-bit", 2, 512, 4, true};
+    case CpuFamily::kIntelSrf:
+      return {"2 FMA pipes x 128-bit", 2, 128, 4, true};
+    case CpuFamily::kAmdZen1:
+      return {"2 FMA pipes x 128-bit", 2, 128, 5, true};
+    case CpuFamily::kAmdZen2:
+      return {"2 FMA pipes x 256-bit", 2, 256, 5, true};
     case CpuFamily::kAmdZen3:
-    case CpuFamily::kAmdZen4: return {"2 FMA pipes x 256-bit", 2, 256, 4, true};
-    case CpuFamily::kAmdZen5: return {"2 FMA pipes x 512-bit", 2, 512, 4, true};
+    case CpuFamily::kAmdZen4:
+      return {"2 FMA pipes x 256-bit", 2, 256, 4, true};
+    case CpuFamily::kAmdZen5:
+      return {"2 FMA pipes x 512-bit", 2, 512, 4, true};
     case CpuFamily::kArmNeoverseN1:
     case CpuFamily::kArmNeoverseN2:
-    case CpuFamily::kArmNeoverseN3: return {"2 FMA pipes x 128-bit", 2, 128, 4, true};
+    case CpuFamily::kArmNeoverseN3:
+      return {"2 FMA pipes x 128-bit", 2, 128, 4, true};
     case CpuFamily::kArmNeoverseV1:
     case CpuFamily::kArmNeoverseV2:
-    case CpuFamily::kArmNeoverseV3: return {"4 FMA pipes x 128-bit", 4, 128, 4, true};
-    default: break;
+    case CpuFamily::kArmNeoverseV3:
+      return {"4 FMA pipes x 128-bit", 4, 128, 4, true};
+    default:
+      break;
   }
   const CpuFeatures& ft = cpu.features;
   const int widest = ft.avx512f ? 512 : ft.avx2 ? 256 : 128;
@@ -325,7 +348,8 @@ struct AlignedBuffer {
 
 size_t RoundElems(uint64_t bytes) {
   const size_t e = static_cast<size_t>(bytes / sizeof(double));
-  return std::max(kernels::kBandwidthBlock, e / kernels::kBandwidthBlock * kernels::kBandwidthBlock);
+  return std::max(kernels::kBandwidthBlock,
+                  e / kernels::kBandwidthBlock * kernels::kBandwidthBlock);
 }
 
 constexpr const char* kKernels[] = {"load", "store", "copy", "triad"};
@@ -452,8 +476,9 @@ CpuCeilings RunCpuCeilings(const CeilingsOptions& options, const CpuIdentity& cp
   out.quick = options.quick;
   out.caches = caches;
   out.theoretical = ComputeTheoreticalPeak(cpu);
-  const double seconds =
-      options.seconds_per_point > 0 ? options.seconds_per_point : options.quick ? 0.01 : 0.1;
+  const double seconds = options.seconds_per_point > 0 ? options.seconds_per_point
+                         : options.quick               ? 0.01
+                                                       : 0.1;
   const int repeats = options.repeats > 0 ? options.repeats : options.quick ? 1 : 3;
   std::vector<int> all = CoreCpus(HostPaths{});
   if (options.max_threads > 0 && static_cast<int>(all.size()) > options.max_threads) {
@@ -495,10 +520,9 @@ CpuCeilings RunCpuCeilings(const CeilingsOptions& options, const CpuIdentity& cp
           FlopsCeiling multi = single;
           multi.threads = out.threads_all;
           multi.gflops = MeasureFma(isa, dp, single.accumulators, all, seconds, repeats);
-          multi.theoretical_gflops =
-              th ? (dp ? th->dp_flops_per_cycle : th->sp_flops_per_cycle) *
-                       out.theoretical.nominal_ghz * out.threads_all
-                 : 0;
+          multi.theoretical_gflops = th ? (dp ? th->dp_flops_per_cycle : th->sp_flops_per_cycle) *
+                                              out.theoretical.nominal_ghz * out.threads_all
+                                        : 0;
           out.flops.push_back(multi);
         }
       }

@@ -162,18 +162,17 @@ std::optional<CpuCeilings> CeilingsFromJson(std::string_view json, std::string* 
   }
   if (auto it = j.find("bandwidth"); it != j.end() && it->is_array()) {
     for (const auto& b : *it) {
-      c.bandwidth.push_back(BandwidthCeiling{
-          Get<std::string>(b, "level", ""), Get<std::string>(b, "kernel", ""),
-          Get<int>(b, "threads", 1), Get<double>(b, "gbytes_per_s", 0),
-          Get<uint64_t>(b, "working_set_bytes", 0)});
+      c.bandwidth.push_back(
+          BandwidthCeiling{Get<std::string>(b, "level", ""), Get<std::string>(b, "kernel", ""),
+                           Get<int>(b, "threads", 1), Get<double>(b, "gbytes_per_s", 0),
+                           Get<uint64_t>(b, "working_set_bytes", 0)});
     }
   }
   if (auto it = j.find("sweep"); it != j.end() && it->is_array()) {
     for (const auto& s : *it) {
-      c.sweep.push_back(BandwidthSample{Get<std::string>(s, "kernel", ""),
-                                        Get<uint64_t>(s, "working_set_bytes", 0),
-                                        Get<int>(s, "threads", 1),
-                                        Get<double>(s, "gbytes_per_s", 0)});
+      c.sweep.push_back(BandwidthSample{
+          Get<std::string>(s, "kernel", ""), Get<uint64_t>(s, "working_set_bytes", 0),
+          Get<int>(s, "threads", 1), Get<double>(s, "gbytes_per_s", 0)});
     }
   }
   c.notes = Get<std::vector<std::string>>(j, "notes", {});
@@ -181,6 +180,10 @@ std::optional<CpuCeilings> CeilingsFromJson(std::string_view json, std::string* 
 }
 
 std::string DefaultCeilingsPath(const CpuIdentity& cpu) {
+  return CeilingsPathForKey(CpuModelKey(cpu));
+}
+
+std::string CeilingsPathForKey(const std::string& cpu_key) {
   std::string dir;
   if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) {
     dir = x;
@@ -189,7 +192,7 @@ std::string DefaultCeilingsPath(const CpuIdentity& cpu) {
   } else {
     dir = "/tmp";
   }
-  return dir + "/flopspy/ceilings-cpu-" + CpuModelKey(cpu) + ".json";
+  return dir + "/flopspy/ceilings-cpu-" + cpu_key + ".json";
 }
 
 bool SaveCeilings(const CpuCeilings& ceilings, const std::string& path, std::string* error) {

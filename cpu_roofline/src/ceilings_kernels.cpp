@@ -20,35 +20,51 @@ volatile double kMultiplier = 0.9999999;
 volatile double kAddend = 1e-7;
 
 // Declares a kernel template for one ISA and element type; VEC is the register type.
-#define FLOPSPY_FMA_KERNEL(NAME, TARGET, VEC, ELEM, LANES, SET1, STEP, STOREU)                \
-  template <int N>                                                                            \
-  TARGET double NAME(uint64_t iterations, double* sink) {                                     \
-    VEC acc[N];                                                                               \
-    _Pragma("GCC unroll 32") for (int i = 0; i < N; ++i) {                                    \
-      acc[i] = SET1(static_cast<ELEM>(kStart + 0.001 * i));                                   \
-    }                                                                                         \
-    const VEC b = SET1(static_cast<ELEM>(kMultiplier));                                       \
-    const VEC c = SET1(static_cast<ELEM>(kAddend));                                           \
-    for (uint64_t it = 0; it < iterations; ++it) {                                            \
-      _Pragma("GCC unroll 32") for (int i = 0; i < N; ++i) { acc[i] = STEP(acc[i], b, c); }  \
-    }                                                                                         \
-    ELEM lanes[LANES * N];                                                                    \
-    _Pragma("GCC unroll 32") for (int i = 0; i < N; ++i) { STOREU(lanes + LANES * i, acc[i]); } \
-    double sum = 0;                                                                           \
-    for (int i = 0; i < LANES * N; ++i) sum += static_cast<double>(lanes[i]);                 \
-    *sink += sum;                                                                             \
-    return 2.0 * LANES * N * static_cast<double>(iterations);                                 \
+#define FLOPSPY_FMA_KERNEL(NAME, TARGET, VEC, ELEM, LANES, SET1, STEP, STOREU) \
+  template <int N>                                                             \
+  TARGET double NAME(uint64_t iterations, double* sink) {                      \
+    VEC acc[N];                                                                \
+    _Pragma("GCC unroll 32") for (int i = 0; i < N; ++i) {                     \
+      acc[i] = SET1(static_cast<ELEM>(kStart + 0.001 * i));                    \
+    }                                                                          \
+    const VEC b = SET1(static_cast<ELEM>(kMultiplier));                        \
+    const VEC c = SET1(static_cast<ELEM>(kAddend));                            \
+    for (uint64_t it = 0; it < iterations; ++it) {                             \
+      _Pragma("GCC unroll 32") for (int i = 0; i < N; ++i) {                   \
+        acc[i] = STEP(acc[i], b, c);                                           \
+      }                                                                        \
+    }                                                                          \
+    ELEM lanes[LANES * N];                                                     \
+    _Pragma("GCC unroll 32") for (int i = 0; i < N; ++i) {                     \
+      STOREU(lanes + LANES * i, acc[i]);                                       \
+    }                                                                          \
+    double sum = 0;                                                            \
+    for (int i = 0; i < LANES * N; ++i) sum += static_cast<double>(lanes[i]);  \
+    *sink += sum;                                                              \
+    return 2.0 * LANES * N * static_cast<double>(iterations);                  \
   }
 
 #define FLOPSPY_NO_TARGET
 
 // Portable scalar chains: the compiler keeps them scalar (ISO mode: no contraction to FMA).
-inline double ScalarSet(double v) { return v; }
-inline float ScalarSetF(float v) { return v; }
-inline double ScalarStep(double a, double b, double c) { return a * b + c; }
-inline float ScalarStepF(float a, float b, float c) { return a * b + c; }
-inline void ScalarStore(double* p, double v) { *p = v; }
-inline void ScalarStoreF(float* p, float v) { *p = v; }
+inline double ScalarSet(double v) {
+  return v;
+}
+inline float ScalarSetF(float v) {
+  return v;
+}
+inline double ScalarStep(double a, double b, double c) {
+  return a * b + c;
+}
+inline float ScalarStepF(float a, float b, float c) {
+  return a * b + c;
+}
+inline void ScalarStore(double* p, double v) {
+  *p = v;
+}
+inline void ScalarStoreF(float* p, float v) {
+  *p = v;
+}
 FLOPSPY_FMA_KERNEL(ScalarDp, FLOPSPY_NO_TARGET, double, double, 1, ScalarSet, ScalarStep,
                    ScalarStore)
 FLOPSPY_FMA_KERNEL(ScalarSp, FLOPSPY_NO_TARGET, float, float, 1, ScalarSetF, ScalarStepF,
@@ -71,21 +87,24 @@ FLOPSPY_FMA_KERNEL(ScalarFmaSp, FLOPSPY_TARGET_FMA, float, float, 1, ScalarSetF,
                    ScalarStoreF)
 
 // SSE2 (baseline): separate multiply and add.
-inline __m128d SseStep(__m128d a, __m128d b, __m128d c) { return _mm_add_pd(_mm_mul_pd(a, b), c); }
-inline __m128 SseStepF(__m128 a, __m128 b, __m128 c) { return _mm_add_ps(_mm_mul_ps(a, b), c); }
+inline __m128d SseStep(__m128d a, __m128d b, __m128d c) {
+  return _mm_add_pd(_mm_mul_pd(a, b), c);
+}
+inline __m128 SseStepF(__m128 a, __m128 b, __m128 c) {
+  return _mm_add_ps(_mm_mul_ps(a, b), c);
+}
 FLOPSPY_FMA_KERNEL(SseDp, FLOPSPY_NO_TARGET, __m128d, double, 2, _mm_set1_pd, SseStep,
                    _mm_storeu_pd)
-FLOPSPY_FMA_KERNEL(SseSp, FLOPSPY_NO_TARGET, __m128, float, 4, _mm_set1_ps, SseStepF,
-                   _mm_storeu_ps)
+FLOPSPY_FMA_KERNEL(SseSp, FLOPSPY_NO_TARGET, __m128, float, 4, _mm_set1_ps, SseStepF, _mm_storeu_ps)
 // 128-bit FMA where the CPU has FMA3.
 FLOPSPY_FMA_KERNEL(SseFmaDp, FLOPSPY_TARGET_FMA, __m128d, double, 2, _mm_set1_pd, _mm_fmadd_pd,
                    _mm_storeu_pd)
 FLOPSPY_FMA_KERNEL(SseFmaSp, FLOPSPY_TARGET_FMA, __m128, float, 4, _mm_set1_ps, _mm_fmadd_ps,
                    _mm_storeu_ps)
-FLOPSPY_FMA_KERNEL(Avx2Dp, FLOPSPY_TARGET_AVX2, __m256d, double, 4, _mm256_set1_pd,
-                   _mm256_fmadd_pd, _mm256_storeu_pd)
-FLOPSPY_FMA_KERNEL(Avx2Sp, FLOPSPY_TARGET_AVX2, __m256, float, 8, _mm256_set1_ps,
-                   _mm256_fmadd_ps, _mm256_storeu_ps)
+FLOPSPY_FMA_KERNEL(Avx2Dp, FLOPSPY_TARGET_AVX2, __m256d, double, 4, _mm256_set1_pd, _mm256_fmadd_pd,
+                   _mm256_storeu_pd)
+FLOPSPY_FMA_KERNEL(Avx2Sp, FLOPSPY_TARGET_AVX2, __m256, float, 8, _mm256_set1_ps, _mm256_fmadd_ps,
+                   _mm256_storeu_ps)
 FLOPSPY_FMA_KERNEL(Avx512Dp, FLOPSPY_TARGET_AVX512, __m512d, double, 8, _mm512_set1_pd,
                    _mm512_fmadd_pd, _mm512_storeu_pd)
 FLOPSPY_FMA_KERNEL(Avx512Sp, FLOPSPY_TARGET_AVX512, __m512, float, 16, _mm512_set1_ps,
@@ -112,25 +131,39 @@ FLOPSPY_FMA_KERNEL(NeonSp, FLOPSPY_NO_TARGET, float32x4_t, float, 4, vdupq_n_f32
 
 using KernelFn = double (*)(uint64_t, double*);
 
-#define FLOPSPY_PICK(FN, N)           \
-  switch (N) {                        \
-    case 1: return &FN<1>;            \
-    case 2: return &FN<2>;            \
-    case 4: return &FN<4>;            \
-    case 8: return &FN<8>;            \
-    case 12: return &FN<12>;          \
-    default: break;                   \
+#define FLOPSPY_PICK(FN, N) \
+  switch (N) {              \
+    case 1:                 \
+      return &FN<1>;        \
+    case 2:                 \
+      return &FN<2>;        \
+    case 4:                 \
+      return &FN<4>;        \
+    case 8:                 \
+      return &FN<8>;        \
+    case 12:                \
+      return &FN<12>;       \
+    default:                \
+      break;                \
   }
-#define FLOPSPY_PICK16(FN, N)         \
-  switch (N) {                        \
-    case 1: return &FN<1>;            \
-    case 2: return &FN<2>;            \
-    case 4: return &FN<4>;            \
-    case 8: return &FN<8>;            \
-    case 12: return &FN<12>;          \
-    case 16: return &FN<16>;          \
-    case 24: return &FN<24>;          \
-    default: break;                   \
+#define FLOPSPY_PICK16(FN, N) \
+  switch (N) {                \
+    case 1:                   \
+      return &FN<1>;          \
+    case 2:                   \
+      return &FN<2>;          \
+    case 4:                   \
+      return &FN<4>;          \
+    case 8:                   \
+      return &FN<8>;          \
+    case 12:                  \
+      return &FN<12>;         \
+    case 16:                  \
+      return &FN<16>;         \
+    case 24:                  \
+      return &FN<24>;         \
+    default:                  \
+      break;                  \
   }
 
 KernelFn Pick(Isa isa, bool dp, int n) {
@@ -138,31 +171,24 @@ KernelFn Pick(Isa isa, bool dp, int n) {
     case Isa::kScalar:
 #if defined(__x86_64__)
       if (HasFma()) {
-        if (dp) FLOPSPY_PICK(ScalarFmaDp, n) else FLOPSPY_PICK(ScalarFmaSp, n)
-        return nullptr;
+        if (dp) FLOPSPY_PICK(ScalarFmaDp, n) else FLOPSPY_PICK(ScalarFmaSp, n) return nullptr;
       }
 #endif
-      if (dp) FLOPSPY_PICK(ScalarDp, n) else FLOPSPY_PICK(ScalarSp, n)
-      return nullptr;
+      if (dp) FLOPSPY_PICK(ScalarDp, n) else FLOPSPY_PICK(ScalarSp, n) return nullptr;
 #if defined(__x86_64__)
     case Isa::kSse:
       if (HasFma()) {
-        if (dp) FLOPSPY_PICK(SseFmaDp, n) else FLOPSPY_PICK(SseFmaSp, n)
-        return nullptr;
+        if (dp) FLOPSPY_PICK(SseFmaDp, n) else FLOPSPY_PICK(SseFmaSp, n) return nullptr;
       }
-      if (dp) FLOPSPY_PICK(SseDp, n) else FLOPSPY_PICK(SseSp, n)
-      return nullptr;
+      if (dp) FLOPSPY_PICK(SseDp, n) else FLOPSPY_PICK(SseSp, n) return nullptr;
     case Isa::kAvx2:
-      if (dp) FLOPSPY_PICK(Avx2Dp, n) else FLOPSPY_PICK(Avx2Sp, n)
-      return nullptr;
+      if (dp) FLOPSPY_PICK(Avx2Dp, n) else FLOPSPY_PICK(Avx2Sp, n) return nullptr;
     case Isa::kAvx512:
-      if (dp) FLOPSPY_PICK16(Avx512Dp, n) else FLOPSPY_PICK16(Avx512Sp, n)
-      return nullptr;
+      if (dp) FLOPSPY_PICK16(Avx512Dp, n) else FLOPSPY_PICK16(Avx512Sp, n) return nullptr;
 #endif
 #if defined(__aarch64__)
     case Isa::kNeon:
-      if (dp) FLOPSPY_PICK16(NeonDp, n) else FLOPSPY_PICK16(NeonSp, n)
-      return nullptr;
+      if (dp) FLOPSPY_PICK16(NeonDp, n) else FLOPSPY_PICK16(NeonSp, n) return nullptr;
 #endif
     default:
       return nullptr;
@@ -310,9 +336,12 @@ Isa BandwidthIsa() {
 double Load(const double* a, size_t n) {
 #if defined(__x86_64__)
   switch (BandwidthIsa()) {
-    case Isa::kAvx512: return LoadAvx512(a, n);
-    case Isa::kAvx2: return LoadAvx2(a, n);
-    default: return LoadSse(a, n);
+    case Isa::kAvx512:
+      return LoadAvx512(a, n);
+    case Isa::kAvx2:
+      return LoadAvx2(a, n);
+    default:
+      return LoadSse(a, n);
   }
 #else
   return LoadPortable(a, n);
@@ -322,9 +351,12 @@ double Load(const double* a, size_t n) {
 void Store(double* a, size_t n, double value) {
 #if defined(__x86_64__)
   switch (BandwidthIsa()) {
-    case Isa::kAvx512: return StoreAvx512(a, n, value);
-    case Isa::kAvx2: return StoreAvx2(a, n, value);
-    default: return StoreSse(a, n, value);
+    case Isa::kAvx512:
+      return StoreAvx512(a, n, value);
+    case Isa::kAvx2:
+      return StoreAvx2(a, n, value);
+    default:
+      return StoreSse(a, n, value);
   }
 #else
   StorePortable(a, n, value);
@@ -334,9 +366,12 @@ void Store(double* a, size_t n, double value) {
 void Copy(double* dst, const double* src, size_t n) {
 #if defined(__x86_64__)
   switch (BandwidthIsa()) {
-    case Isa::kAvx512: return CopyAvx512(dst, src, n);
-    case Isa::kAvx2: return CopyAvx2(dst, src, n);
-    default: return CopySse(dst, src, n);
+    case Isa::kAvx512:
+      return CopyAvx512(dst, src, n);
+    case Isa::kAvx2:
+      return CopyAvx2(dst, src, n);
+    default:
+      return CopySse(dst, src, n);
   }
 #else
   CopyPortable(dst, src, n);
@@ -346,9 +381,12 @@ void Copy(double* dst, const double* src, size_t n) {
 void Triad(double* a, const double* b, const double* c, double s, size_t n) {
 #if defined(__x86_64__)
   switch (BandwidthIsa()) {
-    case Isa::kAvx512: return TriadAvx512(a, b, c, s, n);
-    case Isa::kAvx2: return TriadAvx2(a, b, c, s, n);
-    default: return TriadSse(a, b, c, s, n);
+    case Isa::kAvx512:
+      return TriadAvx512(a, b, c, s, n);
+    case Isa::kAvx2:
+      return TriadAvx2(a, b, c, s, n);
+    default:
+      return TriadSse(a, b, c, s, n);
   }
 #else
   TriadPortable(a, b, c, s, n);

@@ -8,31 +8,44 @@ namespace flopspy::cpuroof {
 
 std::string_view QuantityName(Quantity q) {
   switch (q) {
-    case Quantity::kFlops: return "flops";
-    case Quantity::kBytes: return "bytes";
-    case Quantity::kCycles: return "cycles";
-    case Quantity::kRefCycles: return "ref_cycles";
-    case Quantity::kInstructions: return "instructions";
-    case Quantity::kTaskClock: return "task_clock";
+    case Quantity::kFlops:
+      return "flops";
+    case Quantity::kBytes:
+      return "bytes";
+    case Quantity::kCycles:
+      return "cycles";
+    case Quantity::kRefCycles:
+      return "ref_cycles";
+    case Quantity::kInstructions:
+      return "instructions";
+    case Quantity::kTaskClock:
+      return "task_clock";
   }
   return "unknown";
 }
 
 std::string_view PrecisionName(Precision p) {
   switch (p) {
-    case Precision::kAny: return "any";
-    case Precision::kDp: return "dp";
-    case Precision::kSp: return "sp";
-    case Precision::kHp: return "hp";
+    case Precision::kAny:
+      return "any";
+    case Precision::kDp:
+      return "dp";
+    case Precision::kSp:
+      return "sp";
+    case Precision::kHp:
+      return "hp";
   }
   return "any";
 }
 
 std::string_view DirectionName(Direction d) {
   switch (d) {
-    case Direction::kAny: return "any";
-    case Direction::kRead: return "read";
-    case Direction::kWrite: return "write";
+    case Direction::kAny:
+      return "any";
+    case Direction::kRead:
+      return "read";
+    case Direction::kWrite:
+      return "write";
   }
   return "any";
 }
@@ -46,8 +59,8 @@ std::vector<std::string> Capabilities::Lines() const {
                   yes(traffic));
   auto add = [&](const char* label, const QuantityStatus& s) {
     if (!s.available) {
-      lines.push_back(std::string("flopspy: CPU ") + label + " unavailable: " +
-                      (s.reason.empty() ? "unknown reason" : s.reason));
+      lines.push_back(std::string("flopspy: CPU ") + label +
+                      " unavailable: " + (s.reason.empty() ? "unknown reason" : s.reason));
     } else if (!s.reason.empty()) {
       lines.push_back(std::string("flopspy: CPU ") + label + ": " + s.reason);
     }
@@ -72,6 +85,7 @@ std::string Capabilities::ToJson() const {
   j["backend"] = backend;
   j["cpu"] = cpu;
   j["family"] = family;
+  j["cpu_key"] = cpu_key;
   j["time"] = q(time);
   j["cycles"] = q(cycles);
   j["work"] = q(work);

@@ -176,8 +176,8 @@ CpuIdentity DetectCpuIdentity(const HostPaths& paths) {
       const uint32_t base_model = (a >> 4) & 0xF;
       const uint32_t ext_model = (a >> 16) & 0xF;
       cpu.family = base_family == 0xF ? base_family + ext_family : base_family;
-      cpu.model = (base_family == 0x6 || base_family == 0xF) ? base_model + (ext_model << 4)
-                                                               : base_model;
+      cpu.model =
+          (base_family == 0x6 || base_family == 0xF) ? base_model + (ext_model << 4) : base_model;
       cpu.stepping = a & 0xF;
     }
     // What the OS enabled, as the kernels of the ceilings will see it.
@@ -240,8 +240,8 @@ CpuIdentity DetectCpuIdentity(const HostPaths& paths) {
 }
 
 std::string DescribeCpu(const CpuIdentity& cpu) {
-  std::string out = cpu.model_name.empty() ? std::string(CpuVendorName(cpu.vendor)) + " CPU"
-                                           : cpu.model_name;
+  std::string out =
+      cpu.model_name.empty() ? std::string(CpuVendorName(cpu.vendor)) + " CPU" : cpu.model_name;
   if (cpu.vendor == CpuVendor::kArm) {
     out += " (MIDR implementer " + Hex(cpu.arm_implementer) + " part " + Hex(cpu.arm_part);
     if (cpu.sve_vector_bits) out += ", SVE " + std::to_string(cpu.sve_vector_bits) + " bits";

@@ -13,9 +13,12 @@ namespace {
 
 std::string ScopeName(uint8_t scope) {
   switch (static_cast<trace::CpuSampleScope>(scope)) {
-    case trace::CpuSampleScope::kInterval: return "interval";
-    case trace::CpuSampleScope::kRegion: return "region";
-    case trace::CpuSampleScope::kRun: return "run";
+    case trace::CpuSampleScope::kInterval:
+      return "interval";
+    case trace::CpuSampleScope::kRegion:
+      return "region";
+    case trace::CpuSampleScope::kRun:
+      return "run";
   }
   return "unknown";
 }
@@ -119,10 +122,10 @@ CpuRooflineChart BuildCpuRoofline(const std::vector<LabeledSample>& samples,
         kernel = "best kernel";
       }
       if (v) {
-        chart.roofs.push_back(CpuRoof{false,
-                                      std::string(level) + " " + kernel + ", " +
-                                          std::to_string(c->threads_all) + " threads",
-                                      level, *v, "measured", c->threads_all});
+        chart.roofs.push_back(CpuRoof{
+            false,
+            std::string(level) + " " + kernel + ", " + std::to_string(c->threads_all) + " threads",
+            level, *v, "measured", c->threads_all});
       }
     }
   } else {
@@ -130,8 +133,8 @@ CpuRooflineChart BuildCpuRoofline(const std::vector<LabeledSample>& samples,
   }
   if (in.peak_gflops) {
     for (const char* level : {"fp64", "fp32"}) {
-      chart.roofs.push_back(CpuRoof{true, "FLOPSPY_CPU_PEAK_GFLOPS", level, *in.peak_gflops,
-                                    "configured", 0});
+      chart.roofs.push_back(
+          CpuRoof{true, "FLOPSPY_CPU_PEAK_GFLOPS", level, *in.peak_gflops, "configured", 0});
     }
   }
   if (in.bandwidth_gbs) {
@@ -148,7 +151,8 @@ CpuRooflineChart BuildCpuRoofline(const std::vector<LabeledSample>& samples,
 
   for (const LabeledSample& s : samples) {
     const trace::CpuSampleRecord& r = s.record;
-    if (!in.include_intervals && r.scope == static_cast<uint8_t>(trace::CpuSampleScope::kInterval)) {
+    if (!in.include_intervals &&
+        r.scope == static_cast<uint8_t>(trace::CpuSampleScope::kInterval)) {
       continue;
     }
     const DerivedPoint d = Derive(r);
@@ -200,9 +204,9 @@ std::string FormatCpuRooflineTable(const CpuRooflineChart& chart) {
   }
   out += "\n";
   const std::vector<std::pair<std::string, size_t>> cols = {
-      {"point", 20}, {"scope", 8},  {"time s", 9},   {"GFLOP/s", 9}, {"GB/s", 8},
-      {"I", 8},      {"Ir", 8},     {"Iw", 8},       {"flop/cyc", 8}, {"bound", 7},
-      {"% roof", 7}, {"prec", 6},   {"flags", 0}};
+      {"point", 20}, {"scope", 8}, {"time s", 9}, {"GFLOP/s", 9},  {"GB/s", 8},
+      {"I", 8},      {"Ir", 8},    {"Iw", 8},     {"flop/cyc", 8}, {"bound", 7},
+      {"% roof", 7}, {"prec", 6},  {"flags", 0}};
   for (size_t i = 0; i < cols.size(); ++i) {
     out += i == 0 ? Pad(cols[i].first, cols[i].second, true)
                   : " " + Pad(cols[i].first, cols[i].second, cols[i].second == 0);
@@ -282,14 +286,13 @@ std::string FormatCeilingsTable(const CpuCeilings& c) {
   if (c.theoretical.max_ghz > 0) out += ", " + FormatG(c.theoretical.max_ghz, 3) + " GHz max";
   out += ", " + std::to_string(c.theoretical.cores) + " cores\n";
   out += "  " + Pad("isa", 7, true) + " " + Pad("prec", 4, true) + " " + Pad("threads", 7) + " " +
-         Pad("acc", 4) + " " + Pad("GFLOP/s", 9) + " " + Pad("theory", 9) + " " +
-         Pad("ratio", 6) + "\n";
+         Pad("acc", 4) + " " + Pad("GFLOP/s", 9) + " " + Pad("theory", 9) + " " + Pad("ratio", 6) +
+         "\n";
   for (const FlopsCeiling& f : c.flops) {
     out += "  " + Pad(std::string(IsaName(f.isa)), 7, true) + " " +
            Pad(f.precision == Precision::kDp ? "fp64" : "fp32", 4, true) + " " +
-           Pad(std::to_string(f.threads), 7) + " " + Pad(std::to_string(f.accumulators), 4) +
-           " " + Pad(FormatG(f.gflops, 4), 9) + " " + Pad(FormatG(f.theoretical_gflops, 4), 9) +
-           " " +
+           Pad(std::to_string(f.threads), 7) + " " + Pad(std::to_string(f.accumulators), 4) + " " +
+           Pad(FormatG(f.gflops, 4), 9) + " " + Pad(FormatG(f.theoretical_gflops, 4), 9) + " " +
            Pad(f.theoretical_gflops > 0 ? FormatF(f.gflops / f.theoretical_gflops, 2) : "n/a", 6) +
            "\n";
   }

@@ -58,7 +58,8 @@ FamilyInfo IdentifyFamily(const CpuIdentity& cpu) {
                         : f(CpuFamily::kAmdZen2, "zen2", "AMD Zen 2");
       }
       if (cpu.family == 0x19) {
-        if (m <= 0x0F || (m >= 0x20 && m <= 0x5F)) return f(CpuFamily::kAmdZen3, "zen3", "AMD Zen 3");
+        if (m <= 0x0F || (m >= 0x20 && m <= 0x5F))
+          return f(CpuFamily::kAmdZen3, "zen3", "AMD Zen 3");
         if ((m >= 0x10 && m <= 0x1F) || (m >= 0x60 && m <= 0x7F) || (m >= 0xA0 && m <= 0xAF)) {
           return f(CpuFamily::kAmdZen4, "zen4", "AMD Zen 4");
         }
@@ -323,8 +324,7 @@ MemTable BuiltinMemTable(const CpuIdentity& cpu, CpuFamily family) {
       for (std::string_view terms : kChannels) {
         t.events.push_back({"amd_df", false, "", terms, Direction::kAny, 64});
       }
-      t.caveat =
-          "AMD data-fabric DRAM channel beats: approximate, reads and writes not separated";
+      t.caveat = "AMD data-fabric DRAM channel beats: approximate, reads and writes not separated";
       break;
     }
     case CpuFamily::kAmdZen4:
@@ -435,7 +435,8 @@ EventPlan BuildEventPlan(const CpuIdentity& cpu, const SysfsView& sysfs, const P
   plan.events.push_back(
       generic("instructions", PERF_COUNT_HW_INSTRUCTIONS, Quantity::kInstructions));
   if (cpu.vendor == CpuVendor::kIntel) {
-    plan.events.push_back(generic("ref-cycles", PERF_COUNT_HW_REF_CPU_CYCLES, Quantity::kRefCycles));
+    plan.events.push_back(
+        generic("ref-cycles", PERF_COUNT_HW_REF_CPU_CYCLES, Quantity::kRefCycles));
   }
 
   // W: raw events on the core PMU's type (PERF_TYPE_RAW when sysfs has no such PMU, so that the
@@ -484,7 +485,8 @@ EventPlan BuildEventPlan(const CpuIdentity& cpu, const SysfsView& sysfs, const P
       plan.events.push_back(e);
     }
     plan.work_flags = fp.flags;
-    if (opts.precision != PrecisionSelect::kAll) plan.notes.push_back("FLOPSPY_CPU_PRECISION limits W to one precision");
+    if (opts.precision != PrecisionSelect::kAll)
+      plan.notes.push_back("FLOPSPY_CPU_PRECISION limits W to one precision");
   }
 
   // Q: memory-controller PMUs described in sysfs.
@@ -593,11 +595,10 @@ EventPlan BuildEventPlan(const CpuIdentity& cpu, const SysfsView& sysfs, const P
     }
   } else if (!problems.empty()) {
     // Counting only some controllers would under-count Q: none at all then.
-    plan.events.erase(std::remove_if(plan.events.begin(), plan.events.end(),
-                                     [](const PlannedEvent& e) {
-                                       return e.quantity == Quantity::kBytes;
-                                     }),
-                      plan.events.end());
+    plan.events.erase(
+        std::remove_if(plan.events.begin(), plan.events.end(),
+                       [](const PlannedEvent& e) { return e.quantity == Quantity::kBytes; }),
+        plan.events.end());
     plan.traffic_missing = "memory-controller events could not be encoded: " + problems.front();
   } else {
     plan.traffic_flags = kCpuSystemWideMemory;

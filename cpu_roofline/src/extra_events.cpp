@@ -26,7 +26,7 @@ struct PfmPerfEncodeArg {
   int pad0;
 };
 constexpr int kPfmSuccess = 0;
-constexpr int kPfmPlm3 = 0x08;       // PFM_PLM3: user level
+constexpr int kPfmPlm3 = 0x08;         // PFM_PLM3: user level
 constexpr int kPfmOsPerfEventExt = 2;  // PFM_OS_PERF_EVENT_EXT
 
 struct Role {
@@ -119,8 +119,8 @@ std::unique_ptr<Libpfm> Libpfm::Load(std::string* error) {
   std::unique_ptr<Libpfm> lib(new Libpfm());
   lib->handle_ = h;
   lib->initialize_ = reinterpret_cast<int (*)()>(dlsym(h, "pfm_initialize"));
-  lib->encode_ =
-      reinterpret_cast<int (*)(const char*, int, int, void*)>(dlsym(h, "pfm_get_os_event_encoding"));
+  lib->encode_ = reinterpret_cast<int (*)(const char*, int, int, void*)>(
+      dlsym(h, "pfm_get_os_event_encoding"));
   lib->strerror_ = reinterpret_cast<const char* (*)(int)>(dlsym(h, "pfm_strerror"));
   if (!lib->initialize_ || !lib->encode_ || !lib->strerror_) {
     *error = "libpfm.so.4 lacks pfm_initialize/pfm_get_os_event_encoding";
@@ -206,8 +206,8 @@ void AddExtraEvents(const std::vector<ExtraEventSpec>& specs, const SysfsView& s
         }
       }
       if (!terms || !EncodeTerms(*pmu, *terms, &enc, &error)) {
-        warnings->push_back("FLOPSPY_CPU_EVENTS: cannot encode '" + s.event + "': " +
-                            (error.empty() ? "bad terms" : error) + "; ignored");
+        warnings->push_back("FLOPSPY_CPU_EVENTS: cannot encode '" + s.event +
+                            "': " + (error.empty() ? "bad terms" : error) + "; ignored");
         continue;
       }
       e.type = pmu->type;
@@ -251,14 +251,13 @@ void AddExtraEvents(const std::vector<ExtraEventSpec>& specs, const SysfsView& s
     return std::any_of(added.begin(), added.end(),
                        [q](const PlannedEvent& e) { return e.quantity == q; });
   };
-  for (Quantity q : {Quantity::kFlops, Quantity::kBytes, Quantity::kCycles,
-                     Quantity::kInstructions}) {
+  for (Quantity q :
+       {Quantity::kFlops, Quantity::kBytes, Quantity::kCycles, Quantity::kInstructions}) {
     if (!replaces(q)) continue;
-    plan->events.erase(std::remove_if(plan->events.begin(), plan->events.end(),
-                                      [q](const PlannedEvent& e) {
-                                        return e.quantity == q && !e.from_user;
-                                      }),
-                       plan->events.end());
+    plan->events.erase(
+        std::remove_if(plan->events.begin(), plan->events.end(),
+                       [q](const PlannedEvent& e) { return e.quantity == q && !e.from_user; }),
+        plan->events.end());
     if (q == Quantity::kFlops) {
       plan->work_missing.clear();
       plan->work_flags = 0;

@@ -320,8 +320,8 @@ std::optional<int64_t> ParseDateTime(std::string_view date, std::string_view tim
   if (!y || !mo || !da || !h || !mi || !s || *mo < 1 || *mo > 12 || *da < 1 || *da > 31) {
     return std::nullopt;
   }
-  const int64_t days =
-      DaysFromCivil(static_cast<int64_t>(*y), static_cast<unsigned>(*mo), static_cast<unsigned>(*da));
+  const int64_t days = DaysFromCivil(static_cast<int64_t>(*y), static_cast<unsigned>(*mo),
+                                     static_cast<unsigned>(*da));
   return days * 86'400'000 + static_cast<int64_t>(*h) * 3'600'000 +
          static_cast<int64_t>(*mi) * 60'000 + static_cast<int64_t>(std::llround(*s * 1000.0));
 }

@@ -36,22 +36,38 @@ PerfSyscalls RealPerfSyscalls() {
 
 std::string ErrnoName(int err) {
   switch (err) {
-    case ENOENT: return "ENOENT";
-    case EACCES: return "EACCES";
-    case EPERM: return "EPERM";
-    case EINVAL: return "EINVAL";
-    case EOPNOTSUPP: return "EOPNOTSUPP";
-    case EMFILE: return "EMFILE";
-    case ENFILE: return "ENFILE";
-    case EBUSY: return "EBUSY";
-    case ENODEV: return "ENODEV";
-    case ENOSYS: return "ENOSYS";
-    case E2BIG: return "E2BIG";
-    case ENOSPC: return "ENOSPC";
-    case EFAULT: return "EFAULT";
-    case EINTR: return "EINTR";
-    case ESRCH: return "ESRCH";
-    default: return "errno " + std::to_string(err);
+    case ENOENT:
+      return "ENOENT";
+    case EACCES:
+      return "EACCES";
+    case EPERM:
+      return "EPERM";
+    case EINVAL:
+      return "EINVAL";
+    case EOPNOTSUPP:
+      return "EOPNOTSUPP";
+    case EMFILE:
+      return "EMFILE";
+    case ENFILE:
+      return "ENFILE";
+    case EBUSY:
+      return "EBUSY";
+    case ENODEV:
+      return "ENODEV";
+    case ENOSYS:
+      return "ENOSYS";
+    case E2BIG:
+      return "E2BIG";
+    case ENOSPC:
+      return "ENOSPC";
+    case EFAULT:
+      return "EFAULT";
+    case EINTR:
+      return "EINTR";
+    case ESRCH:
+      return "ESRCH";
+    default:
+      return "errno " + std::to_string(err);
   }
 }
 
@@ -64,8 +80,9 @@ std::string DescribePerfError(int err, const PlannedEvent& event, bool core_pmu_
   switch (err) {
     case ENOENT:
       if (hardware && !system_wide && !core_pmu_present) {
-        why = "no hardware PMU (no core PMU in /sys/bus/event_source/devices); in a VM enable the "
-              "virtual PMU (e.g. KVM -cpu host,pmu=on, or an instance type with a vPMU)";
+        why =
+            "no hardware PMU (no core PMU in /sys/bus/event_source/devices); in a VM enable the "
+            "virtual PMU (e.g. KVM -cpu host,pmu=on, or an instance type with a vPMU)";
       } else {
         why = "this CPU or kernel does not know the event";
       }
@@ -73,8 +90,10 @@ std::string DescribePerfError(int err, const PlannedEvent& event, bool core_pmu_
     case EACCES:
     case EPERM:
       if (system_wide) {
-        why = "system-wide (uncore) events need CAP_PERFMON or kernel.perf_event_paranoid <= 0 "
-              "(now " + par + "); e.g. sudo sysctl kernel.perf_event_paranoid=0";
+        why =
+            "system-wide (uncore) events need CAP_PERFMON or kernel.perf_event_paranoid <= 0 "
+            "(now " +
+            par + "); e.g. sudo sysctl kernel.perf_event_paranoid=0";
       } else if (paranoid && *paranoid >= 3) {
         why = "kernel.perf_event_paranoid is " + par +
               " (Debian/Ubuntu: no unprivileged perf at all); sudo sysctl "
@@ -117,7 +136,9 @@ std::string DescribePerfError(int err, const PlannedEvent& event, bool core_pmu_
 PerfEventBackend::PerfEventBackend(const EventPlan& plan, PerfSyscalls sys, Options options)
     : plan_(plan), sys_(std::move(sys)), options_(options) {}
 
-PerfEventBackend::~PerfEventBackend() { CloseAll(true); }
+PerfEventBackend::~PerfEventBackend() {
+  CloseAll(true);
+}
 
 std::unique_ptr<PerfEventBackend> PerfEventBackend::Open(const EventPlan& plan, PerfSyscalls sys,
                                                          Options options) {
@@ -248,8 +269,8 @@ void PerfEventBackend::OpenAll() {
   std::map<std::pair<Quantity, int>, bool> complete;
   for (const EventOpenStatus& st : statuses_) {
     if (st.event.quantity != Quantity::kFlops && st.event.quantity != Quantity::kBytes) continue;
-    const int sub = st.event.quantity == Quantity::kFlops ? static_cast<int>(st.event.precision)
-                                                          : 0;
+    const int sub =
+        st.event.quantity == Quantity::kFlops ? static_cast<int>(st.event.precision) : 0;
     auto [it, inserted] = complete.emplace(std::make_pair(st.event.quantity, sub), true);
     (void)inserted;
     if (st.error != 0) it->second = false;

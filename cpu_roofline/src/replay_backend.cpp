@@ -187,7 +187,8 @@ std::optional<ReplayData> ParseReplay(std::string_view text, std::string* error)
     e.begin_region = j.value("begin", "");
     e.end_region = j.value("end", "");
     if (j.contains("gpu_copy") && j["gpu_copy"].is_array() && j["gpu_copy"].size() == 2) {
-      e.gpu_copy = std::make_pair(j["gpu_copy"][0].get<uint64_t>(), j["gpu_copy"][1].get<uint64_t>());
+      e.gpu_copy =
+          std::make_pair(j["gpu_copy"][0].get<uint64_t>(), j["gpu_copy"][1].get<uint64_t>());
     }
     if (!d.entries.empty() && e.snapshot.t_ns < d.entries.back().snapshot.t_ns) {
       *error = where + "readings must be in time order";
@@ -219,8 +220,8 @@ std::optional<ReplayData> LoadReplay(const std::string& path, std::string* error
 ReplayBackend::ReplayBackend(ReplayData data, bool rebase, uint64_t start_ns)
     : data_(std::move(data)) {
   if (rebase && !data_.entries.empty()) {
-    offset_ = static_cast<int64_t>(data_.entries.front().snapshot.t_ns) -
-              static_cast<int64_t>(start_ns);
+    offset_ =
+        static_cast<int64_t>(data_.entries.front().snapshot.t_ns) - static_cast<int64_t>(start_ns);
   }
 }
 
@@ -228,10 +229,9 @@ bool ReplayBackend::Read(uint64_t now_ns, bool /*fast*/, Snapshot* out) {
   if (data_.entries.empty()) return false;
   const int64_t recorded = static_cast<int64_t>(now_ns) + offset_;
   // Last entry with t <= recorded.
-  auto it = std::upper_bound(data_.entries.begin(), data_.entries.end(), recorded,
-                             [](int64_t t, const ReplayEntry& e) {
-                               return t < static_cast<int64_t>(e.snapshot.t_ns);
-                             });
+  auto it = std::upper_bound(
+      data_.entries.begin(), data_.entries.end(), recorded,
+      [](int64_t t, const ReplayEntry& e) { return t < static_cast<int64_t>(e.snapshot.t_ns); });
   const ReplayEntry& e = it == data_.entries.begin() ? *it : *(it - 1);
   *out = e.snapshot;
   out->t_ns = now_ns;

@@ -237,11 +237,11 @@ const std::pair<uint32_t, const char*> kFlagNames[] = {
     {kCpuMemoryFromPcm, "memory_from_pcm"},
 };
 const std::pair<uint32_t, const char*> kValidNames[] = {
-    {kCpuFlopsDp, "flops_dp"},         {kCpuFlopsSp, "flops_sp"},
-    {kCpuFlopsHp, "flops_hp"},         {kCpuFlopsAny, "flops_any"},
-    {kCpuBytesRead, "bytes_read"},     {kCpuBytesWrite, "bytes_write"},
-    {kCpuBytesAny, "bytes_any"},       {kCpuCycles, "cycles"},
-    {kCpuRefCycles, "ref_cycles"},     {kCpuInstructions, "instructions"},
+    {kCpuFlopsDp, "flops_dp"},     {kCpuFlopsSp, "flops_sp"},
+    {kCpuFlopsHp, "flops_hp"},     {kCpuFlopsAny, "flops_any"},
+    {kCpuBytesRead, "bytes_read"}, {kCpuBytesWrite, "bytes_write"},
+    {kCpuBytesAny, "bytes_any"},   {kCpuCycles, "cycles"},
+    {kCpuRefCycles, "ref_cycles"}, {kCpuInstructions, "instructions"},
     {kCpuTaskClock, "task_clock"},
 };
 }  // namespace

@@ -8,12 +8,15 @@
 #include <algorithm>
 #include <chrono>
 #include <new>
+#include <nlohmann/json.hpp>
 
 namespace flopspy::cpuroof {
 
 namespace {
 
-pid_t CurrentTid() { return static_cast<pid_t>(syscall(SYS_gettid)); }
+pid_t CurrentTid() {
+  return static_cast<pid_t>(syscall(SYS_gettid));
+}
 
 constexpr size_t kMaxCopies = 4096;
 
@@ -64,7 +67,24 @@ Sampler::~Sampler() {
   }
 }
 
-uint64_t Sampler::Now() const { return clock_(); }
+uint64_t Sampler::Now() const {
+  return clock_();
+}
+
+std::string Sampler::MetadataJson() const {
+  try {
+    nlohmann::json j;
+    j["capabilities"] = nlohmann::json::parse(caps_.ToJson());
+    j["mode"] = BackendModeName(config_.mode);
+    j["interval_ms"] = config_.interval_ms;
+    j["min_trusted_ms"] = static_cast<double>(config_.min_trusted_ns) * 1e-6;
+    j["peak_gflops"] = config_.peak_gflops ? nlohmann::json(*config_.peak_gflops) : nullptr;
+    j["bandwidth_gbs"] = config_.bandwidth_gbs ? nlohmann::json(*config_.bandwidth_gbs) : nullptr;
+    return j.dump();
+  } catch (...) {
+    return "{}";
+  }
+}
 
 bool Sampler::ReadNow(uint64_t now_ns, bool fast, Snapshot* out) {
   if (!backend_->Read(now_ns, fast, out)) {
@@ -85,21 +105,19 @@ void Sampler::Emit(const trace::CpuSampleRecord& record, std::string_view region
 
 trace::CpuSampleRecord Sampler::Point(const Snapshot& begin, const Snapshot& end,
                                       trace::CpuSampleScope scope) {
-  trace::CpuSampleRecord r =
-      ComputeSample(backend_->channels(), begin, end, caps_, scope, method_);
+  trace::CpuSampleRecord r = ComputeSample(backend_->channels(), begin, end, caps_, scope, method_);
   std::lock_guard<std::mutex> lock(mu_);
-  const bool overlap = scope == trace::CpuSampleScope::kRun ? any_copy_
-                                                            : OverlapsCopyLocked(r.begin_ns, r.end_ns);
+  const bool overlap =
+      scope == trace::CpuSampleScope::kRun ? any_copy_ : OverlapsCopyLocked(r.begin_ns, r.end_ns);
   if (overlap) r.flags |= trace::kCpuOverlapsGpuCopies;
   return r;
 }
 
 bool Sampler::OverlapsCopyLocked(uint64_t begin_ns, uint64_t end_ns) const {
   // First copy ending at or after begin; it overlaps if it starts before end.
-  auto it = std::lower_bound(copies_.begin(), copies_.end(), begin_ns,
-                             [](const std::pair<uint64_t, uint64_t>& c, uint64_t t) {
-                               return c.second < t;
-                             });
+  auto it = std::lower_bound(
+      copies_.begin(), copies_.end(), begin_ns,
+      [](const std::pair<uint64_t, uint64_t>& c, uint64_t t) { return c.second < t; });
   return it != copies_.end() && it->first <= end_ns;
 }
 
@@ -261,9 +279,13 @@ void Sampler::ThreadMain() {
   }
 }
 
-void Sampler::BeforeFork() { mu_.lock(); }
+void Sampler::BeforeFork() {
+  mu_.lock();
+}
 
-void Sampler::AfterForkInParent() { mu_.unlock(); }
+void Sampler::AfterForkInParent() {
+  mu_.unlock();
+}
 
 void Sampler::AfterForkInChild(uint64_t now_ns) {
   // Only the forking thread exists here; the lock may be held (by BeforeFork, or by a thread

@@ -9,12 +9,18 @@ namespace flopspy::cpuroof {
 
 std::string_view BackendModeName(BackendMode mode) {
   switch (mode) {
-    case BackendMode::kOff: return "off";
-    case BackendMode::kAuto: return "auto";
-    case BackendMode::kPerf: return "perf";
-    case BackendMode::kPcmHttp: return "pcm-http";
-    case BackendMode::kPcmCsv: return "pcm-csv";
-    case BackendMode::kReplay: return "replay";
+    case BackendMode::kOff:
+      return "off";
+    case BackendMode::kAuto:
+      return "auto";
+    case BackendMode::kPerf:
+      return "perf";
+    case BackendMode::kPcmHttp:
+      return "pcm-http";
+    case BackendMode::kPcmCsv:
+      return "pcm-csv";
+    case BackendMode::kReplay:
+      return "replay";
   }
   return "auto";
 }

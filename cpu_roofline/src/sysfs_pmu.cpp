@@ -69,9 +69,9 @@ std::optional<std::vector<std::pair<std::string, uint64_t>>> ParseEventTerms(
 double EventAlias::BytesPerCount() const {
   if (scale <= 0) return 0;
   static const std::pair<std::string_view, double> kUnits[] = {
-      {"B", 1},      {"Bytes", 1},          {"bytes", 1},         {"KiB", 1024.0},
-      {"MiB", 1048576.0}, {"GiB", 1073741824.0}, {"KB", 1e3},        {"MB", 1e6},
-      {"GB", 1e9},
+      {"B", 1},        {"Bytes", 1},       {"bytes", 1},
+      {"KiB", 1024.0}, {"MiB", 1048576.0}, {"GiB", 1073741824.0},
+      {"KB", 1e3},     {"MB", 1e6},        {"GB", 1e9},
   };
   for (const auto& [name, factor] : kUnits) {
     if (unit == name) return scale * factor;
@@ -128,7 +128,9 @@ std::vector<int> ParseCpuList(std::string_view text) {
 
 SysfsView::SysfsView(HostPaths paths) : paths_(std::move(paths)) {}
 
-std::string SysfsView::DevicesDir() const { return paths_.sysfs_root + "/bus/event_source/devices"; }
+std::string SysfsView::DevicesDir() const {
+  return paths_.sysfs_root + "/bus/event_source/devices";
+}
 
 static std::vector<std::string> ListDir(const std::string& dir) {
   std::vector<std::string> names;
@@ -144,7 +146,9 @@ static std::vector<std::string> ListDir(const std::string& dir) {
   return names;
 }
 
-std::vector<std::string> SysfsView::ListPmus() const { return ListDir(DevicesDir()); }
+std::vector<std::string> SysfsView::ListPmus() const {
+  return ListDir(DevicesDir());
+}
 
 bool SysfsView::HasPmu(std::string_view name) const {
   return ReadSmallFile(DevicesDir() + "/" + std::string(name) + "/type").has_value();

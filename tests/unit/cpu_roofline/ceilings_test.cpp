@@ -81,8 +81,7 @@ double Gflops(Isa isa, int acc) {
   for (int r = 0; r < 3; ++r) {
     const auto t0 = std::chrono::steady_clock::now();
     const double f = kernels::RunFma(isa, true, acc, 2'000'000, &sink);
-    const double s =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     best = std::max(best, f / s * 1e-9);
   }
   return best;

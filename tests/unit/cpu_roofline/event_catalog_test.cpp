@@ -90,11 +90,11 @@ double WeightOf(const EventPlan& plan, uint64_t config) {
 
 TEST(EventCatalog, IntelWeightsAreLanesPerCount) {
   const EventPlan spr = PlanFor("GenuineIntel:6:0x8F", "spr");
-  EXPECT_EQ(WeightOf(spr, 0x01c7), 1);   // scalar double
-  EXPECT_EQ(WeightOf(spr, 0x04c7), 2);   // 128-bit double
-  EXPECT_EQ(WeightOf(spr, 0x10c7), 4);   // 256-bit double
-  EXPECT_EQ(WeightOf(spr, 0x40c7), 8);   // 512-bit double
-  EXPECT_EQ(WeightOf(spr, 0x02c7), 1);   // scalar single
+  EXPECT_EQ(WeightOf(spr, 0x01c7), 1);  // scalar double
+  EXPECT_EQ(WeightOf(spr, 0x04c7), 2);  // 128-bit double
+  EXPECT_EQ(WeightOf(spr, 0x10c7), 4);  // 256-bit double
+  EXPECT_EQ(WeightOf(spr, 0x40c7), 8);  // 512-bit double
+  EXPECT_EQ(WeightOf(spr, 0x02c7), 1);  // scalar single
   EXPECT_EQ(WeightOf(spr, 0x08c7), 4);
   EXPECT_EQ(WeightOf(spr, 0x20c7), 8);
   EXPECT_EQ(WeightOf(spr, 0x80c7), 16);

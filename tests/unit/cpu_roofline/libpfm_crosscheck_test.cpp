@@ -33,7 +33,7 @@ TEST(LibpfmCrossCheck, BuiltinTablesEncodeLikeLibpfm) {
   const CpuFamily families[] = {CpuFamily::kIntelSnb, CpuFamily::kIntelBdw, CpuFamily::kIntelSkl,
                                 CpuFamily::kIntelSkx, CpuFamily::kIntelIcl, CpuFamily::kIntelIcx,
                                 CpuFamily::kIntelSpr, CpuFamily::kIntelGnr, CpuFamily::kAmdZen1,
-                                CpuFamily::kAmdZen2, CpuFamily::kAmdZen3, CpuFamily::kAmdZen4};
+                                CpuFamily::kAmdZen2,  CpuFamily::kAmdZen3,  CpuFamily::kAmdZen4};
   int checked = 0;
   for (CpuFamily f : families) {
     for (const FpEventSpec& s : BuiltinFpTable(f).events) {

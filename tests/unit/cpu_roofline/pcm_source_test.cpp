@@ -144,8 +144,8 @@ class StubServer {
 };
 
 std::string SensorBody(double reads, double writes) {
-  return "{\"Uncore Aggregate\": {\"Uncore Counters\": {\"DRAM Reads\": " +
-         std::to_string(reads) + ", \"DRAM Writes\": " + std::to_string(writes) + "}}}";
+  return "{\"Uncore Aggregate\": {\"Uncore Counters\": {\"DRAM Reads\": " + std::to_string(reads) +
+         ", \"DRAM Writes\": " + std::to_string(writes) + "}}}";
 }
 
 TEST(HttpGet, AsksForJsonAndReadsTheBody) {

@@ -35,8 +35,12 @@ Opened Open(const EventPlan& plan, FakePerf* fake, int paranoid = 2) {
   return out;
 }
 
-bool IsUncore(const perf_event_attr&, int cpu) { return cpu >= 0; }
-bool IsHardware(const perf_event_attr& a, int) { return a.type != PERF_TYPE_SOFTWARE; }
+bool IsUncore(const perf_event_attr&, int cpu) {
+  return cpu >= 0;
+}
+bool IsHardware(const perf_event_attr& a, int) {
+  return a.type != PERF_TYPE_SOFTWARE;
+}
 
 std::string Joined(const std::vector<std::string>& lines) {
   std::string s;
@@ -98,8 +102,8 @@ TEST(PerfBackend, GroupReadsAreScaledWhenMultiplexed) {
   fake.Set(14, 0x0304, 1'000'000, 1'000'000'000, 1'000'000'000);
   fake.Set(15, 0x0304, 1'000'000, 1'000'000'000, 1'000'000'000);
   ASSERT_TRUE(o.backend->Read(1'000'000'000, false, &b));
-  const auto r = ComputeSample(o.backend->channels(), a, b, o.caps,
-                               trace::CpuSampleScope::kInterval, {});
+  const auto r =
+      ComputeSample(o.backend->channels(), a, b, o.caps, trace::CpuSampleScope::kInterval, {});
   ASSERT_TRUE(r.valid & trace::kCpuFlopsDp);
   // The fake group shares the leader's times: the whole DP group is scaled by 2.
   EXPECT_DOUBLE_EQ(r.flops_dp, 8e9);
@@ -123,9 +127,7 @@ class PerfErrno : public ::testing::TestWithParam<ErrnoCase> {};
 TEST_P(PerfErrno, DegradesEachQuantityOnItsOwn) {
   const ErrnoCase& c = GetParam();
   FakePerf fake;
-  fake.error_for = [&c](const perf_event_attr& a, int cpu) {
-    return c.which(a, cpu) ? c.err : 0;
-  };
+  fake.error_for = [&c](const perf_event_attr& a, int cpu) { return c.which(a, cpu) ? c.err : 0; };
   const EventPlan plan = Plan("GenuineIntel:6:0x55", "skx_2s");
   Opened o;
   ASSERT_NO_THROW(o = Open(plan, &fake, c.paranoid));
@@ -147,26 +149,28 @@ TEST_P(PerfErrno, DegradesEachQuantityOnItsOwn) {
   EXPECT_TRUE(o.backend->Read(1, false, &s));
 }
 
-bool All(const perf_event_attr&, int) { return true; }
+bool All(const perf_event_attr&, int) {
+  return true;
+}
 
 INSTANTIATE_TEST_SUITE_P(
     Matrix, PerfErrno,
-    ::testing::Values(
-        ErrnoCase{"no_pmu", ENOENT, IsHardware, 2, true, false, false, false,
-                  "failed with ENOENT: this CPU or kernel does not know the event"},
-        ErrnoCase{"uncore_eacces", EACCES, IsUncore, 2, true, true, true, false,
-                  "CAP_PERFMON or kernel.perf_event_paranoid <= 0 (now 2)"},
-        ErrnoCase{"paranoid_4", EACCES, All, 4, false, false, false, false,
-                  "kernel.perf_event_paranoid is 4"},
-        ErrnoCase{"seccomp", EPERM, All, 2, false, false, false, false, "--cap-add PERFMON"},
-        ErrnoCase{"uncore_eopnotsupp", EOPNOTSUPP, IsUncore, 2, true, true, true, false,
-                  "does not support this mode"},
-        ErrnoCase{"ebusy", EBUSY, IsHardware, 2, true, false, false, false,
-                  "used exclusively by another tool"},
-        ErrnoCase{"enodev", ENODEV, IsUncore, 2, true, true, true, false, "seccomp"},
-        ErrnoCase{"enosys", ENOSYS, All, 2, false, false, false, false,
-                  "perf_event_open is not available"},
-        ErrnoCase{"e2big", E2BIG, All, 2, false, false, false, false, "attr size"}),
+    ::testing::Values(ErrnoCase{"no_pmu", ENOENT, IsHardware, 2, true, false, false, false,
+                                "failed with ENOENT: this CPU or kernel does not know the event"},
+                      ErrnoCase{"uncore_eacces", EACCES, IsUncore, 2, true, true, true, false,
+                                "CAP_PERFMON or kernel.perf_event_paranoid <= 0 (now 2)"},
+                      ErrnoCase{"paranoid_4", EACCES, All, 4, false, false, false, false,
+                                "kernel.perf_event_paranoid is 4"},
+                      ErrnoCase{"seccomp", EPERM, All, 2, false, false, false, false,
+                                "--cap-add PERFMON"},
+                      ErrnoCase{"uncore_eopnotsupp", EOPNOTSUPP, IsUncore, 2, true, true, true,
+                                false, "does not support this mode"},
+                      ErrnoCase{"ebusy", EBUSY, IsHardware, 2, true, false, false, false,
+                                "used exclusively by another tool"},
+                      ErrnoCase{"enodev", ENODEV, IsUncore, 2, true, true, true, false, "seccomp"},
+                      ErrnoCase{"enosys", ENOSYS, All, 2, false, false, false, false,
+                                "perf_event_open is not available"},
+                      ErrnoCase{"e2big", E2BIG, All, 2, false, false, false, false, "attr size"}),
     [](const ::testing::TestParamInfo<ErrnoCase>& p) { return p.param.name; });
 
 TEST(PerfBackend, NoPmuOnTheZen4VmSaysSo) {
@@ -216,8 +220,8 @@ TEST(PerfBackend, KernelsRefusingInheritedGroupReadsFallBackToSingleReads) {
   fake.SetAll(0, 100, 100);
   fake.Set(4, 0x40c7, 10, 100, 100);
   ASSERT_TRUE(o.backend->Read(100, false, &b));
-  const auto r = ComputeSample(o.backend->channels(), a, b, o.caps,
-                               trace::CpuSampleScope::kInterval, {});
+  const auto r =
+      ComputeSample(o.backend->channels(), a, b, o.caps, trace::CpuSampleScope::kInterval, {});
   EXPECT_DOUBLE_EQ(r.flops_dp, 80);  // 10 x 512-bit packed double
 }
 
@@ -252,8 +256,8 @@ TEST(PerfBackend, APartialSetOfControllersCountsNoQ) {
   o.backend->Read(0, false, &a);
   fake.SetAll(1000, 10, 10);
   o.backend->Read(10, false, &b);
-  const auto r = ComputeSample(o.backend->channels(), a, b, o.caps,
-                               trace::CpuSampleScope::kInterval, {});
+  const auto r =
+      ComputeSample(o.backend->channels(), a, b, o.caps, trace::CpuSampleScope::kInterval, {});
   EXPECT_FALSE(r.valid & trace::kCpuBytesAny);
 }
 
@@ -267,8 +271,8 @@ TEST(PerfBackend, FailedReadsInvalidateOnlyTheirGroup) {
     if (e.attr.type == 4 && e.attr.config == 0x0f03) e.read_fails = true;
   }
   ASSERT_TRUE(o.backend->Read(10'000'000, false, &b));
-  const auto r = ComputeSample(o.backend->channels(), a, b, o.caps,
-                               trace::CpuSampleScope::kInterval, {});
+  const auto r =
+      ComputeSample(o.backend->channels(), a, b, o.caps, trace::CpuSampleScope::kInterval, {});
   EXPECT_FALSE(r.valid & trace::kCpuFlopsAny);
   EXPECT_TRUE(r.valid & trace::kCpuCycles);
   EXPECT_TRUE(r.valid & trace::kCpuBytesAny);

@@ -1,6 +1,7 @@
 // Replayed readings end to end: recording -> sampler -> method -> roofline chart. The recordings
-// are built from the documented counter semantics of known kernels (replay/make_replay_fixtures.py):
-// a DGEMM of n = 4000 and a daxpy of 1e8 elements on a two-socket Skylake-SP.
+// are built from the documented counter semantics of known kernels
+// (replay/make_replay_fixtures.py): a DGEMM of n = 4000 and a daxpy of 1e8 elements on a two-socket
+// Skylake-SP.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -28,15 +29,16 @@ Played Play(const std::string& file) {
   Played p;
   if (!data) return p;
   int interval = 0;
-  p.run = RunReplay(*data, SamplerConfig{}, [&](const trace::CpuSampleRecord& r,
-                                                std::string_view region) {
-    std::string label = std::string(region);
-    if (r.scope == static_cast<uint8_t>(trace::CpuSampleScope::kInterval)) {
-      label = "interval " + std::to_string(interval++);
-    }
-    if (r.scope == static_cast<uint8_t>(trace::CpuSampleScope::kRun)) label = "run";
-    p.samples.push_back({r, label});
-  });
+  p.run = RunReplay(*data, SamplerConfig{},
+                    [&](const trace::CpuSampleRecord& r, std::string_view region) {
+                      std::string label = std::string(region);
+                      if (r.scope == static_cast<uint8_t>(trace::CpuSampleScope::kInterval)) {
+                        label = "interval " + std::to_string(interval++);
+                      }
+                      if (r.scope == static_cast<uint8_t>(trace::CpuSampleScope::kRun))
+                        label = "run";
+                      p.samples.push_back({r, label});
+                    });
   return p;
 }
 
@@ -182,8 +184,8 @@ TEST(Replay, BadFilesAreRefusedWithTheLine) {
       "{\"flopspy_cpu_replay\": 1, \"channels\": [{\"name\": \"a\", \"quantity\": \"flops\"}]}\n";
   EXPECT_FALSE(ParseReplay(header + "{\"t_ns\": 5, \"values\": [1, 2]}\n", &error));
   EXPECT_NE(error.find("line 2"), std::string::npos) << error;
-  EXPECT_FALSE(ParseReplay(header + "{\"t_ns\": 5, \"values\": [1]}\n{\"t_ns\": 4, \"values\": [2]}\n",
-                           &error));
+  EXPECT_FALSE(ParseReplay(
+      header + "{\"t_ns\": 5, \"values\": [1]}\n{\"t_ns\": 4, \"values\": [2]}\n", &error));
   EXPECT_NE(error.find("time order"), std::string::npos);
   auto ok = ParseReplay(header + "{\"t_ns\": 5, \"values\": [null]}\n", &error);
   ASSERT_TRUE(ok) << error;

@@ -1,10 +1,9 @@
 // Report functions: roofs from ceilings and overrides, placement of points, the text table.
-#include "flopspy/cpu_roofline/cpu_roofline_report.h"
-
 #include <gtest/gtest.h>
 
 #include <cmath>
 
+#include "flopspy/cpu_roofline/cpu_roofline_report.h"
 #include "test_paths.h"
 
 namespace flopspy::cpuroof {
@@ -56,11 +55,11 @@ TEST(CpuRoofline, PlacesPointsUnderTheRightRoof) {
   CpuRooflineInputs in;
   in.ceilings = &c;
   std::vector<LabeledSample> s = {
-      {Point(1, 1e12, 0, 1e9), "dp-compute"},    // I = 1000: compute bound, FP64 roof
-      {Point(1, 0, 1e12, 1e9), "sp-compute"},    // FP32 roof
-      {Point(1, 1e9, 0, 1e10), "dp-memory"},     // I = 0.1: 18 GFLOP/s attainable
-      {Point(1, 1e9, 0, 0), "no-traffic"},       // I = inf: compute bound
-      {Point(1, 1e9, 0, -1), "no-q"},            // Q unknown: held to the compute roof
+      {Point(1, 1e12, 0, 1e9), "dp-compute"},  // I = 1000: compute bound, FP64 roof
+      {Point(1, 0, 1e12, 1e9), "sp-compute"},  // FP32 roof
+      {Point(1, 1e9, 0, 1e10), "dp-memory"},   // I = 0.1: 18 GFLOP/s attainable
+      {Point(1, 1e9, 0, 0), "no-traffic"},     // I = inf: compute bound
+      {Point(1, 1e9, 0, -1), "no-q"},          // Q unknown: held to the compute roof
   };
   const CpuRooflineChart chart = BuildCpuRoofline(s, in);
   ASSERT_EQ(chart.points.size(), 5u);
@@ -99,8 +98,8 @@ TEST(CpuRoofline, TableShowsMissingValuesAsNotAvailable) {
 TEST(CpuRoofline, IntervalsCanBeLeftOut) {
   CpuRooflineInputs in;
   in.include_intervals = false;
-  const auto chart = BuildCpuRoofline({{Point(1, 1, 1, 1, 1), "i"}, {Point(1, 1, 1, 1, 3), "run"}},
-                                      in);
+  const auto chart =
+      BuildCpuRoofline({{Point(1, 1, 1, 1, 1), "i"}, {Point(1, 1, 1, 1, 3), "run"}}, in);
   ASSERT_EQ(chart.points.size(), 1u);
   EXPECT_EQ(chart.points[0].label, "run");
 }

@@ -35,7 +35,9 @@ Channel Plain(const char* name, Quantity q) {
   return c;
 }
 
-Snapshot Snap(uint64_t t, std::vector<ChannelValue> v) { return Snapshot{t, std::move(v)}; }
+Snapshot Snap(uint64_t t, std::vector<ChannelValue> v) {
+  return Snapshot{t, std::move(v)};
+}
 ChannelValue V(uint64_t raw, uint64_t enabled = 0, uint64_t running = 0) {
   return ChannelValue{raw, enabled, running, true};
 }
@@ -57,10 +59,10 @@ TEST(CounterDelta, WrapsAtTheCounterWidth) {
 TEST(Method, SkylakeServerDgemmWeightsLanes) {
   // A DGEMM of n = 1000 with AVX-512 FMAs: 2 n^3 flops = 1.25e8 512-bit FMA instructions, each
   // counted twice by FP_ARITH_INST_RETIRED (FMA = 2 operations per lane) and weighted 8 lanes.
-  const std::vector<Channel> ch = {Flops("sd", 1, Precision::kDp), Flops("pd128", 2, Precision::kDp),
-                                   Flops("pd256", 4, Precision::kDp),
-                                   Flops("pd512", 8, Precision::kDp),
-                                   Flops("ss", 1, Precision::kSp), Flops("ps512", 16, Precision::kSp)};
+  const std::vector<Channel> ch = {
+      Flops("sd", 1, Precision::kDp),    Flops("pd128", 2, Precision::kDp),
+      Flops("pd256", 4, Precision::kDp), Flops("pd512", 8, Precision::kDp),
+      Flops("ss", 1, Precision::kSp),    Flops("ps512", 16, Precision::kSp)};
   const auto a = Snap(0, {V(0), V(0), V(0), V(0), V(0), V(0)});
   const auto b = Snap(1'000'000'000, {V(1000), V(0), V(0), V(250'000'000), V(0), V(10)});
   const auto r = ComputeSample(ch, a, b, AllValid(), CpuSampleScope::kInterval, {});
@@ -86,7 +88,8 @@ TEST(Method, ZenCountsFlopsDirectlyWithoutSplit) {
 }
 
 TEST(Method, MultiplexedCountsAreScaledAndFlagged) {
-  const std::vector<Channel> ch = {Flops("pd256", 4, Precision::kDp), Plain("cycles", Quantity::kCycles)};
+  const std::vector<Channel> ch = {Flops("pd256", 4, Precision::kDp),
+                                   Plain("cycles", Quantity::kCycles)};
   const auto a = Snap(0, {V(0, 0, 0), V(0, 0, 0)});
   const auto b = Snap(100, {V(1000, 400, 100), V(5000, 400, 400)});
   const auto r = ComputeSample(ch, a, b, AllValid(), CpuSampleScope::kInterval, {});
@@ -97,7 +100,8 @@ TEST(Method, MultiplexedCountsAreScaledAndFlagged) {
 }
 
 TEST(Method, NeverScheduledCountersAreMissingNotZero) {
-  const std::vector<Channel> ch = {Flops("pd256", 4, Precision::kDp), Plain("cycles", Quantity::kCycles)};
+  const std::vector<Channel> ch = {Flops("pd256", 4, Precision::kDp),
+                                   Plain("cycles", Quantity::kCycles)};
   const auto a = Snap(0, {V(0, 0, 0), V(0, 0, 0)});
   const auto b = Snap(100, {V(0, 400, 0), V(5000, 400, 400)});
   const auto r = ComputeSample(ch, a, b, AllValid(), CpuSampleScope::kInterval, {});
@@ -147,9 +151,9 @@ TEST(Method, ChannelsLeftOutAndMasksAreRespected) {
   ch[2].counted = false;  // its set was incomplete
   Capabilities caps;
   caps.valid_mask = trace::kCpuFlopsDp | trace::kCpuFlopsAny;  // SP incomplete
-  const auto r = ComputeSample(ch, Snap(0, {V(0), V(0), V(0)}),
-                               Snap(20'000'000, {V(10), V(1000), V(50)}), caps,
-                               CpuSampleScope::kInterval, {});
+  const auto r =
+      ComputeSample(ch, Snap(0, {V(0), V(0), V(0)}), Snap(20'000'000, {V(10), V(1000), V(50)}),
+                    caps, CpuSampleScope::kInterval, {});
   EXPECT_DOUBLE_EQ(r.flops_dp, 10);
   EXPECT_DOUBLE_EQ(r.flops_any, 10);  // SP left out of the sum
   EXPECT_FALSE(r.valid & trace::kCpuBytesAny);

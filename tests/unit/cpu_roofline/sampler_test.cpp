@@ -227,6 +227,24 @@ TEST(Sampler, ThreadEmitsIntervalPointsUntilStopped) {
   EXPECT_EQ(rig.got.of(trace::CpuSampleScope::kRun).size(), 1u);
 }
 
+TEST(Sampler, MetadataCarriesCapabilitiesAndOverrides) {
+  auto b = std::make_unique<ClockBackend>();
+  Sampler::Options o;
+  o.start_thread = false;
+  o.clock = [] { return uint64_t{1}; };
+  o.backend = std::move(b);
+  o.capabilities = AllCaps();
+  SamplerConfig config;
+  config.peak_gflops = 99.5;
+  auto s = Sampler::Start(config, nullptr, std::move(o));
+  ASSERT_TRUE(s);
+  const std::string m = s->MetadataJson();
+  EXPECT_NE(m.find("\"peak_gflops\":99.5"), std::string::npos) << m;
+  EXPECT_NE(m.find("\"bandwidth_gbs\":null"), std::string::npos) << m;
+  EXPECT_NE(m.find("\"capabilities\":{"), std::string::npos) << m;
+  EXPECT_NE(m.find("\"interval_ms\":100"), std::string::npos) << m;
+}
+
 TEST(Sampler, InactiveWhenNothingCanBeMeasured) {
   SamplerConfig off;
   off.mode = BackendMode::kOff;
@@ -356,11 +374,11 @@ TEST(SamplerConfig, ModesAndTheOldIntervalName) {
   EXPECT_EQ(mode("perf"), BackendMode::kPerf);
   EXPECT_EQ(mode("pcm-http"), BackendMode::kPcmHttp);
   EXPECT_EQ(mode("pcm-csv:/x.csv"), BackendMode::kPcmCsv);
-  const auto csv = ParseSamplerConfig(std::map<std::string, std::string>{
-      {"FLOPSPY_CPU_ROOFLINE", "pcm-csv"}});
+  const auto csv =
+      ParseSamplerConfig(std::map<std::string, std::string>{{"FLOPSPY_CPU_ROOFLINE", "pcm-csv"}});
   EXPECT_EQ(csv.warnings.size(), 1u);  // no file given
-  const auto old = ParseSamplerConfig(
-      std::map<std::string, std::string>{{"FLOPSPY_CPU_SAMPLE_MS", "50"}});
+  const auto old =
+      ParseSamplerConfig(std::map<std::string, std::string>{{"FLOPSPY_CPU_SAMPLE_MS", "50"}});
   EXPECT_EQ(old.config.interval_ms, 50u);
 }
 

@@ -7,7 +7,9 @@
 
 namespace flopspy::cpuroof::testing {
 
-inline std::string DataDir() { return std::string(FLOPSPY_TEST_DATA_DIR) + "/cpu_roofline"; }
+inline std::string DataDir() {
+  return std::string(FLOPSPY_TEST_DATA_DIR) + "/cpu_roofline";
+}
 
 // A fake sysfs tree from tests/data/cpu_roofline/sysfs/<name> (make_sysfs_fixtures.py).
 inline HostPaths FakeHost(const std::string& sysfs_tree, const std::string& proc_tree = "zen4_vm") {

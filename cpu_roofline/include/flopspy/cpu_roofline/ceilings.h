@@ -28,7 +28,7 @@ struct TheoreticalIsaPeak {
   double sp_flops_per_cycle = 0;
   double dp_gflops_core = 0;  // at the nominal frequency
   double sp_gflops_core = 0;
-  double dp_gflops_all = 0;   // all physical cores
+  double dp_gflops_all = 0;  // all physical cores
   double sp_gflops_all = 0;
 };
 
@@ -59,7 +59,7 @@ struct FlopsCeiling {
 };
 
 struct BandwidthSample {
-  std::string kernel;  // load, store, copy, triad
+  std::string kernel;              // load, store, copy, triad
   uint64_t working_set_bytes = 0;  // per thread
   int threads = 1;
   double gbytes_per_s = 0;  // STREAM accounting: bytes the kernel loads and stores
@@ -102,10 +102,10 @@ struct CpuCeilings {
 };
 
 struct CeilingsOptions {
-  bool quick = false;           // a few tenths of a second per kind: for tests and first runs
-  double seconds_per_point = 0; // 0: 0.01 s quick, 0.1 s full
-  int repeats = 0;              // 0: 1 quick, 3 full (the maximum is kept)
-  int max_threads = 0;          // 0: one per physical core the process may run on
+  bool quick = false;            // a few tenths of a second per kind: for tests and first runs
+  double seconds_per_point = 0;  // 0: 0.01 s quick, 0.1 s full
+  int repeats = 0;               // 0: 1 quick, 3 full (the maximum is kept)
+  int max_threads = 0;           // 0: one per physical core the process may run on
   bool flops = true;
   bool bandwidth = true;
   uint64_t max_working_set = 0;  // 0: 4 x L3 (at least 64 MiB), capped by memory
@@ -116,8 +116,10 @@ CpuCeilings RunCpuCeilings(const CeilingsOptions& options);
 CpuCeilings RunCpuCeilings(const CeilingsOptions& options, const CpuIdentity& cpu,
                            const CacheSizes& caches);
 
-// ~/.cache/flopspy/ceilings-cpu-<key>.json ($XDG_CACHE_HOME honoured).
+// ~/.cache/flopspy/ceilings-cpu-<key>.json ($XDG_CACHE_HOME honoured); the key is
+// CpuModelKey, also in the trace metadata (Capabilities::cpu_key) for the report.
 std::string DefaultCeilingsPath(const CpuIdentity& cpu);
+std::string CeilingsPathForKey(const std::string& cpu_key);
 std::string CeilingsToJson(const CpuCeilings& ceilings);
 std::optional<CpuCeilings> CeilingsFromJson(std::string_view json, std::string* error);
 bool SaveCeilings(const CpuCeilings& ceilings, const std::string& path, std::string* error);

@@ -30,7 +30,8 @@ std::string_view DirectionName(Direction d);
 
 // One opened counter.
 struct Channel {
-  std::string name;  // e.g. "fp_arith_inst_retired.256b_packed_double", "uncore_imc_0/cas_count_read/@cpu0"
+  std::string
+      name;  // e.g. "fp_arith_inst_retired.256b_packed_double", "uncore_imc_0/cas_count_read/@cpu0"
   Quantity quantity = Quantity::kFlops;
   double weight = 1;  // flops or bytes per count (1 for cycles, instructions, ns)
   Precision precision = Precision::kAny;  // kFlops only
@@ -51,7 +52,7 @@ struct ChannelValue {
 };
 
 struct Snapshot {
-  uint64_t t_ns = 0;  // CLOCK_MONOTONIC (replay: recorded time, possibly rebased)
+  uint64_t t_ns = 0;                 // CLOCK_MONOTONIC (replay: recorded time, possibly rebased)
   std::vector<ChannelValue> values;  // parallel to CounterBackend::channels()
 };
 
@@ -67,6 +68,7 @@ struct Capabilities {
   std::string backend;  // "off", "perf", "perf+pcm-http", "perf+pcm-csv", "replay"
   std::string cpu;      // human description of the CPU and family
   std::string family;   // catalog key, e.g. "zen4", "spr"
+  std::string cpu_key;  // CpuModelKey: names the ceilings file (ceilings-cpu-<key>.json)
   QuantityStatus time;
   QuantityStatus cycles;
   QuantityStatus work;     // W

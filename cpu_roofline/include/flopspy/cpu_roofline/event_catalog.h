@@ -56,7 +56,7 @@ struct FpEventSpec {
   uint64_t config;        // umask << 8 | event (x86), event number (Arm)
   double weight;          // flops per count (Arm SCALE: per 128 bits, scaled by VL at plan time)
   Precision precision;
-  std::string pfm;  // libpfm4 4.13 name for the cross-check; "" where 4.13 lacks the PMU
+  std::string pfm;          // libpfm4 4.13 name for the cross-check; "" where 4.13 lacks the PMU
   bool sve_scaled = false;  // weight x SVE_VL/128
 };
 
@@ -102,9 +102,9 @@ struct PlannedEvent {
   double weight = 1;
   Precision precision = Precision::kAny;
   Direction direction = Direction::kAny;
-  int group = 0;        // events with the same group number open as one perf group
-  int cpu = -1;         // >= 0: system-wide on that CPU (uncore); -1: this process
-  std::string pfm;      // libpfm4 name, for cross-checks
+  int group = 0;           // events with the same group number open as one perf group
+  int cpu = -1;            // >= 0: system-wide on that CPU (uncore); -1: this process
+  std::string pfm;         // libpfm4 name, for cross-checks
   bool from_user = false;  // from FLOPSPY_CPU_EVENTS
 };
 
@@ -117,7 +117,7 @@ struct PlanOptions {
 
 struct EventPlan {
   FamilyInfo family;
-  std::string cpu;  // DescribeCpu
+  std::string cpu;                   // DescribeCpu
   std::vector<PlannedEvent> events;  // core events first, then uncore
   uint32_t work_flags = 0;
   uint32_t traffic_flags = 0;

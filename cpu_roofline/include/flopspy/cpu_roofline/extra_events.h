@@ -4,7 +4,8 @@
 //   FLOPSPY_CPU_EVENTS="<event>[@<role>[*<weight>]],..."
 //   role: flops | flops_dp | flops_sp | flops_hp | bytes | bytes_read | bytes_write |
 //         cycles | instructions
-// e.g. "amd64_fam19h_zen4::RETIRED_SSE_AVX_FLOPS:ANY@flops,amd_umc_0/event=0xa,rdwrmask=1/@bytes_read*64".
+// e.g.
+// "amd64_fam19h_zen4::RETIRED_SSE_AVX_FLOPS:ANY@flops,amd_umc_0/event=0xa,rdwrmask=1/@bytes_read*64".
 // Events with a flops role replace the built-in W events (and bytes roles the built-in Q events),
 // so a CPU the tables do not know can still be measured.
 #pragma once

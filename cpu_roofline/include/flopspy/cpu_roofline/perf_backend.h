@@ -33,8 +33,8 @@ PerfSyscalls RealPerfSyscalls();
 // Outcome of opening one planned event.
 struct EventOpenStatus {
   PlannedEvent event;
-  int error = 0;         // 0: opened; else the errno
-  std::string message;   // DescribePerfError text when error != 0
+  int error = 0;        // 0: opened; else the errno
+  std::string message;  // DescribePerfError text when error != 0
 };
 
 // "ENOENT", "EACCES", ... (the symbolic name, not strerror).
@@ -73,7 +73,7 @@ class PerfEventBackend : public CounterBackend {
     size_t channel = 0;
   };
   struct Group {
-    bool group_read = true;  // one read() for all members (PERF_FORMAT_GROUP)
+    bool group_read = true;       // one read() for all members (PERF_FORMAT_GROUP)
     std::vector<Member> members;  // members[0] is the leader
   };
 

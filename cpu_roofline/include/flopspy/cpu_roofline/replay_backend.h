@@ -38,7 +38,7 @@ struct ReplayData {
   std::string family;
   std::string source;
   std::vector<Channel> channels;
-  Capabilities capabilities;  // derived from the header
+  Capabilities capabilities;         // derived from the header
   std::vector<ReplayEntry> entries;  // in time order
 };
 

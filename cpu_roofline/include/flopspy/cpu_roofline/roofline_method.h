@@ -36,13 +36,13 @@ trace::CpuSampleRecord ComputeSample(const std::vector<Channel>& channels, const
 // Figures derived from one record; nullopt where an input is missing.
 struct DerivedPoint {
   double seconds = 0;
-  std::optional<double> flops;          // W
-  std::optional<double> bytes;          // Q
-  std::optional<double> bytes_read;     // Qr
-  std::optional<double> bytes_write;    // Qw
-  std::optional<double> flops_per_s;    // P
-  std::optional<double> bytes_per_s;    // Q / T
-  std::optional<double> intensity;      // I = W / Q (+inf when Q == 0 < W)
+  std::optional<double> flops;            // W
+  std::optional<double> bytes;            // Q
+  std::optional<double> bytes_read;       // Qr
+  std::optional<double> bytes_write;      // Qw
+  std::optional<double> flops_per_s;      // P
+  std::optional<double> bytes_per_s;      // Q / T
+  std::optional<double> intensity;        // I = W / Q (+inf when Q == 0 < W)
   std::optional<double> intensity_read;   // Ir
   std::optional<double> intensity_write;  // Iw
   std::optional<double> flops_per_cycle;  // W / cycles (cycles summed over threads)

@@ -40,9 +40,9 @@ class Sampler {
   using Callback = std::function<void(const trace::CpuSampleRecord&, std::string_view region)>;
 
   struct Options {
-    bool start_thread = true;          // false: the caller drives SampleOnce (tests, replay)
-    std::function<uint64_t()> clock;   // CLOCK_MONOTONIC ns when empty
-    BackendDeps deps;                  // system calls used by OpenBackend
+    bool start_thread = true;         // false: the caller drives SampleOnce (tests, replay)
+    std::function<uint64_t()> clock;  // CLOCK_MONOTONIC ns when empty
+    BackendDeps deps;                 // system calls used by OpenBackend
     // Use this backend instead of opening one from the config (tests, replay).
     std::unique_ptr<CounterBackend> backend;
     Capabilities capabilities;  // with `backend`
@@ -58,6 +58,9 @@ class Sampler {
   Sampler& operator=(const Sampler&) = delete;
 
   const Capabilities& capabilities() const { return caps_; }
+  // For the trace metadata: {"capabilities": {...}, "mode", "interval_ms", "min_trusted_ms",
+  // "peak_gflops", "bandwidth_gbs" (the FLOPSPY_CPU_* roof overrides, null when unset)}.
+  std::string MetadataJson() const;
   // True when points can carry anything beyond the wall clock.
   bool active() const { return active_.load(std::memory_order_relaxed); }
 

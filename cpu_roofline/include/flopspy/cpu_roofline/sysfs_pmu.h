@@ -15,7 +15,7 @@ namespace flopspy::cpuroof {
 
 // One "config:0-7,32-35" format file: which attr word, and its bit ranges, low bits first.
 struct FormatField {
-  int word = 0;  // 0 config, 1 config1, 2 config2
+  int word = 0;                             // 0 config, 1 config1, 2 config2
   std::vector<std::pair<int, int>> ranges;  // inclusive [lo, hi]
 };
 std::optional<FormatField> ParseFormatField(std::string_view text);
@@ -55,7 +55,7 @@ class SysfsView {
  public:
   explicit SysfsView(HostPaths paths = {});
   const HostPaths& paths() const { return paths_; }
-  std::string DevicesDir() const;  // <root>/bus/event_source/devices
+  std::string DevicesDir() const;             // <root>/bus/event_source/devices
   std::vector<std::string> ListPmus() const;  // sorted
   bool HasPmu(std::string_view name) const;
   std::optional<PmuInfo> ReadPmu(std::string_view name) const;
