@@ -113,3 +113,31 @@ TEST(CeilingsTable, ListsMeasuredBesideTheoretical) {
 
 }  // namespace
 }  // namespace flopspy::cpuroof
+
+namespace flopspy::cpuroof {
+namespace {
+
+TEST(CpuRooflineSvg, DrawsRoofsAndPoints) {
+  const CpuCeilings c = Synthetic();
+  CpuRooflineInputs in;
+  in.ceilings = &c;
+  trace::CpuSampleRecord no_q = Point(1, 1e9, 0, -1);
+  const auto chart = BuildCpuRoofline({{Point(1, 1e12, 0, 1e9), "gemm <big>"},
+                                       {Point(1, 1e9, 0, 1e10, 1), "interval 0"},
+                                       {Point(2, 1e9, 0, 1e10, 3), "run"},
+                                       {no_q, "no-q"}},
+                                      in);
+  const std::string svg = CpuRooflineSvg(chart);
+  EXPECT_EQ(svg.rfind("<svg", 0), 0u);
+  EXPECT_NE(svg.find("</svg>"), std::string::npos);
+  EXPECT_NE(svg.find("DRAM 180 GB/s"), std::string::npos);
+  EXPECT_NE(svg.find("gemm &lt;big&gt;"), std::string::npos);  // escaped
+  EXPECT_NE(svg.find("<path"), std::string::npos);             // the run's diamond
+  EXPECT_NE(svg.find("1 point(s) without"), std::string::npos);
+  // An empty chart still draws axes.
+  const std::string empty = CpuRooflineSvg(BuildCpuRoofline({}, {}));
+  EXPECT_NE(empty.find("arithmetic intensity"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace flopspy::cpuroof

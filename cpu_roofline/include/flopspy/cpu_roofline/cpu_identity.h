@@ -48,7 +48,9 @@ std::optional<CpuIdentity> ParseCpuIdOverride(std::string_view spec, std::string
 // implementer/part, sockets and cores (physical id / core id).
 CpuIdentity ParseProcCpuinfo(std::string_view text);
 
-// CPUID (x86) or /proc/cpuinfo, plus sysfs topology, frequency and hybrid PMUs.
+// /proc/cpuinfo, plus sysfs topology, frequency and hybrid PMUs. CPUID (x86) and the SVE vector
+// length (Arm) are read only when procfs_root is the real /proc: fixture trees describe another
+// CPU.
 CpuIdentity DetectCpuIdentity(const HostPaths& paths = {});
 
 // "AMD EPYC (AuthenticAMD family 0x19 model 0x11 stepping 1)".

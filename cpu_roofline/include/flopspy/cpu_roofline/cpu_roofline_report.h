@@ -69,6 +69,11 @@ std::string FormatCpuRooflineTable(const CpuRooflineChart& chart);
 // JSON for the HTML chart: {"roofs": [...], "points": [...], "ridge_intensity": x, "notes": []}.
 // Infinite intensities are the string "inf", missing values null. indent < 0: one line.
 std::string CpuRooflineChartJson(const CpuRooflineChart& chart, int indent = -1);
+// A self-contained SVG of the chart (log-log; no script): bandwidth roofs up to the highest
+// compute roof, compute roofs from their ridge point on (theoretical ones dashed), one marker per
+// point with a tooltip. Points without Q (no intensity) cannot be placed and are counted in a
+// footnote.
+std::string CpuRooflineSvg(const CpuRooflineChart& chart, int width = 760, int height = 500);
 // The ceilings as text: measured beside theoretical per ISA, bandwidth per level.
 std::string FormatCeilingsTable(const CpuCeilings& ceilings);
 
