@@ -206,7 +206,8 @@ FpTable BuiltinFpTable(CpuFamily family) {
       t.events = IntelFpArith("", false, false);
       t.core_pmu = "cpu_core";
       t.notes.push_back(
-          "hybrid CPU: FP_ARITH exists only on P-cores (cpu_core); work on E-cores is not counted");
+          "hybrid CPU: FP_ARITH exists only on P-cores (cpu_core); work on E-cores is not counted "
+          "and P-core counts are not extrapolated to E-core time");
       break;
     case CpuFamily::kIntelSrf:
       t.events = {
@@ -482,6 +483,9 @@ EventPlan BuildEventPlan(const CpuIdentity& cpu, const SysfsView& sysfs, const P
       e.precision = s.precision;
       e.group = group;
       e.pfm = std::string(s.pfm);
+      // On hybrid CPUs the event stops while the thread runs on an E-core: enabled/running would
+      // extrapolate P-core work to E-core time.
+      e.scale = plan.family.family != CpuFamily::kIntelHybrid;
       plan.events.push_back(e);
     }
     plan.work_flags = fp.flags;
@@ -628,6 +632,7 @@ std::string DescribePlan(const EventPlan& plan) {
     }
     out += " weight=" + FormatG(e.weight, 6) + " group=" + std::to_string(e.group);
     if (e.cpu >= 0) out += " cpu=" + std::to_string(e.cpu);
+    if (!e.scale) out += " unscaled";
     out += "\n";
   }
   out += "work_flags: " + FlagNames(plan.work_flags) + "\n";

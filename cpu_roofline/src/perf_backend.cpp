@@ -194,6 +194,7 @@ Channel ChannelFor(const PlannedEvent& e) {
   c.precision = e.precision;
   c.direction = e.direction;
   c.system_wide = e.cpu >= 0;
+  c.scale = e.scale;
   return c;
 }
 

@@ -147,6 +147,7 @@ std::optional<ReplayData> ParseReplay(std::string_view text, std::string* error)
         ch.weight = c.value("weight", 1.0);
         ch.system_wide = c.value("system_wide", false);
         ch.wrap_bits = static_cast<uint8_t>(c.value("wrap_bits", 64));
+        ch.scale = c.value("scale", true);
         d.channels.push_back(ch);
       }
       std::string flag_error;

@@ -56,9 +56,14 @@ Scaled ScaleChannel(const Channel& c, const ChannelValue& b, const ChannelValue&
     s.value = raw * c.weight;
     return s;
   }
+  s.fraction = static_cast<double>(running) / static_cast<double>(enabled);
+  if (!c.scale) {
+    s.ok = true;
+    s.value = raw * c.weight;
+    return s;
+  }
   if (running == 0) return s;  // enabled but never counted: nothing to scale
   s.ok = true;
-  s.fraction = static_cast<double>(running) / static_cast<double>(enabled);
   s.value = raw * c.weight / s.fraction;
   s.multiplexed = true;
   return s;

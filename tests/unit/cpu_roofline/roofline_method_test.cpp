@@ -225,3 +225,19 @@ TEST(FlagNames, RoundTrip) {
 
 }  // namespace
 }  // namespace flopspy::cpuroof
+
+namespace flopspy::cpuroof {
+namespace {
+
+TEST(Method, HybridPCoreCountsAreNotExtrapolated) {
+  std::vector<Channel> ch = {Flops("pd256", 4, Precision::kDp)};
+  ch[0].scale = false;  // stops while the thread runs on an E-core
+  const auto r = ComputeSample(ch, Snap(0, {V(0, 0, 0)}), Snap(100, {V(1000, 400, 100)}),
+                               AllValid(), CpuSampleScope::kInterval, {});
+  EXPECT_DOUBLE_EQ(r.flops_dp, 4000);
+  EXPECT_DOUBLE_EQ(r.running_fraction, 0.25);
+  EXPECT_FALSE(r.flags & trace::kCpuMultiplexed);
+}
+
+}  // namespace
+}  // namespace flopspy::cpuroof

@@ -41,6 +41,9 @@ struct Channel {
   // False: opened, but left out of W or Q because other counters of the same sum failed to open
   // (a partial sum would under-count).
   bool counted = true;
+  // False: a count that stops while the thread runs elsewhere (hybrid P-core events on an
+  // E-core) is not extrapolated by enabled/running; it is reported as counted.
+  bool scale = true;
 };
 
 // Cumulative value of one channel since the backend opened it.

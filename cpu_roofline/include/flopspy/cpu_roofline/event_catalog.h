@@ -106,6 +106,7 @@ struct PlannedEvent {
   int cpu = -1;            // >= 0: system-wide on that CPU (uncore); -1: this process
   std::string pfm;         // libpfm4 name, for cross-checks
   bool from_user = false;  // from FLOPSPY_CPU_EVENTS
+  bool scale = true;       // extrapolate by enabled/running (false: hybrid P-core-only events)
 };
 
 enum class PrecisionSelect : uint8_t { kAll = 0, kDp = 1, kSp = 2 };

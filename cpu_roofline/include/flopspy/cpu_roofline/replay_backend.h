@@ -4,7 +4,7 @@
 //   {"flopspy_cpu_replay": 1, "cpu": "...", "family": "skx", "source": "how it was made",
 //    "channels": [{"name": "...", "quantity": "flops", "precision": "dp", "weight": 8},
 //                 {"name": "...", "quantity": "bytes", "direction": "read", "weight": 64,
-//                  "system_wide": true}, ...],
+//                  "system_wide": true}, ...],   optional per channel: "wrap_bits", "scale"
 //    "work_flags": ["..."], "traffic_flags": ["..."],
 //    "unavailable": {"work": "reason", "traffic": "reason", "cycles": "reason"}}
 //   {"t_ns": 0,         "values": [[raw, enabled_ns, running_ns], ...]}
