@@ -55,6 +55,7 @@ Capabilities CapabilitiesOf(const ReplayData& d, const nlohmann::json& unavailab
   c.family = d.family;
   uint32_t mask = 0;
   for (const Channel& ch : d.channels) {
+    if (!ch.counted) continue;
     switch (ch.quantity) {
       case Quantity::kFlops:
         mask |= trace::kCpuFlopsAny;
@@ -148,6 +149,7 @@ std::optional<ReplayData> ParseReplay(std::string_view text, std::string* error)
         ch.system_wide = c.value("system_wide", false);
         ch.wrap_bits = static_cast<uint8_t>(c.value("wrap_bits", 64));
         ch.scale = c.value("scale", true);
+        ch.counted = c.value("counted", true);
         d.channels.push_back(ch);
       }
       std::string flag_error;
@@ -191,18 +193,67 @@ std::optional<ReplayData> ParseReplay(std::string_view text, std::string* error)
       e.gpu_copy =
           std::make_pair(j["gpu_copy"][0].get<uint64_t>(), j["gpu_copy"][1].get<uint64_t>());
     }
-    if (!d.entries.empty() && e.snapshot.t_ns < d.entries.back().snapshot.t_ns) {
-      *error = where + "readings must be in time order";
-      return std::nullopt;
-    }
     d.entries.push_back(std::move(e));
   }
   if (!header) {
     *error = "empty replay file";
     return std::nullopt;
   }
+  // Markers read on application threads may be written after a later sampler reading.
+  std::stable_sort(
+      d.entries.begin(), d.entries.end(),
+      [](const ReplayEntry& a, const ReplayEntry& b) { return a.snapshot.t_ns < b.snapshot.t_ns; });
   d.capabilities = CapabilitiesOf(d, unavailable, work_flags, traffic_flags);
   return d;
+}
+
+std::string ReplayHeaderLine(const std::vector<Channel>& channels, const Capabilities& caps,
+                             std::string_view source) {
+  nlohmann::json j;
+  j["flopspy_cpu_replay"] = 1;
+  j["cpu"] = caps.cpu;
+  j["family"] = caps.family;
+  j["source"] = source;
+  j["channels"] = nlohmann::json::array();
+  for (const Channel& c : channels) {
+    nlohmann::json ch{{"name", c.name}, {"quantity", QuantityName(c.quantity)}};
+    if (c.quantity == Quantity::kFlops) ch["precision"] = PrecisionName(c.precision);
+    if (c.quantity == Quantity::kBytes) ch["direction"] = DirectionName(c.direction);
+    if (c.weight != 1) ch["weight"] = c.weight;
+    if (c.system_wide) ch["system_wide"] = true;
+    if (c.wrap_bits != 64) ch["wrap_bits"] = c.wrap_bits;
+    if (!c.scale) ch["scale"] = false;
+    if (!c.counted) ch["counted"] = false;
+    j["channels"].push_back(ch);
+  }
+  j["work_flags"] = FlagNameList(caps.work_flags);
+  j["traffic_flags"] = FlagNameList(caps.traffic_flags);
+  nlohmann::json unavailable = nlohmann::json::object();
+  if (!caps.cycles.available) unavailable["cycles"] = caps.cycles.reason;
+  if (!caps.work.available) unavailable["work"] = caps.work.reason;
+  if (!caps.traffic.available) unavailable["traffic"] = caps.traffic.reason;
+  j["unavailable"] = unavailable;
+  return j.dump();
+}
+
+std::string ReplayEntryLine(const Snapshot& snapshot, std::string_view begin_region,
+                            std::string_view end_region,
+                            std::optional<std::pair<uint64_t, uint64_t>> gpu_copy) {
+  nlohmann::json j;
+  j["t_ns"] = snapshot.t_ns;
+  nlohmann::json values = nlohmann::json::array();
+  for (const ChannelValue& v : snapshot.values) {
+    if (!v.ok) {
+      values.push_back(nullptr);
+    } else {
+      values.push_back({v.raw, v.enabled, v.running});
+    }
+  }
+  j["values"] = std::move(values);
+  if (!begin_region.empty()) j["begin"] = begin_region;
+  if (!end_region.empty()) j["end"] = end_region;
+  if (gpu_copy) j["gpu_copy"] = {gpu_copy->first, gpu_copy->second};
+  return j.dump();
 }
 
 std::optional<ReplayData> LoadReplay(const std::string& path, std::string* error) {

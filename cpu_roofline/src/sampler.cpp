@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <new>
 #include <nlohmann/json.hpp>
 
@@ -19,6 +20,7 @@ pid_t CurrentTid() {
 }
 
 constexpr size_t kMaxCopies = 4096;
+constexpr size_t kMaxPendingLines = 100000;
 
 }  // namespace
 
@@ -58,6 +60,50 @@ Sampler::Sampler(const SamplerConfig& config, Callback callback, Options options
   if (!ReadNow(now, false, &run_start_)) return;
   last_interval_ = run_start_;
   active_.store(true);
+  if (!config.record_path.empty()) OpenRecording();
+}
+
+void Sampler::OpenRecording() {
+  std::string path = config_.record_path;
+  if (size_t p = path.find("%p"); p != std::string::npos) {
+    path.replace(p, 2, std::to_string(getpid()));
+  }
+  FILE* f = std::fopen(path.c_str(), "we");
+  if (!f) {
+    caps_.notes.push_back("cannot write FLOPSPY_CPU_RECORD file " + path);
+    return;
+  }
+  const std::string header =
+      ReplayHeaderLine(backend_->channels(), caps_, "recorded by flopspy from " + caps_.backend);
+  std::fprintf(f, "%s\n%s\n", header.c_str(), ReplayEntryLine(run_start_).c_str());
+  std::fflush(f);
+  std::lock_guard<std::mutex> lock(record_mu_);
+  record_file_ = f;
+}
+
+void Sampler::RecordLocked(const Snapshot& s, std::string_view begin, std::string_view end) {
+  if (record_pending_.size() >= kMaxPendingLines) {
+    problems_.fetch_add(1, std::memory_order_relaxed);
+    return;
+  }
+  record_pending_.push_back(ReplayEntryLine(s, begin, end, record_copy_));
+  record_copy_.reset();
+}
+
+void Sampler::FlushRecording(bool close) {
+  std::vector<std::string> lines;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    lines.swap(record_pending_);
+  }
+  std::lock_guard<std::mutex> lock(record_mu_);
+  if (!record_file_) return;
+  for (const std::string& l : lines) std::fprintf(record_file_, "%s\n", l.c_str());
+  std::fflush(record_file_);
+  if (close) {
+    std::fclose(record_file_);
+    record_file_ = nullptr;
+  }
 }
 
 Sampler::~Sampler() {
@@ -137,6 +183,11 @@ void Sampler::NoteGpuCopy(uint64_t begin_ns, uint64_t end_ns) {
     if (end_ns < begin_ns) std::swap(begin_ns, end_ns);
     std::lock_guard<std::mutex> lock(mu_);
     any_copy_ = true;
+    if (!config_.record_path.empty()) {
+      record_copy_ = record_copy_ ? std::make_pair(std::min(record_copy_->first, begin_ns),
+                                                   std::max(record_copy_->second, end_ns))
+                                  : std::make_pair(begin_ns, end_ns);
+    }
     auto pos = std::lower_bound(copies_.begin(), copies_.end(), std::make_pair(begin_ns, end_ns));
     pos = copies_.insert(pos, {begin_ns, end_ns});
     // Merge with neighbours so the list stays sorted and disjoint.
@@ -166,6 +217,7 @@ void Sampler::RegionBegin(std::string_view name, uint64_t now_ns) {
     if (!ReadNow(now_ns, true, &snap)) return;
     std::lock_guard<std::mutex> lock(mu_);
     if (stopped_) return;
+    if (!config_.record_path.empty()) RecordLocked(snap, name, {});
     open_regions_[{CurrentTid(), std::string(name)}].push_back(std::move(snap));
   } catch (...) {
     problems_.fetch_add(1, std::memory_order_relaxed);
@@ -181,6 +233,7 @@ void Sampler::RegionEnd(std::string_view name, uint64_t now_ns) {
     {
       std::lock_guard<std::mutex> lock(mu_);
       if (stopped_) return;
+      if (!config_.record_path.empty()) RecordLocked(end, {}, name);
       auto it = open_regions_.find({CurrentTid(), std::string(name)});
       if (it == open_regions_.end() || it->second.empty()) {
         problems_.fetch_add(1, std::memory_order_relaxed);
@@ -207,6 +260,7 @@ void Sampler::SampleOnce(uint64_t now_ns) {
       if (stopped_ || now.t_ns <= last_interval_.t_ns) return;
       prev = last_interval_;
       last_interval_ = now;
+      if (!config_.record_path.empty()) RecordLocked(now, {}, {});
     }
     const trace::CpuSampleRecord r = Point(prev, now, trace::CpuSampleScope::kInterval);
     {
@@ -214,6 +268,7 @@ void Sampler::SampleOnce(uint64_t now_ns) {
       PruneCopiesLocked();
     }
     Emit(r, {});
+    if (!config_.record_path.empty()) FlushRecording(false);
   } catch (...) {
     problems_.fetch_add(1, std::memory_order_relaxed);
   }
@@ -245,6 +300,7 @@ void Sampler::Stop(uint64_t now_ns) {
     }
     Emit(Point(run_start_, end, trace::CpuSampleScope::kRun), {});
     active_.store(false);
+    if (!config_.record_path.empty()) FlushRecording(true);
   } catch (...) {
     problems_.fetch_add(1, std::memory_order_relaxed);
   }
@@ -292,6 +348,11 @@ void Sampler::AfterForkInChild(uint64_t now_ns) {
   // that is gone). Start from fresh synchronisation objects.
   new (&mu_) std::mutex();
   new (&cv_) std::condition_variable();
+  new (&record_mu_) std::mutex();
+  // The parent's recording stays the parent's: the child neither writes nor closes it.
+  record_file_ = nullptr;
+  record_pending_.clear();
+  config_.record_path.clear();
   (void)thread_.release();  // the parent's thread does not exist in the child: never join it
   try {
     open_regions_.clear();

@@ -117,6 +117,7 @@ ParsedSamplerConfig ParseSamplerConfig(
       warn("FLOPSPY_PCM_URL", *v, "an http:// URL", c.pcm_url);
     }
   }
+  if (auto v = lookup("FLOPSPY_CPU_RECORD"); v && !v->empty()) c.record_path = *v;
   if (auto v = lookup("FLOPSPY_PCM_CSV")) {
     if (c.pcm_csv_path.empty()) c.pcm_csv_path = *v;
   }

@@ -113,6 +113,7 @@ TEST(Kernels, BandwidthKernelsComputeTheRightValues) {
 TEST(Ceilings, QuickRunIsSaneAgainstTheTheoreticalPeak) {
   CeilingsOptions o;
   o.quick = true;
+  o.repeats = 3;  // the best of three: CI machines are shared
   const auto t0 = std::chrono::steady_clock::now();
   const CpuCeilings c = RunCpuCeilings(o);
   const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

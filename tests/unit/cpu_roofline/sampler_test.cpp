@@ -92,7 +92,7 @@ struct Rig {
   std::atomic<uint64_t> now{1'000'000'000};
   std::unique_ptr<Sampler> sampler;
 
-  explicit Rig(bool thread = false, uint32_t interval_ms = 100) {
+  explicit Rig(bool thread = false, uint32_t interval_ms = 100, std::string record = "") {
     auto b = std::make_unique<ClockBackend>();
     backend = b.get();
     Sampler::Options o;
@@ -102,6 +102,7 @@ struct Rig {
     o.capabilities = AllCaps();
     SamplerConfig config;
     config.interval_ms = interval_ms;
+    config.record_path = std::move(record);
     sampler = Sampler::Start(config, got.callback(), std::move(o));
   }
 };
@@ -181,6 +182,38 @@ TEST(Sampler, GpuCopiesFlagOverlappingPointsOnly) {
               trace::kCpuOverlapsGpuCopies);
   EXPECT_TRUE(rig.got.of(trace::CpuSampleScope::kRun)[0].first.flags &
               trace::kCpuOverlapsGpuCopies);
+}
+
+TEST(Sampler, RecordingReplaysToTheSamePoints) {
+  const std::string path = ::testing::TempDir() + "/flopspy-record-%p.jsonl";
+  Rig rig(false, 100, path);
+  rig.sampler->SampleOnce(1'100'000'000);
+  rig.sampler->RegionBegin("step", 1'150'000'000);
+  rig.sampler->NoteGpuCopy(1'160'000'000, 1'170'000'000);
+  rig.sampler->SampleOnce(1'200'000'000);
+  rig.sampler->RegionEnd("step", 1'250'000'000);
+  rig.sampler->Stop(1'300'000'000);
+  std::string file = path;
+  file.replace(file.find("%p"), 2, std::to_string(getpid()));
+  std::string error;
+  auto data = LoadReplay(file, &error);
+  ASSERT_TRUE(data) << error;
+  EXPECT_EQ(data->channels.size(), 3u);
+  EXPECT_EQ(data->entries.size(), 6u);  // start, 2 ticks, begin, end, last tick
+  std::vector<trace::CpuSampleRecord> replayed;
+  RunReplay(*data, SamplerConfig{},
+            [&](const trace::CpuSampleRecord& r, std::string_view) { replayed.push_back(r); });
+  std::vector<trace::CpuSampleRecord> live;
+  for (const auto& p : rig.got.points) live.push_back(p.first);
+  ASSERT_EQ(replayed.size(), live.size());
+  for (size_t i = 0; i < live.size(); ++i) {
+    EXPECT_EQ(replayed[i].scope, live[i].scope) << i;
+    EXPECT_EQ(replayed[i].begin_ns, live[i].begin_ns) << i;
+    EXPECT_EQ(replayed[i].end_ns, live[i].end_ns) << i;
+    EXPECT_DOUBLE_EQ(replayed[i].flops_dp, live[i].flops_dp) << i;
+    EXPECT_EQ(replayed[i].flags, live[i].flags) << i;
+  }
+  std::remove(file.c_str());
 }
 
 TEST(Sampler, ManyCopiesStayBounded) {

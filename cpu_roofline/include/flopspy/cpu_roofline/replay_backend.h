@@ -11,8 +11,9 @@
 //   {"t_ns": 100000000, "values": [...], "begin": "region name"}
 //   {"t_ns": 200000000, "values": [...], "end": "region name", "gpu_copy": [b_ns, e_ns]}
 //
-// "values" entries may also be plain numbers (enabled = running: not multiplexed). Cumulative
-// values, as a perf read() returns them.
+// "values" entries may also be plain numbers (enabled = running: not multiplexed), or null (a
+// failed read). Cumulative values, as a perf read() returns them. Readings are sorted by time.
+// FLOPSPY_CPU_RECORD=FILE makes the sampler write such a file (ReplayHeaderLine, ReplayEntryLine).
 #pragma once
 
 #include <cstdint>
@@ -43,6 +44,12 @@ struct ReplayData {
 };
 
 std::optional<ReplayData> ParseReplay(std::string_view text, std::string* error);
+// The header and reading lines of a replay file (no trailing newline).
+std::string ReplayHeaderLine(const std::vector<Channel>& channels, const Capabilities& caps,
+                             std::string_view source);
+std::string ReplayEntryLine(const Snapshot& snapshot, std::string_view begin_region = {},
+                            std::string_view end_region = {},
+                            std::optional<std::pair<uint64_t, uint64_t>> gpu_copy = std::nullopt);
 std::optional<ReplayData> LoadReplay(const std::string& path, std::string* error);
 
 class ReplayBackend : public CounterBackend {

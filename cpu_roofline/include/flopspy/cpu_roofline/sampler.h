@@ -14,10 +14,12 @@
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
+#include <cstdio>
 #include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -97,6 +99,10 @@ class Sampler {
   void PruneCopiesLocked();
   void StartThread();
   void ThreadMain();
+  // FLOPSPY_CPU_RECORD: lines are queued by any thread and written by the sampler thread.
+  void OpenRecording();
+  void RecordLocked(const Snapshot& s, std::string_view begin, std::string_view end);
+  void FlushRecording(bool close);
 
   SamplerConfig config_;
   Callback callback_;
@@ -118,6 +124,10 @@ class Sampler {
   std::vector<std::pair<uint64_t, uint64_t>> copies_;  // merged, sorted
   bool any_copy_ = false;
   std::unique_ptr<std::thread> thread_;
+  std::vector<std::string> record_pending_;                   // guarded by mu_
+  std::optional<std::pair<uint64_t, uint64_t>> record_copy_;  // copies since the last line
+  std::mutex record_mu_;                                      // guards record_file_
+  FILE* record_file_ = nullptr;
 };
 
 // Plays a recording through the whole pipeline (sampler, method, flags) with the recorded

@@ -10,6 +10,7 @@
 //   FLOPSPY_CPU_MIN_MS       points shorter than this are flagged too short (default 10)
 //   FLOPSPY_PCM_URL          pcm-sensor-server, default http://127.0.0.1:9738/
 //   FLOPSPY_PCM_CSV          pcm-memory CSV file for pcm-csv
+//   FLOPSPY_CPU_RECORD       write every counter reading to FILE (replay format; %p = pid)
 //   FLOPSPY_SYSFS_ROOT, FLOPSPY_PROCFS_ROOT, FLOPSPY_CPUID   test overrides
 #pragma once
 
@@ -34,6 +35,7 @@ struct SamplerConfig {
   std::string replay_path;
   std::string pcm_url = "http://127.0.0.1:9738/";
   std::string pcm_csv_path;
+  std::string record_path;  // FLOPSPY_CPU_RECORD
   uint32_t interval_ms = 100;
   std::string extra_events;
   PrecisionSelect precision = PrecisionSelect::kAll;
