@@ -201,6 +201,7 @@ Channel ChannelFor(const PlannedEvent& e) {
 }  // namespace
 
 void PerfEventBackend::OpenAll() {
+  owner_pid_ = getpid();
   groups_.clear();
   channels_.clear();
   statuses_.clear();
@@ -288,8 +289,10 @@ void PerfEventBackend::OpenAll() {
 }
 
 void PerfEventBackend::CloseAll(bool disable) {
+  // In a forked child the fds still name the parent's counters: never disable those, even when
+  // the child destroys the backend without having reopened it.
+  if (getpid() != owner_pid_) disable = false;
   for (const Group& g : groups_) {
-    // In a forked child the fds still name the parent's counters: never disable those.
     if (disable) sys_.ioctl(g.members.front().fd, PERF_EVENT_IOC_DISABLE, nullptr);
     for (auto it = g.members.rbegin(); it != g.members.rend(); ++it) sys_.close(it->fd);
   }

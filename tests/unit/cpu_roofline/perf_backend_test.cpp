@@ -3,6 +3,8 @@
 #include "flopspy/cpu_roofline/perf_backend.h"
 
 #include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "fake_perf.h"
 #include "flopspy/cpu_roofline/roofline_method.h"
@@ -288,6 +290,19 @@ TEST(PerfBackend, ReopenInChildNeverDisablesTheParentsCounters) {
   EXPECT_TRUE(fake.disabled.empty());
   EXPECT_EQ(fake.closed.size(), opened);
   EXPECT_EQ(fake.events.size(), opened);
+}
+
+TEST(PerfBackend, AChildDestroyingTheBackendLeavesTheParentsCountersOn) {
+  FakePerf fake;
+  Opened o = Open(Plan("AuthenticAMD:0x19:0x11", "zen4_umc"), &fake);
+  const pid_t pid = fork();
+  if (pid == 0) {
+    o.backend.reset();  // e.g. static destructors in a child that never reopened
+    _exit(fake.disabled.empty() ? 0 : 1);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 }
 
 TEST(PerfErrorText, NamesTheErrnoAndTheFix) {

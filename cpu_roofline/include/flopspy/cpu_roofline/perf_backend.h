@@ -86,6 +86,7 @@ class PerfEventBackend : public CounterBackend {
   PerfSyscalls sys_;
   Options options_;
   bool thread_inherit_ = true;  // inherit_thread + remove_on_exec accepted by the kernel
+  pid_t owner_pid_ = 0;         // the process that opened the fds
   std::vector<Group> groups_;
   std::vector<Channel> channels_;
   std::vector<EventOpenStatus> statuses_;
