@@ -1,0 +1,310 @@
+#include "flopspy/cpu_roofline/cpu_roofline_report.h"
+
+#include <algorithm>
+#include <cmath>
+#include <nlohmann/json.hpp>
+
+#include "flopspy/cpu_roofline/roofline_method.h"
+#include "text_util.h"
+
+namespace flopspy::cpuroof {
+
+namespace {
+
+std::string ScopeName(uint8_t scope) {
+  switch (static_cast<trace::CpuSampleScope>(scope)) {
+    case trace::CpuSampleScope::kInterval:
+      return "interval";
+    case trace::CpuSampleScope::kRegion:
+      return "region";
+    case trace::CpuSampleScope::kRun:
+      return "run";
+  }
+  return "unknown";
+}
+
+std::string PrecisionOf(const trace::CpuSampleRecord& r) {
+  using trace::kCpuFlopsAny;
+  using trace::kCpuFlopsDp;
+  using trace::kCpuFlopsHp;
+  using trace::kCpuFlopsSp;
+  if (!(r.valid & kCpuFlopsAny)) return "";
+  if (!(r.valid & (kCpuFlopsDp | kCpuFlopsSp | kCpuFlopsHp))) return "any";
+  const bool dp = (r.valid & kCpuFlopsDp) && r.flops_dp > 0;
+  const bool sp = (r.valid & kCpuFlopsSp) && r.flops_sp > 0;
+  const bool hp = (r.valid & kCpuFlopsHp) && r.flops_hp > 0;
+  const int n = dp + sp + hp;
+  if (n > 1) return "mixed";
+  if (dp) return "dp";
+  if (sp) return "sp";
+  if (hp) return "hp";
+  return "any";
+}
+
+const CpuRoof* FindRoof(const std::vector<CpuRoof>& roofs, bool compute, std::string_view level,
+                        std::string_view source) {
+  const CpuRoof* best = nullptr;
+  for (const CpuRoof& r : roofs) {
+    if (r.compute != compute || r.level != level || r.source != source) continue;
+    if (!best || r.value > best->value) best = &r;
+  }
+  return best;
+}
+
+// The roof a point is held to: configured, else measured, else theoretical.
+const CpuRoof* PreferredRoof(const std::vector<CpuRoof>& roofs, bool compute,
+                             std::string_view level) {
+  for (std::string_view src : {"configured", "measured", "theoretical"}) {
+    if (const CpuRoof* r = FindRoof(roofs, compute, level, src)) return r;
+  }
+  return nullptr;
+}
+
+std::string Opt(const std::optional<double>& v, int digits = 3) {
+  if (!v) return "n/a";
+  if (std::isinf(*v)) return "inf";
+  return FormatG(*v, digits);
+}
+
+std::string Pad(std::string s, size_t width, bool left = false) {
+  if (s.size() >= width) return s;
+  const std::string fill(width - s.size(), ' ');
+  return left ? s + fill : fill + s;
+}
+
+}  // namespace
+
+CpuRooflineChart BuildCpuRoofline(const std::vector<LabeledSample>& samples,
+                                  const CpuRooflineInputs& in) {
+  CpuRooflineChart chart;
+  const CpuCeilings* c = in.ceilings;
+  if (c) {
+    for (Precision p : {Precision::kDp, Precision::kSp}) {
+      const char* level = p == Precision::kDp ? "fp64" : "fp32";
+      const char* label = p == Precision::kDp ? "FP64" : "FP32";
+      // Best measured all-core figure per precision, with its ISA.
+      const FlopsCeiling* best = nullptr;
+      for (const FlopsCeiling& f : c->flops) {
+        if (f.precision == p && f.threads == c->threads_all && (!best || f.gflops > best->gflops)) {
+          best = &f;
+        }
+      }
+      if (best) {
+        chart.roofs.push_back(CpuRoof{true,
+                                      std::string(label) + " " + std::string(IsaName(best->isa)) +
+                                          ", " + std::to_string(best->threads) + " threads",
+                                      level, best->gflops, "measured", best->threads});
+      }
+      double th = 0;
+      Isa th_isa = Isa::kScalar;
+      for (const TheoreticalIsaPeak& t : c->theoretical.isas) {
+        const double v = p == Precision::kDp ? t.dp_gflops_all : t.sp_gflops_all;
+        if (v >= th) {  // ties: the widest ISA
+          th = v;
+          th_isa = t.isa;
+        }
+      }
+      if (th > 0) {
+        chart.roofs.push_back(CpuRoof{true,
+                                      std::string(label) + " " + std::string(IsaName(th_isa)) +
+                                          " at " + FormatG(c->theoretical.nominal_ghz, 3) +
+                                          " GHz, " + std::to_string(c->theoretical.cores) +
+                                          " cores",
+                                      level, th, "theoretical", c->theoretical.cores});
+      }
+    }
+    for (const char* level : {"L1", "L2", "L3", "DRAM"}) {
+      // The paper's beta is a copy; other kernels stand in when copy is missing.
+      std::optional<double> v = c->Bandwidth(level, "copy", 0);
+      std::string kernel = "copy";
+      if (!v) {
+        v = c->Bandwidth(level, "", 0);
+        kernel = "best kernel";
+      }
+      if (v) {
+        chart.roofs.push_back(CpuRoof{
+            false,
+            std::string(level) + " " + kernel + ", " + std::to_string(c->threads_all) + " threads",
+            level, *v, "measured", c->threads_all});
+      }
+    }
+  } else {
+    chart.notes.push_back("no CPU ceilings: run `flopspy ceilings --cpu` for measured roofs");
+  }
+  if (in.peak_gflops) {
+    for (const char* level : {"fp64", "fp32"}) {
+      chart.roofs.push_back(
+          CpuRoof{true, "FLOPSPY_CPU_PEAK_GFLOPS", level, *in.peak_gflops, "configured", 0});
+    }
+  }
+  if (in.bandwidth_gbs) {
+    chart.roofs.push_back(
+        CpuRoof{false, "FLOPSPY_CPU_BW_GBS", "DRAM", *in.bandwidth_gbs, "configured", 0});
+  }
+
+  const CpuRoof* dram = PreferredRoof(chart.roofs, false, "DRAM");
+  const CpuRoof* fp64 = PreferredRoof(chart.roofs, true, "fp64");
+  const CpuRoof* fp32 = PreferredRoof(chart.roofs, true, "fp32");
+  const CpuRoof* top = fp32 ? fp32 : fp64;
+  if (fp64 && fp32 && fp64->value > fp32->value) top = fp64;
+  if (dram && top && dram->value > 0) chart.ridge_intensity = top->value / dram->value;
+
+  for (const LabeledSample& s : samples) {
+    const trace::CpuSampleRecord& r = s.record;
+    if (!in.include_intervals &&
+        r.scope == static_cast<uint8_t>(trace::CpuSampleScope::kInterval)) {
+      continue;
+    }
+    const DerivedPoint d = Derive(r);
+    CpuRooflinePoint p;
+    p.label = s.label;
+    p.scope = ScopeName(r.scope);
+    p.begin_ns = r.begin_ns;
+    p.end_ns = r.end_ns;
+    p.seconds = d.seconds;
+    p.precision = PrecisionOf(r);
+    if (d.flops_per_s) p.gflops = *d.flops_per_s * 1e-9;
+    if (d.bytes_per_s) p.gbytes_per_s = *d.bytes_per_s * 1e-9;
+    p.intensity = d.intensity;
+    p.intensity_read = d.intensity_read;
+    p.intensity_write = d.intensity_write;
+    p.flops_per_cycle = d.flops_per_cycle;
+    p.ghz = d.ghz;
+    p.flags = FlagNameList(r.flags);
+    // A DP-only point is held to the FP64 roof; anything else to the highest one.
+    const CpuRoof* pi = p.precision == "dp" && fp64 ? fp64 : top;
+    if (p.gflops && pi) {
+      double attainable = pi->value;
+      p.bound = "compute";
+      if (dram && p.intensity && !std::isinf(*p.intensity)) {
+        const double mem = dram->value * *p.intensity;
+        if (mem < attainable) {
+          attainable = mem;
+          p.bound = "memory";
+        }
+      }
+      p.attainable_gflops = attainable;
+      if (attainable > 0) p.fraction_of_roof = *p.gflops / attainable;
+    }
+    chart.points.push_back(std::move(p));
+  }
+  return chart;
+}
+
+std::string FormatCpuRooflineTable(const CpuRooflineChart& chart) {
+  std::string out = "CPU roofline\n";
+  if (chart.roofs.empty()) out += "  roofs: none\n";
+  for (const CpuRoof& r : chart.roofs) {
+    out += "  roof  " + Pad(r.compute ? r.level : r.level, 5, true) + " " +
+           Pad(FormatG(r.value, 4), 9) + (r.compute ? " GFLOP/s" : " GB/s   ") + "  " + r.source +
+           ": " + r.name + "\n";
+  }
+  if (chart.ridge_intensity) {
+    out += "  ridge point " + FormatG(*chart.ridge_intensity, 3) + " flop/B\n";
+  }
+  out += "\n";
+  const std::vector<std::pair<std::string, size_t>> cols = {
+      {"point", 20}, {"scope", 8}, {"time s", 9}, {"GFLOP/s", 9},  {"GB/s", 8},
+      {"I", 8},      {"Ir", 8},    {"Iw", 8},     {"flop/cyc", 8}, {"bound", 7},
+      {"% roof", 7}, {"prec", 6},  {"flags", 0}};
+  for (size_t i = 0; i < cols.size(); ++i) {
+    out += i == 0 ? Pad(cols[i].first, cols[i].second, true)
+                  : " " + Pad(cols[i].first, cols[i].second, cols[i].second == 0);
+  }
+  out += "\n";
+  for (const CpuRooflinePoint& p : chart.points) {
+    std::string label = p.label.size() > 20 ? p.label.substr(0, 19) + "~" : p.label;
+    std::string flags;
+    for (const std::string& f : p.flags) flags += (flags.empty() ? "" : ",") + f;
+    out += Pad(label, 20, true);
+    out += " " + Pad(p.scope, 8);
+    out += " " + Pad(FormatF(p.seconds, 3), 9);
+    out += " " + Pad(Opt(p.gflops), 9);
+    out += " " + Pad(Opt(p.gbytes_per_s), 8);
+    out += " " + Pad(Opt(p.intensity), 8);
+    out += " " + Pad(Opt(p.intensity_read), 8);
+    out += " " + Pad(Opt(p.intensity_write), 8);
+    out += " " + Pad(Opt(p.flops_per_cycle), 8);
+    out += " " + Pad(p.bound.empty() ? "-" : p.bound, 7);
+    out += " " + Pad(p.fraction_of_roof ? FormatF(*p.fraction_of_roof * 100, 1) : "n/a", 7);
+    out += " " + Pad(p.precision.empty() ? "-" : p.precision, 6);
+    out += " " + (flags.empty() ? std::string("-") : flags);
+    out += "\n";
+  }
+  if (chart.points.empty()) out += "(no CPU samples)\n";
+  for (const std::string& n : chart.notes) out += "note: " + n + "\n";
+  return out;
+}
+
+std::string CpuRooflineChartJson(const CpuRooflineChart& chart, int indent) {
+  auto opt = [](const std::optional<double>& v) -> nlohmann::json {
+    if (!v) return nullptr;
+    if (std::isinf(*v)) return "inf";
+    return *v;
+  };
+  nlohmann::json j;
+  j["roofs"] = nlohmann::json::array();
+  for (const CpuRoof& r : chart.roofs) {
+    j["roofs"].push_back({{"kind", r.compute ? "compute" : "bandwidth"},
+                          {"name", r.name},
+                          {"level", r.level},
+                          {"value", r.value},
+                          {"unit", r.compute ? "GFLOP/s" : "GB/s"},
+                          {"source", r.source},
+                          {"threads", r.threads}});
+  }
+  j["points"] = nlohmann::json::array();
+  for (const CpuRooflinePoint& p : chart.points) {
+    j["points"].push_back({{"label", p.label},
+                           {"scope", p.scope},
+                           {"begin_ns", p.begin_ns},
+                           {"end_ns", p.end_ns},
+                           {"seconds", p.seconds},
+                           {"precision", p.precision},
+                           {"gflops", opt(p.gflops)},
+                           {"gbytes_per_s", opt(p.gbytes_per_s)},
+                           {"intensity", opt(p.intensity)},
+                           {"intensity_read", opt(p.intensity_read)},
+                           {"intensity_write", opt(p.intensity_write)},
+                           {"flops_per_cycle", opt(p.flops_per_cycle)},
+                           {"ghz", opt(p.ghz)},
+                           {"flags", p.flags},
+                           {"attainable_gflops", opt(p.attainable_gflops)},
+                           {"bound", p.bound},
+                           {"fraction_of_roof", opt(p.fraction_of_roof)},
+                           {"source", "counters"}});
+  }
+  j["ridge_intensity"] = opt(chart.ridge_intensity);
+  j["notes"] = chart.notes;
+  return j.dump(indent);
+}
+
+std::string FormatCeilingsTable(const CpuCeilings& c) {
+  std::string out = "CPU ceilings: " + c.cpu + (c.quick ? " (quick)" : "") + "\n";
+  out += "  theoretical: " + c.theoretical.basis + "; " + FormatG(c.theoretical.nominal_ghz, 3) +
+         " GHz nominal";
+  if (c.theoretical.max_ghz > 0) out += ", " + FormatG(c.theoretical.max_ghz, 3) + " GHz max";
+  out += ", " + std::to_string(c.theoretical.cores) + " cores\n";
+  out += "  " + Pad("isa", 7, true) + " " + Pad("prec", 4, true) + " " + Pad("threads", 7) + " " +
+         Pad("acc", 4) + " " + Pad("GFLOP/s", 9) + " " + Pad("theory", 9) + " " + Pad("ratio", 6) +
+         "\n";
+  for (const FlopsCeiling& f : c.flops) {
+    out += "  " + Pad(std::string(IsaName(f.isa)), 7, true) + " " +
+           Pad(f.precision == Precision::kDp ? "fp64" : "fp32", 4, true) + " " +
+           Pad(std::to_string(f.threads), 7) + " " + Pad(std::to_string(f.accumulators), 4) + " " +
+           Pad(FormatG(f.gflops, 4), 9) + " " + Pad(FormatG(f.theoretical_gflops, 4), 9) + " " +
+           Pad(f.theoretical_gflops > 0 ? FormatF(f.gflops / f.theoretical_gflops, 2) : "n/a", 6) +
+           "\n";
+  }
+  out += "  " + Pad("level", 5, true) + " " + Pad("kernel", 6, true) + " " + Pad("threads", 7) +
+         " " + Pad("GB/s", 9) + " " + Pad("set KiB", 9) + "\n";
+  for (const BandwidthCeiling& b : c.bandwidth) {
+    out += "  " + Pad(b.level, 5, true) + " " + Pad(b.kernel, 6, true) + " " +
+           Pad(std::to_string(b.threads), 7) + " " + Pad(FormatG(b.gbytes_per_s, 4), 9) + " " +
+           Pad(std::to_string(b.working_set_bytes >> 10), 9) + "\n";
+  }
+  for (const std::string& n : c.notes) out += "  note: " + n + "\n";
+  return out;
+}
+
+}  // namespace flopspy::cpuroof

@@ -1,0 +1,143 @@
+// Report functions: roofs from ceilings and overrides, placement of points, the text table.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "flopspy/cpu_roofline/cpu_roofline_report.h"
+#include "test_paths.h"
+
+namespace flopspy::cpuroof {
+namespace {
+
+trace::CpuSampleRecord Point(double seconds, double flops_dp, double flops_sp, double bytes,
+                             uint8_t scope = 2) {
+  trace::CpuSampleRecord r{};
+  r.scope = scope;
+  r.begin_ns = 1'000'000'000;
+  r.end_ns = r.begin_ns + static_cast<uint64_t>(seconds * 1e9);
+  r.valid = trace::kCpuFlopsDp | trace::kCpuFlopsSp | trace::kCpuFlopsAny;
+  r.flops_dp = flops_dp;
+  r.flops_sp = flops_sp;
+  r.flops_any = flops_dp + flops_sp;
+  if (bytes >= 0) {
+    r.valid |= trace::kCpuBytesAny;
+    r.bytes_any = bytes;
+  }
+  return r;
+}
+
+CpuCeilings Synthetic() {
+  std::string error;
+  auto c = LoadCeilings(testing::DataDir() + "/ceilings/skx_synthetic.json", &error);
+  EXPECT_TRUE(c) << error;
+  return *c;
+}
+
+TEST(CpuRoofline, RoofsComeFromCeilingsAndOverrides) {
+  const CpuCeilings c = Synthetic();
+  CpuRooflineInputs in;
+  in.ceilings = &c;
+  CpuRooflineChart chart = BuildCpuRoofline({}, in);
+  int compute = 0, bandwidth = 0;
+  for (const CpuRoof& r : chart.roofs) (r.compute ? compute : bandwidth)++;
+  EXPECT_EQ(compute, 4);    // FP64 and FP32, measured and theoretical
+  EXPECT_EQ(bandwidth, 4);  // L1, L2, L3, DRAM
+  EXPECT_DOUBLE_EQ(*chart.ridge_intensity, 4000.0 / 180);
+
+  in.peak_gflops = 1000;
+  in.bandwidth_gbs = 100;
+  chart = BuildCpuRoofline({}, in);
+  EXPECT_DOUBLE_EQ(*chart.ridge_intensity, 10);  // configured roofs win
+}
+
+TEST(CpuRoofline, PlacesPointsUnderTheRightRoof) {
+  const CpuCeilings c = Synthetic();
+  CpuRooflineInputs in;
+  in.ceilings = &c;
+  std::vector<LabeledSample> s = {
+      {Point(1, 1e12, 0, 1e9), "dp-compute"},  // I = 1000: compute bound, FP64 roof
+      {Point(1, 0, 1e12, 1e9), "sp-compute"},  // FP32 roof
+      {Point(1, 1e9, 0, 1e10), "dp-memory"},   // I = 0.1: 18 GFLOP/s attainable
+      {Point(1, 1e9, 0, 0), "no-traffic"},     // I = inf: compute bound
+      {Point(1, 1e9, 0, -1), "no-q"},          // Q unknown: held to the compute roof
+  };
+  const CpuRooflineChart chart = BuildCpuRoofline(s, in);
+  ASSERT_EQ(chart.points.size(), 5u);
+  EXPECT_EQ(chart.points[0].bound, "compute");
+  EXPECT_DOUBLE_EQ(*chart.points[0].attainable_gflops, 2000);
+  EXPECT_DOUBLE_EQ(*chart.points[0].fraction_of_roof, 0.5);
+  EXPECT_DOUBLE_EQ(*chart.points[1].attainable_gflops, 4000);
+  EXPECT_EQ(chart.points[1].precision, "sp");
+  EXPECT_EQ(chart.points[2].bound, "memory");
+  EXPECT_DOUBLE_EQ(*chart.points[2].attainable_gflops, 18);
+  EXPECT_TRUE(std::isinf(*chart.points[3].intensity));
+  EXPECT_EQ(chart.points[3].bound, "compute");
+  EXPECT_FALSE(chart.points[4].intensity);
+  EXPECT_EQ(chart.points[4].scope, "region");
+}
+
+TEST(CpuRoofline, TableShowsMissingValuesAsNotAvailable) {
+  trace::CpuSampleRecord only_time{};
+  only_time.scope = 1;
+  only_time.begin_ns = 0;
+  only_time.end_ns = 100'000'000;
+  only_time.valid = trace::kCpuTaskClock;
+  only_time.task_clock_ns = 5e7;
+  only_time.flags = trace::kCpuTooShort;
+  const CpuRooflineChart chart = BuildCpuRoofline({{only_time, "interval 0"}}, {});
+  const std::string table = FormatCpuRooflineTable(chart);
+  EXPECT_NE(table.find("interval 0"), std::string::npos);
+  EXPECT_NE(table.find("n/a"), std::string::npos);
+  EXPECT_NE(table.find("too_short"), std::string::npos);
+  EXPECT_NE(table.find("roofs: none"), std::string::npos);
+  const std::string json = CpuRooflineChartJson(chart);
+  EXPECT_NE(json.find("\"gflops\":null"), std::string::npos);
+  EXPECT_NE(json.find("\"source\":\"counters\""), std::string::npos);
+}
+
+TEST(CpuRoofline, IntervalsCanBeLeftOut) {
+  CpuRooflineInputs in;
+  in.include_intervals = false;
+  const auto chart =
+      BuildCpuRoofline({{Point(1, 1, 1, 1, 1), "i"}, {Point(1, 1, 1, 1, 3), "run"}}, in);
+  ASSERT_EQ(chart.points.size(), 1u);
+  EXPECT_EQ(chart.points[0].label, "run");
+}
+
+TEST(CeilingsTable, ListsMeasuredBesideTheoretical) {
+  const std::string t = FormatCeilingsTable(Synthetic());
+  EXPECT_NE(t.find("avx512"), std::string::npos);
+  EXPECT_NE(t.find("DRAM"), std::string::npos);
+  EXPECT_NE(t.find("0.65"), std::string::npos);  // 2000 of 3072 GFLOP/s
+}
+
+}  // namespace
+}  // namespace flopspy::cpuroof
+
+namespace flopspy::cpuroof {
+namespace {
+
+TEST(CpuRooflineSvg, DrawsRoofsAndPoints) {
+  const CpuCeilings c = Synthetic();
+  CpuRooflineInputs in;
+  in.ceilings = &c;
+  trace::CpuSampleRecord no_q = Point(1, 1e9, 0, -1);
+  const auto chart = BuildCpuRoofline({{Point(1, 1e12, 0, 1e9), "gemm <big>"},
+                                       {Point(1, 1e9, 0, 1e10, 1), "interval 0"},
+                                       {Point(2, 1e9, 0, 1e10, 3), "run"},
+                                       {no_q, "no-q"}},
+                                      in);
+  const std::string svg = CpuRooflineSvg(chart);
+  EXPECT_EQ(svg.rfind("<svg", 0), 0u);
+  EXPECT_NE(svg.find("</svg>"), std::string::npos);
+  EXPECT_NE(svg.find("DRAM 180 GB/s"), std::string::npos);
+  EXPECT_NE(svg.find("gemm &lt;big&gt;"), std::string::npos);  // escaped
+  EXPECT_NE(svg.find("<path"), std::string::npos);             // the run's diamond
+  EXPECT_NE(svg.find("1 point(s) without"), std::string::npos);
+  // An empty chart still draws axes.
+  const std::string empty = CpuRooflineSvg(BuildCpuRoofline({}, {}));
+  EXPECT_NE(empty.find("arithmetic intensity"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace flopspy::cpuroof
