@@ -1,5 +1,7 @@
 #include "report/json_report.h"
 
+#include "report/launch_overhead_section.h"
+
 namespace flopspy::tools {
 namespace {
 
@@ -57,6 +59,7 @@ nlohmann::json TraceJson(const TraceReport& t) {
   for (const auto& [tid, name] : t.summary.thread_names) threads[std::to_string(tid)] = name;
   j["threads"] = threads;
   j["metadata"] = t.metadata;
+  if (!t.launch_overhead.empty()) j["launch_overhead"] = LaunchOverheadJson(t.launch_overhead);
   return j;
 }
 

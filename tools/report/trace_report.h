@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "flopspy/analyzers/launch_overhead.h"
 #include "flopspy/analyzers/trace_summary.h"
 #include "flopspy/trace/reader.h"
 
@@ -19,6 +20,7 @@ struct TraceReport {
   trace::ReadSummary read;  // how reading went (status, where it stopped, why)
   analyzers::TraceSummary summary;
   nlohmann::json metadata = nlohmann::json::object();  // metadata blocks merged in file order
+  analyzers::LaunchOverheadReport launch_overhead;     // empty() without launches or GPU work
 
   bool usable() const { return header_ok && read.records > 0; }
   // Wall time covered by the trace's events, 0 if none.
