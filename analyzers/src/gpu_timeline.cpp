@@ -76,11 +76,12 @@ bool SyncIndex::Covered(std::span<const Entry> list, uint64_t t) {
 
 bool SyncIndex::InProgress(uint16_t thread_slot, uint64_t t) const {
   if (thread_slot == kUnknownThreadSlot) return Covered(all_, t);
-  const auto lo =
-      std::lower_bound(by_thread_.begin(), by_thread_.end(), thread_slot,
-                       [](const Entry& e, uint16_t thread) { return e.thread_slot < thread; });
-  auto hi = lo;
-  while (hi != by_thread_.end() && hi->thread_slot == thread_slot) ++hi;
+  struct ByThread {
+    bool operator()(const Entry& e, uint16_t thread) const { return e.thread_slot < thread; }
+    bool operator()(uint16_t thread, const Entry& e) const { return thread < e.thread_slot; }
+  };
+  const auto [lo, hi] =
+      std::equal_range(by_thread_.begin(), by_thread_.end(), thread_slot, ByThread{});
   return Covered(std::span<const Entry>(lo, hi), t);
 }
 
@@ -100,18 +101,20 @@ std::string_view GapKindName(GapKind kind) {
 
 GapKind ClassifyGap(uint64_t gap_start_ns, const GpuInterval& next, const SyncIndex& syncs,
                     bool* unattributed) {
-  const bool known = next.Has(GpuInterval::kSubmitKnown);
   if (unattributed) *unattributed = false;
+  const bool known = next.Has(GpuInterval::kSubmitKnown);
+  // Work already handed to the GPU when it ran dry: neither the CPU's launches nor its syncs
+  // kept it idle (a dependency, an event wait, GPU-side latency).
+  if (known && (next.Has(GpuInterval::kLeadSaturated) || next.SubmitExitNs() <= gap_start_ns)) {
+    return GapKind::kOther;
+  }
   const uint16_t thread = known ? next.thread_slot() : kUnknownThreadSlot;
   if (syncs.InProgress(thread, gap_start_ns)) return GapKind::kSynchronized;
   if (!known) {
     if (unattributed) *unattributed = true;
     return GapKind::kOther;
   }
-  if (!next.Has(GpuInterval::kLeadSaturated) && next.SubmitExitNs() > gap_start_ns) {
-    return GapKind::kStarved;
-  }
-  return GapKind::kOther;
+  return GapKind::kStarved;
 }
 
 uint64_t GapBreakdown::TotalNs() const {

@@ -73,13 +73,29 @@ uint16_t LaunchOverheadAnalyzer::State::ThreadSlot(uint32_t thread_id) {
   return slot;
 }
 
+void LaunchOverheadAnalyzer::State::SetSignatureSlot(uint32_t signature_id, uint32_t slot) {
+  if (signature_id < kDenseSignatureIds) {
+    if (signature_id >= signature_slot_dense.size()) {
+      signature_slot_dense.resize(
+          std::max<size_t>(signature_id + 1, signature_slot_dense.size() * 2), kNoSlot);
+    }
+    signature_slot_dense[signature_id] = slot;
+  } else {
+    signature_slot_sparse[signature_id] = slot;
+  }
+}
+
 uint32_t LaunchOverheadAnalyzer::State::SignatureSlot(uint32_t signature_id) {
-  const auto it = signature_slot.find(signature_id);
-  if (it != signature_slot.end()) return it->second;
+  if (signature_id < signature_slot_dense.size()) {
+    if (const uint32_t slot = signature_slot_dense[signature_id]; slot != kNoSlot) return slot;
+  } else if (signature_id >= kDenseSignatureIds) {
+    const auto it = signature_slot_sparse.find(signature_id);
+    if (it != signature_slot_sparse.end()) return it->second;
+  }
   // An id without a definition (0, or a lost definition): one slot per id, no name.
   const uint32_t slot = static_cast<uint32_t>(signatures.size());
   signatures.emplace_back();
-  signature_slot.emplace(signature_id, slot);
+  SetSignatureSlot(signature_id, slot);
   return slot;
 }
 
@@ -126,7 +142,7 @@ void LaunchOverheadAnalyzer::State::OnSignature(const trace::KernelSignatureDef&
       signatures[it->second].demangled_name = f->second;
     }
   }
-  signature_slot[def.id] = it->second;
+  SetSignatureSlot(def.id, it->second);
 }
 
 void LaunchOverheadAnalyzer::State::OnGraphLaunch(uint64_t enter_ns, uint64_t exit_ns,

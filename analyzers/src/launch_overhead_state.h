@@ -126,8 +126,12 @@ struct LaunchOverheadAnalyzer::State {
 
   // Definitions.
   std::unordered_map<uint32_t, std::string> function_demangled;  // FunctionDef id -> name
-  std::unordered_map<uint32_t, uint32_t> signature_slot;         // KernelSignatureDef id -> slot
-  std::unordered_map<std::string, uint32_t> slot_by_key;         // name + grid + block -> slot
+  // KernelSignatureDef id -> slot: ids are small and dense (the writer numbers them 1, 2, ...),
+  // so a vector below kDenseSignatureIds, a map above.
+  static constexpr uint32_t kDenseSignatureIds = 1u << 22;
+  std::vector<uint32_t> signature_slot_dense;
+  std::unordered_map<uint32_t, uint32_t> signature_slot_sparse;
+  std::unordered_map<std::string, uint32_t> slot_by_key;  // name + grid + block -> slot
   std::vector<SignatureAgg> signatures;
   std::unordered_map<uint32_t, trace::StreamDef> stream_defs;
   std::unordered_map<uint32_t, uint16_t> thread_slots;  // OS thread id -> slot
@@ -156,6 +160,7 @@ struct LaunchOverheadAnalyzer::State {
 
   uint16_t ThreadSlot(uint32_t thread_id);
   uint32_t SignatureSlot(uint32_t signature_id);
+  void SetSignatureSlot(uint32_t signature_id, uint32_t slot);
   uint32_t StreamSlot(int32_t device, uint32_t cupti_stream);
 
   void OnFunction(const trace::FunctionDef& def, const StringLookup& strings);

@@ -319,6 +319,22 @@ TEST(LaunchOverhead, SyncOnAnotherThreadDoesNotExplainTheGap) {
   EXPECT_EQ(r.devices[0].gaps[GapKind::kSynchronized].count, 0u);
 }
 
+TEST(LaunchOverhead, QueuedWorkDrainingDuringASyncIsNotSynchronised) {
+  // Three kernels launched [0,5] [5,10] [10,15] us run [20,120] [121,221] [222,322]; the thread
+  // waits in cudaStreamSynchronize [16, 323]. The two 1 us gaps happen during the sync, but
+  // the next kernel was queued long before: other, not synchronised.
+  Feed f;
+  f.Signature(9, "_Z1Gv");
+  for (uint64_t i = 0; i < 3; ++i) f.Launch(i + 1, 9, kT0 + 5 * kUs * i, 5 * kUs);
+  f.Call(Api::kCudaStreamSynchronize, kT0 + 16 * kUs, kT0 + 323 * kUs);
+  for (uint64_t i = 0; i < 3; ++i) {
+    f.Gpu(i + 1, 9, kT0 + (20 + 101 * i) * kUs, kT0 + (120 + 101 * i) * kUs);
+  }
+  const LaunchOverheadReport r = f.Finish();
+  EXPECT_EQ(r.devices.at(0).gaps[GapKind::kOther].count, 2u);
+  EXPECT_EQ(r.devices.at(0).gaps[GapKind::kSynchronized].count, 0u);
+}
+
 TEST(LaunchOverhead, BlockingCopyIsASyncAndItsCopyIsBusyTime) {
   // Kernel [T0+10, T0+110]; cudaMemcpy D2H called at T0+20 (blocking, returns T0+160), its copy
   // runs [T0+112, T0+150]; the next launch at T0+400 runs [T0+408, T0+410].

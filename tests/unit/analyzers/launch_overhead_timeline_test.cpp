@@ -86,6 +86,11 @@ TEST(ClassifyGap, EachKind) {
   EXPECT_EQ(ClassifyGap(100 * kUs, Launched(110, 112, 104, 105, 0), sync), GapKind::kSynchronized);
   // ...but not when another thread (1) launched the next kernel.
   EXPECT_EQ(ClassifyGap(100 * kUs, Launched(110, 112, 104, 105, 1), sync), GapKind::kStarved);
+  // Work already queued when the GPU ran dry is not waiting for the sync: other.
+  EXPECT_EQ(ClassifyGap(100 * kUs, Launched(110, 112, 85, 90, 0), sync), GapKind::kOther);
+  // Unknown origin while some thread was in a sync: synchronised.
+  EXPECT_EQ(ClassifyGap(100 * kUs, Kernel(110, 112), sync, &unattributed), GapKind::kSynchronized);
+  EXPECT_FALSE(unattributed);
   // A sync that began after the GPU ran dry did not make it idle.
   const SyncIndex late_sync({{101 * kUs, 102 * kUs, 0}});
   EXPECT_EQ(ClassifyGap(100 * kUs, Launched(110, 112, 104, 105, 0), late_sync), GapKind::kStarved);

@@ -87,14 +87,16 @@ class SyncIndex {
   std::vector<Entry> all_;        // sorted by enter
 };
 
-// Why the GPU sat idle between two stretches of work (design.md section 4).
+// Why the GPU sat idle between two stretches of work (design.md section 4). The gap begins when
+// the device ran dry; the next work item is the one that ends it.
 enum class GapKind : uint8_t {
-  kStarved = 0,       // the next work item's submitting call had not returned when the device
-                      // ran dry: the GPU waited for the CPU
-  kSynchronized = 1,  // the thread that submitted the next work item (any thread, when that is
-                      // unknown) was inside a synchronising call when the device ran dry
-  kOther = 2,         // the next work item was already submitted (a dependency, an event wait,
-                      // GPU-side latency), or its submitting call is unknown
+  kStarved = 0,       // the next item's submitting call had not returned when the device ran
+                      // dry, and its thread was not blocked in a synchronising call: the GPU
+                      // waited for the CPU to launch
+  kSynchronized = 1,  // the next item was not yet submitted, and its thread (any thread when
+                      // its call is unknown) was inside a synchronising call at that moment
+  kOther = 2,         // the next item was already submitted (a dependency, an event wait,
+                      // GPU-side latency), or its call is unknown and no thread was in a sync
 };
 inline constexpr size_t kGapKindCount = 3;
 std::string_view GapKindName(GapKind kind);
