@@ -183,7 +183,7 @@ void WriteLaunchOverheadText(const LaunchOverheadReport& r,
 
   // Devices.
   if (!r.devices.empty()) {
-    fmt::print(out, "  devices   {:<5} {:>9} {:>6} {:>8} {:>7} {:>12} {:>7} {:>8} {:>7}\n", "GPU",
+    fmt::print(out, "  devices   {:<5} {:>9} {:>6} {:>8} {:>9} {:>12} {:>9} {:>8} {:>9}\n", "GPU",
                "window", "busy", "starved", "gaps", "synchronised", "gaps", "other", "gaps");
     for (const auto& d : r.devices) {
       const auto share = [&](GapKind k) {
@@ -191,7 +191,7 @@ void WriteLaunchOverheadText(const LaunchOverheadReport& r,
                        ? static_cast<double>(d.gaps[k].ns) / static_cast<double>(d.window_ns)
                        : 0.0);
       };
-      fmt::print(out, "{}{:<5} {:>9} {:>6} {:>8} {:>7} {:>12} {:>7} {:>8} {:>7}\n", kPad, d.device,
+      fmt::print(out, "{}{:<5} {:>9} {:>6} {:>8} {:>9} {:>12} {:>9} {:>8} {:>9}\n", kPad, d.device,
                  Duration(static_cast<double>(d.window_ns)), Pct(d.busy_fraction),
                  share(GapKind::kStarved), Grouped(d.gaps[GapKind::kStarved].count),
                  share(GapKind::kSynchronized), Grouped(d.gaps[GapKind::kSynchronized].count),

@@ -127,8 +127,8 @@ TEST(LaunchOverheadSection, TextGolden) {
   queue     launch call to GPU start: mean 3.5 us, p50 3 us, p95 4 us
   graphs    estimate: at 1 us per kernel node instead of 5.5 us per launch, CUDA graphs
             would remove 796 us of starved idle time (20.0% of the GPU window)
-  devices   GPU      window   busy  starved    gaps synchronised    gaps    other    gaps
-            0       3.99 ms  55.2%    44.8%     199         0.0%       0     0.0%       0
+  devices   GPU      window   busy  starved      gaps synchronised      gaps    other      gaps
+            0       3.99 ms  55.2%    44.8%       199         0.0%         0     0.0%         0
   streams   GPU    stream  handle                 busy    kernels   copies
             0           7  0x5599aa00            55.2%        200        0
   bound     1 of 2 signatures launch-bound: 100 launches, 200 us of GPU time
