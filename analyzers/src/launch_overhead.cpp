@@ -148,8 +148,6 @@ void LaunchOverheadAnalyzer::State::OnSignature(const trace::KernelSignatureDef&
 void LaunchOverheadAnalyzer::State::OnGraphLaunch(uint64_t enter_ns, uint64_t exit_ns,
                                                   uint64_t correlation, uint16_t thread) {
   graph_launch_cost.Add(exit_ns >= enter_ns ? exit_ns - enter_ns : 0);
-  cpu_first_ns = std::min(cpu_first_ns, enter_ns);
-  cpu_last_ns = std::max(cpu_last_ns, exit_ns);
   if (correlation != 0) graph_submits.Insert(correlation, {exit_ns, thread});
 }
 

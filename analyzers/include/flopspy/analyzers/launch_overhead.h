@@ -161,7 +161,7 @@ struct LaunchOverheadReport {
   DurationStats graph_launch_cost;             // graph launch calls
   DurationStats queue_delay;                   // eager kernels joined to their GPU execution
   std::optional<double> launches_per_second;   // kernel launches over their CPU span
-  uint64_t cpu_first_ns = 0, cpu_last_ns = 0;  // first launch entry, last launch exit
+  uint64_t cpu_first_ns = 0, cpu_last_ns = 0;  // first eager launch entry, last one's exit
   uint64_t sync_calls = 0;
   uint64_t sync_ns = 0;  // CPU time inside synchronising calls
 
