@@ -21,7 +21,7 @@ void RegionAnalyzer::Add(const trace::RecordView& r, const StringLookup& strings
   const double ns = region.time_ns > begin ? static_cast<double>(region.time_ns - begin) : 0;
   ++s.count;
   s.total_ns += ns;
-  s.durations.Add(ns);
+  s.durations.Add(static_cast<uint64_t>(ns));
 }
 
 std::vector<RegionStats> RegionAnalyzer::Finish() {

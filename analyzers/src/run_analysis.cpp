@@ -338,7 +338,7 @@ void RunAnalyzer::ApplyGpu(Pending& p, const trace::GpuActivityRecord& gpu) {
   const double ns = gpu.end_ns > gpu.start_ns ? static_cast<double>(gpu.end_ns - gpu.start_ns) : 0;
   ++g.executions;
   g.gpu_ns += ns;
-  g.gpu_durations.Add(ns);
+  g.gpu_durations.Add(static_cast<uint64_t>(ns));
   if (g.device < 0) g.device = gpu.device;
   AddFigures(g.timed, p.flops, p.special, p.flops_source, p.bytes, p.bytes_source);
   DeviceActivity& d = devices_[gpu.device];

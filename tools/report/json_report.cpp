@@ -7,6 +7,7 @@
 #include "flopspy/analyzers/compute_path.h"
 #include "flopspy/analyzers/kernel_catalog.h"
 #include "flopspy/gpu_roofline/device_properties_json.h"
+#include "report/launch_overhead_section.h"
 
 namespace flopspy::tools {
 namespace {
@@ -94,8 +95,8 @@ json KernelJson(const analyzers::KernelGroup& g, double trace_gpu_ns) {
           {"gpu_ns", g.gpu_ns},
           {"gpu_share", trace_gpu_ns > 0 ? g.gpu_ns / trace_gpu_ns : 0.0},
           {"mean_ns", mean},
-          {"p50_ns", g.gpu_durations.Quantile(0.50)},
-          {"p95_ns", g.gpu_durations.Quantile(0.95)},
+          {"p50_ns", g.gpu_durations.Percentile(50)},
+          {"p95_ns", g.gpu_durations.Percentile(95)},
           {"mean_launch_ns", g.launches ? g.launch_ns / static_cast<double>(g.launches) : 0.0},
           {"family", g.family},
           {"functor", g.functor},
@@ -346,6 +347,7 @@ json TraceJson(const TraceReport& t) {
                       {"share", a.share}});
   }
   j["advice"] = advice;
+  if (!t.launch_overhead.empty()) j["launch_overhead"] = LaunchOverheadJson(t.launch_overhead);
   return j;
 }
 

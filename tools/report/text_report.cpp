@@ -6,6 +6,7 @@
 
 #include "report/format.h"
 #include "report/text_sections.h"
+#include "report/launch_overhead_section.h"
 
 namespace flopspy::tools {
 namespace {
@@ -103,6 +104,9 @@ void WriteOne(const TraceReport& t, const Style& style, std::ostream& out) {
     fmt::print(out, "  warning   {}\n", style.Warn(w.message));
   }
   fmt::print(out, "\n");
+  if (!t.launch_overhead.empty()) {
+    WriteLaunchOverheadText(t.launch_overhead, {.color = style.color}, out);
+  }
 }
 
 }  // namespace

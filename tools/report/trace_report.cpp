@@ -118,6 +118,7 @@ TraceReport AnalyzeTrace(const std::string& path, const ReportOptions& options,
   analyzers::TraceSummarizer summarizer;
   analyzers::RunAnalyzer run;
   analyzers::RegionAnalyzer regions;
+  analyzers::LaunchOverheadAnalyzer launch_overhead;
   const analyzers::StringLookup strings = [&reader](uint32_t id) { return reader.String(id); };
   const uint64_t size = reader.header_status().file_size;
   report.read = reader.ForEachRecord(
@@ -125,10 +126,12 @@ TraceReport AnalyzeTrace(const std::string& path, const ReportOptions& options,
         summarizer.Add(record, strings);
         run.Add(record, strings);
         regions.Add(record, strings);
+        launch_overhead.Add(record, strings);
       },
       progress ? std::function<void(uint64_t)>([&](uint64_t done) { progress(done, size); })
                : nullptr);
   report.summary = summarizer.Take();
+  report.launch_overhead = launch_overhead.Finish();
   for (const std::string& text : report.summary.metadata) {
     const nlohmann::json block = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
     if (block.is_object()) report.metadata.merge_patch(block);

@@ -13,6 +13,7 @@
 #include "flopspy/analyzers/region_stats.h"
 #include "flopspy/analyzers/roofline.h"
 #include "flopspy/analyzers/run_analysis.h"
+#include "flopspy/analyzers/launch_overhead.h"
 #include "flopspy/analyzers/trace_summary.h"
 #include "flopspy/gpu_roofline/ceilings.h"
 #include "flopspy/gpu_roofline/device_properties.h"
@@ -34,6 +35,7 @@ struct TraceReport {
   analyzers::RunAnalysis run;
   std::vector<analyzers::Advice> advice;
   std::vector<analyzers::RegionStats> regions;
+  analyzers::LaunchOverheadReport launch_overhead;     // empty() without launches or GPU work
 
   bool usable() const { return header_ok && read.records > 0; }
   // Wall time covered by the trace's events, 0 if none.

@@ -9,7 +9,7 @@
 #include <utility>
 #include <vector>
 
-#include "flopspy/analyzers/log_histogram.h"
+#include "flopspy/analyzers/launch_histogram.h"
 #include "flopspy/analyzers/trace_summary.h"
 
 namespace flopspy::analyzers {
@@ -19,7 +19,7 @@ struct RegionStats {
   uint64_t count = 0;  // completed begin/end pairs
   uint64_t open = 0;   // begins never ended
   double total_ns = 0;
-  LogHistogram durations;
+  DurationHistogram durations;
 };
 
 class RegionAnalyzer {

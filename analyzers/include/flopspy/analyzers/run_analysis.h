@@ -22,7 +22,7 @@
 #include "flopspy/analyzers/compute_path.h"
 #include "flopspy/analyzers/gemm_diagnostics.h"
 #include "flopspy/analyzers/kernel_catalog.h"
-#include "flopspy/analyzers/log_histogram.h"
+#include "flopspy/analyzers/launch_histogram.h"
 #include "flopspy/analyzers/roofline.h"
 #include "flopspy/analyzers/trace_summary.h"
 #include "flopspy/trace/reader.h"
@@ -51,7 +51,7 @@ struct KernelGroup {
   uint64_t launches = 0;    // CPU launch records
   uint64_t executions = 0;  // GPU kernel records (graph nodes have no launch record)
   double gpu_ns = 0;
-  LogHistogram gpu_durations;
+  DurationHistogram gpu_durations;
   double launch_ns = 0;  // summed CPU launch cost
   uint64_t launch_errors = 0;
   bool inside_library = false;
