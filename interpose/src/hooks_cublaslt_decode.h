@@ -6,8 +6,10 @@
 // m = ROWS(D), n = COLS(D), k = TRANSA == N ? COLS(A) : ROWS(A), batch = BATCH_COUNT(D)
 // (facts/cuda.md §6.5). An attribute that cannot be read leaves its field unknown (-1, 0xFF,
 // epilogue 0) and sets kLibDescriptorIncomplete; BATCH_MODE, which cuBLASLt before 12.9 lacks,
-// is optional. About 32 getter calls per matmul (24 when C and D share a layout); the cost is in
-// docs/cublas-hooks.md §4. A header so that tests/cublas can time exactly this code.
+// is optional. Pointers that only some epilogues or FP8 types use are read only then: 20 getter
+// calls for a plain matmul whose C and D share a layout, up to 30 for FP8 with a bias and its
+// own D layout; the cost is in docs/cublas-hooks.md §4. A header so that tests/cublas can time
+// exactly this code.
 #pragma once
 
 #include <cstdint>
@@ -76,6 +78,17 @@ inline int64_t Dimension(const LtGetters& get, cublasLtMatrixLayout_t l,
   return Layout(get, l, a, v, ok) ? static_cast<int64_t>(v) : -1;
 }
 
+// Epilogue bits (cublasLt.h): BIAS 4 and the bias-gradient forms (BGRAD 16, BGRADA 256,
+// BGRADB 512) use BIAS_POINTER; the AUX bit 128 (RELU_AUX, GELU_AUX, DRELU, DGELU) uses the aux
+// pointer.
+inline constexpr uint32_t kLtUsesBias = 4 | 16 | 256 | 512;
+inline constexpr uint32_t kLtUsesAux = 128;
+
+// FP8, FP6 and FP4 (and the UE8M0 block scales): the types whose scale pointers mean something.
+inline bool NarrowFloat(uint8_t type) {
+  return type >= analyzers::cuda_type::kR8FE4M3 && type <= analyzers::cuda_type::kR4FE2M1;
+}
+
 }  // namespace lt_detail
 
 inline void DecodeLtCall(const LtGetters& get, RawLibraryCall& raw,
@@ -91,33 +104,15 @@ inline void DecodeLtCall(const LtGetters& get, RawLibraryCall& raw,
   if (Desc(get, computeDesc, CUBLASLT_MATMUL_DESC_COMPUTE_TYPE, i32, ok)) {
     r.compute_type = ComputeByte(i32);
   }
-  if (Desc(get, computeDesc, CUBLASLT_MATMUL_DESC_SCALE_TYPE, i32, ok))
+  if (Desc(get, computeDesc, CUBLASLT_MATMUL_DESC_SCALE_TYPE, i32, ok)) {
     r.scale_type = TypeByte(i32);
+  }
   int32_t transa = -1;
   if (Desc(get, computeDesc, CUBLASLT_MATMUL_DESC_TRANSA, transa, ok)) r.trans_a = TypeByte(transa);
   if (Desc(get, computeDesc, CUBLASLT_MATMUL_DESC_TRANSB, i32, ok)) r.trans_b = TypeByte(i32);
   uint32_t epilogue = 0;
-  r.epilogue = Desc(get, computeDesc, CUBLASLT_MATMUL_DESC_EPILOGUE, epilogue, ok) ? epilogue : 0;
-  const void* p = nullptr;
-  if (Desc(get, computeDesc, CUBLASLT_MATMUL_DESC_BIAS_POINTER, p, ok) && p != nullptr) {
-    r.flags |= trace::kLibBiasPresent;
-  }
-  if (Desc(get, computeDesc, CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_POINTER, p, ok) && p != nullptr) {
-    r.flags |= trace::kLibAuxPresent;
-  }
-  for (const auto a :
-       {CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER,
-        CUBLASLT_MATMUL_DESC_C_SCALE_POINTER, CUBLASLT_MATMUL_DESC_D_SCALE_POINTER}) {
-    if (Desc(get, computeDesc, a, p, ok) && p != nullptr) r.flags |= trace::kLibScalePointers;
-  }
-  if (Desc(get, computeDesc, CUBLASLT_MATMUL_DESC_AMAX_D_POINTER, p, ok) && p != nullptr) {
-    r.flags |= trace::kLibAmaxPointer;
-  }
-  int8_t fast = 0;
-  if (Desc(get, computeDesc, CUBLASLT_MATMUL_DESC_FAST_ACCUM, fast, ok) && fast != 0) {
-    r.flags |= trace::kLibFastAccum;
-  }
-
+  const bool epilogue_read = Desc(get, computeDesc, CUBLASLT_MATMUL_DESC_EPILOGUE, epilogue, ok);
+  r.epilogue = epilogue_read ? epilogue : 0;
   // alpha and beta by pointer mode: host scalars are read with the scale type.
   int32_t mode = -1;
   if (Desc(get, computeDesc, CUBLASLT_MATMUL_DESC_POINTER_MODE, mode, ok)) {
@@ -158,6 +153,34 @@ inline void DecodeLtCall(const LtGetters& get, RawLibraryCall& raw,
   r.n = Dimension(get, Ddesc, CUBLASLT_MATRIX_LAYOUT_COLS, ok);
   int32_t batch = 0;
   r.batch = Layout(get, Ddesc, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, batch, ok) ? batch : -1;
+
+  // Pointers that matter only for some epilogues and types, read only then (each read is a
+  // getter call): bias for BIAS and BGRAD epilogues, aux for the AUX and backward ones, scale and
+  // amax pointers and fast accumulation for FP8 and narrower inputs. An unread epilogue reads all.
+  const void* p = nullptr;
+  const bool all = !epilogue_read;
+  if ((all || (epilogue & kLtUsesBias) != 0) &&
+      Desc(get, computeDesc, CUBLASLT_MATMUL_DESC_BIAS_POINTER, p, ok) && p != nullptr) {
+    r.flags |= trace::kLibBiasPresent;
+  }
+  if ((all || (epilogue & kLtUsesAux) != 0) &&
+      Desc(get, computeDesc, CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_POINTER, p, ok) && p != nullptr) {
+    r.flags |= trace::kLibAuxPresent;
+  }
+  if (NarrowFloat(a.type) || NarrowFloat(b.type)) {
+    for (const auto s :
+         {CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER,
+          CUBLASLT_MATMUL_DESC_C_SCALE_POINTER, CUBLASLT_MATMUL_DESC_D_SCALE_POINTER}) {
+      if (Desc(get, computeDesc, s, p, ok) && p != nullptr) r.flags |= trace::kLibScalePointers;
+    }
+    if (Desc(get, computeDesc, CUBLASLT_MATMUL_DESC_AMAX_D_POINTER, p, ok) && p != nullptr) {
+      r.flags |= trace::kLibAmaxPointer;
+    }
+    int8_t fast = 0;
+    if (Desc(get, computeDesc, CUBLASLT_MATMUL_DESC_FAST_ACCUM, fast, ok) && fast != 0) {
+      r.flags |= trace::kLibFastAccum;
+    }
+  }
 
   r.type_a = a.type;
   r.type_b = b.type;
