@@ -367,6 +367,23 @@ TEST(MissingCublas, HooksFailCleanlyAndSayOnce) {
   }
 }
 
+TEST(Disabled, HooksPassStraightThrough) {
+  TempDir dir;
+  ChildOptions options;
+  options.env["LD_LIBRARY_PATH"] = kFakes13;
+  options.unset.push_back("LD_PRELOAD");
+  const ChildResult plain = RunChild({FLOPSPY_DRIVER13}, options);
+  options.unset.clear();
+  options.env["LD_PRELOAD"] = kLibrary;
+  options.env["FLOPSPY_OUT"] = dir.path();
+  options.env["FLOPSPY_ENABLE"] = "0";
+  const ChildResult off = RunChild({FLOPSPY_DRIVER13}, options);
+  ASSERT_TRUE(off.exited) << off.err;
+  EXPECT_EQ(off.exit_code, 5);
+  EXPECT_EQ(off.out, plain.out);  // including the fakes' call counts
+  EXPECT_TRUE(dir.Files(".fspy").empty());
+}
+
 TEST(Exports, LibflopspyAndTheFakesExportEveryEntryPoint) {
   const auto exported = [](const std::string& file) {
     std::set<std::string> names;
