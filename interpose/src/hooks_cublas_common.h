@@ -115,8 +115,8 @@ uint8_t GemmExScaleType(int compute_type, int c_type);
 // --- The handle's state (handle API) -----------------------------------------------------------
 
 // cuBLAS keeps the stream, pointer mode and math mode in the handle. flopspy asks the library
-// (cublasGetStream_v2, cublasGetPointerMode_v2, cublasGetMathMode: host-only field reads, a few
-// ns each) instead of shadowing the setters: the answer is always the library's own, whichever way
+// (cublasGetStream_v2, cublasGetPointerMode_v2, cublasGetMathMode: host-side reads of the
+// handle) instead of shadowing the setters: the answer is always the library's own, whichever way
 // it was set, and nothing is stored per handle (docs/cublas-hooks.md §3). The handle is not
 // touched when it is null or the call said CUBLAS_STATUS_NOT_INITIALIZED (not a live handle).
 //
