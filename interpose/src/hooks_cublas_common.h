@@ -1,0 +1,223 @@
+// What every cuBLAS and cuBLASLt hook shares: the hook ids, finding the real function, the
+// record's defaults, reading the handle's state, and RunHook, the one body all ~300 hooks use.
+//
+// A hook (see FLOPSPY_CUBLAS_DEFINE_HOOK) is
+//
+//   RET name(PARAMS) { return RunHook<kHook_name, decltype(&::name), &Decode<Family>>(ARGS); }
+//
+// RunHook reads the clock, calls the real function inside a LibraryCallScope, reads the clock,
+// lets the family's decoder turn the arguments into LibraryCallRecord fields (docs/cublas-hooks.md
+// says which), emits the record and returns exactly what the real function returned. No
+// allocation, no lock, no system call and no exception on that path.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+
+#include "clock.h"
+#include "flopspy/analyzers/blas_routine.h"
+#include "flopspy/analyzers/blas_types.h"
+#include "hooks_cublas_table.h"
+#include "library_scope.h"
+#include "raw_events.h"
+#include "recorder.h"
+
+#define FLOPSPY_EXPORT extern "C" __attribute__((visibility("default")))
+
+namespace flopspy::interpose::cublas {
+
+// One id per hooked entry point, in the order of FLOPSPY_CUBLAS_ENTRY_POINTS.
+enum HookId : uint16_t {
+#define FLOPSPY_CUBLAS_HOOK_ID(F, name, I, T1, T2, T3) kHook_##name,
+  FLOPSPY_CUBLAS_ENTRY_POINTS(FLOPSPY_CUBLAS_HOOK_ID)
+#undef FLOPSPY_CUBLAS_HOOK_ID
+      kHookCount
+};
+
+// The exported name of a hook.
+const char* HookName(HookId id);
+
+// --- The real functions ----------------------------------------------------------------------
+
+// Real functions by hook id, filled on first use (never reset: libraries are not unloaded under
+// a running program in practice; if one were, its replacement is found by the same lookup).
+extern std::atomic<void*> g_real[kHookCount];
+
+// Cold path: finds the real function in the loaded libcublas/libcublasLt (nullptr if none).
+void* ResolveHookReal(HookId id);
+// Cold path: says once that `id` has nothing to forward to.
+void ReportMissing(HookId id) noexcept;
+
+template <class Fn>
+inline Fn RealOf(HookId id) {
+  void* f = g_real[id].load(std::memory_order_acquire);
+  if (__builtin_expect(f == nullptr, 0)) f = ResolveHookReal(id);
+  return reinterpret_cast<Fn>(f);
+}
+
+// --- Records ---------------------------------------------------------------------------------
+
+// A record with every field "not applicable" (types 0xFF, dimensions 0, batch 1, device -1,
+// epilogue DEFAULT), the routine and the types the entry point fixes, and record.name = the
+// entry's index in BlasEntryPoints() + 1. A name missing from that table gives routine 0 and
+// kLibUnknownRoutine.
+void InitRecord(HookId id, RawLibraryCall& raw);
+
+// Byte encodings of the record (docs/blas-formulas.md §2).
+inline uint8_t TypeByte(int value) {  // cudaDataType, cublasOperation_t, ...; 0xFF if it won't fit
+  return value >= 0 && value < analyzers::kFromArgs ? static_cast<uint8_t>(value)
+                                                    : analyzers::kNotApplicable;
+}
+inline uint8_t ComputeByte(int value) {  // cublasComputeType_t - 64
+  const int v = value - analyzers::compute_type::kOffset;
+  return TypeByte(v);
+}
+// Legacy API options: 'N'/'T'/'C', 'L'/'R', 'L'/'U', 'N'/'U' (either case).
+uint8_t LegacyOp(char c);
+uint8_t LegacySide(char c);
+uint8_t LegacyFill(char c);
+uint8_t LegacyDiag(char c);
+
+// log2 of a pointer's alignment (its trailing zero bits); 0xFF for a null pointer or an
+// operand that does not apply.
+inline uint32_t AlignLog2(const void* p) {
+  const auto v = reinterpret_cast<uintptr_t>(p);
+  return v == 0 ? 0xFFu : static_cast<uint32_t>(__builtin_ctzll(v));
+}
+inline uint32_t PackAlign(const void* a, const void* b, const void* c, const void* d) {
+  return AlignLog2(a) | AlignLog2(b) << 8 | AlignLog2(c) << 16 | AlignLog2(d) << 24;
+}
+
+// Whether a scalar is zero, by its static type or by a cudaDataType. -0.0 is zero, NaN is not.
+template <class T>
+inline bool ScalarNonZero(const T& v) {
+  if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
+    return v != 0;
+  } else if constexpr (std::is_same_v<T, cuComplex> || std::is_same_v<T, cuDoubleComplex>) {
+    return v.x != 0 || v.y != 0;
+  } else {
+    static_assert(sizeof(T) == 2, "a 16-bit float (__half, __nv_bfloat16)");
+    uint16_t bits;
+    std::memcpy(&bits, &v, sizeof bits);
+    return (bits & 0x7FFFu) != 0;
+  }
+}
+// Reads a scalar of cudaDataType `type` at p. Returns false when the type is not one a scale
+// factor can have (then nothing is known).
+bool TypedScalarNonZero(const void* p, uint8_t type, bool& non_zero);
+
+// The scale type (alpha, beta) of GemmEx and its batched forms, from the compute type and C's
+// type (cuBLAS documentation, cublasGemmEx); 0xFF if the compute type is not one we know.
+uint8_t GemmExScaleType(int compute_type, int c_type);
+
+// --- The handle's state (handle API) -----------------------------------------------------------
+
+// cuBLAS keeps the stream, pointer mode and math mode in the handle. flopspy asks the library
+// (cublasGetStream_v2, cublasGetPointerMode_v2, cublasGetMathMode: host-side reads of the
+// handle) instead of shadowing the setters: the answer is always the library's own, whichever way
+// it was set, and nothing is stored per handle (docs/cublas-hooks.md §3). The handle is not
+// touched when it is null or the call said CUBLAS_STATUS_NOT_INITIALIZED (not a live handle).
+//
+// Sets raw.stream_handle (0, the legacy default stream, if it cannot be read) and, when
+// `pointer_mode` is asked for, returns whether alpha and beta are host pointers (false when they
+// are device pointers or the mode cannot be read).
+bool ReadHandle(RawLibraryCall& raw, cublasHandle_t handle, bool pointer_mode);
+
+// Sets kLibAlphaKnown and kLibBetaKnown/kLibBetaNonZero from host scalars.
+template <class TA, class TB>
+inline void NoteScalars(trace::LibraryCallRecord& r, bool host, const TA* alpha, const TB* beta) {
+  if (!host) return;
+  if (alpha != nullptr) r.flags |= trace::kLibAlphaKnown;
+  if (beta != nullptr) {
+    bool non_zero;
+    if constexpr (std::is_void_v<TB>) {
+      if (!TypedScalarNonZero(beta, r.scale_type, non_zero)) return;
+    } else {
+      non_zero = ScalarNonZero(*beta);
+    }
+    r.flags |= trace::kLibBetaKnown | (non_zero ? trace::kLibBetaNonZero : 0u);
+  }
+}
+// Legacy API: scalars come by value, so both are always known.
+template <class TB>
+inline void NoteValueScalars(trace::LibraryCallRecord& r, const TB& beta) {
+  r.flags |= trace::kLibAlphaKnown | trace::kLibBetaKnown |
+             (ScalarNonZero(beta) ? trace::kLibBetaNonZero : 0u);
+}
+
+// The TF32 rule of docs/blas-formulas.md §2: a level-3 routine with compute type plain 32F on
+// FP32 (or complex FP32) data runs on TF32 tensor cores when the handle's math mode says so; the
+// record then says 32F_FAST_TF32. The math mode is read only when the rule could apply.
+void ApplyMathMode(trace::LibraryCallRecord& r, cublasHandle_t handle);
+
+// --- The hook body ------------------------------------------------------------------------------
+
+// What a hook returns when nothing can be called: an error for the handle API, nothing or zero
+// for the legacy API.
+template <class R>
+inline R MissingResult() {
+  if constexpr (std::is_same_v<R, cublasStatus_t>) {
+    return CUBLAS_STATUS_NOT_INITIALIZED;
+  } else if constexpr (!std::is_void_v<R>) {
+    return R{};
+  }
+}
+
+// R is the hook's return type; the argument types are the hook's parameter types, so Fn is
+// exactly the real function's type.
+template <HookId kId, class R, auto kDecode, class... A>
+inline R RunHook(A... args) {
+  using Fn = R (*)(A...);
+  const Fn real = RealOf<Fn>(kId);
+  if (__builtin_expect(real == nullptr, 0)) {
+    ReportMissing(kId);
+    return MissingResult<R>();
+  }
+  if (!g_recording.load(std::memory_order_relaxed)) return real(args...);
+
+  const uint64_t enter = NowNs();
+  if constexpr (std::is_void_v<R>) {
+    {
+      LibraryCallScope scope;
+      real(args...);
+    }
+    const uint64_t exit = NowNs();
+    RawLibraryCall raw;
+    InitRecord(kId, raw);
+    raw.record.enter_ns = enter;
+    raw.record.exit_ns = exit;
+    kDecode(raw, args...);
+    raw.Seal();
+    EmitBytes(&raw, raw.record.h.size());  // Emit() wants a top-level header
+  } else {
+    R result;
+    {
+      LibraryCallScope scope;
+      result = real(args...);
+    }
+    const uint64_t exit = NowNs();
+    RawLibraryCall raw;
+    InitRecord(kId, raw);
+    raw.record.enter_ns = enter;
+    raw.record.exit_ns = exit;
+    // The legacy API has no status to return (cublasGetError() would clear the program's).
+    if constexpr (std::is_same_v<R, cublasStatus_t>) raw.record.status = result;
+    kDecode(raw, args...);
+    raw.Seal();
+    EmitBytes(&raw, raw.record.h.size());  // Emit() wants a top-level header
+    return result;
+  }
+}
+
+}  // namespace flopspy::interpose::cublas
+
+// Defines the exported hook of one list line, at global scope;
+// flopspy::interpose::cublas::Decode<Family> must be declared.
+#define FLOPSPY_CUBLAS_DEFINE_HOOK(F, name, I, T1, T2, T3)                                     \
+  FLOPSPY_EXPORT FLOPSPY_CUBLAS_RET(F, T1, T2) name(FLOPSPY_CUBLAS_PARAMS(F, I, T1, T2, T3)) { \
+    namespace fc = ::flopspy::interpose::cublas;                                               \
+    return fc::RunHook<fc::kHook_##name, FLOPSPY_CUBLAS_RET(F, T1, T2),                        \
+                       &fc::Decode##F<I, T1, T2, T3>>(FLOPSPY_CUBLAS_ARGS_##F);                \
+  }

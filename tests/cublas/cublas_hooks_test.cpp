@@ -1,0 +1,422 @@
+// libflopspy.so's cuBLAS and cuBLASLt hooks, from outside: programs that call every hooked entry
+// point (through fake libcublas/libcublasLt of majors 12 and 13, linked or dlopened RTLD_LOCAL,
+// and through NVIDIA's real libcublasLt) run with and without the preload. Their output and exit
+// status must not change, and the trace must hold one library-call record per call, equal field
+// by field to what the program says it passed (FLOPSPY_CUBLAS_EXPECT), with the flusher's figures.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "flopspy/analyzers/blas_formulas.h"
+#include "flopspy/analyzers/blas_routine.h"
+#include "flopspy/analyzers/blas_types.h"
+#include "flopspy/trace/reader.h"
+#include "subprocess.h"
+
+namespace flopspy::testing {
+namespace {
+
+using analyzers::BlasEntryPoints;
+using trace::LibraryCallRecord;
+
+const std::string kLibrary = FLOPSPY_LIBRARY_PATH;
+const std::string kFakes12 = FLOPSPY_FAKES_DIR "/cuda12";
+const std::string kFakes13 = FLOPSPY_FAKES_DIR "/cuda13";
+
+// --- Reading what the program expects and what the trace holds --------------------------------
+
+using Expectation = std::map<std::string, std::string>;
+
+std::vector<Expectation> ReadExpectations(const std::string& path) {
+  std::vector<Expectation> out;
+  std::ifstream in(path);
+  for (std::string line; std::getline(in, line);) {
+    Expectation e;
+    std::istringstream fields(line);
+    for (std::string field; std::getline(fields, field, '\t');) {
+      const auto eq = field.find('=');
+      if (eq != std::string::npos) e[field.substr(0, eq)] = field.substr(eq + 1);
+    }
+    out.push_back(std::move(e));
+  }
+  return out;
+}
+
+struct TracedCall {
+  LibraryCallRecord record;
+  std::string name;
+  uint64_t stream_handle = 0;
+};
+
+struct Trace {
+  trace::ReadStatus status = trace::ReadStatus::kOk;
+  std::vector<TracedCall> calls;
+};
+
+Trace ReadLibraryCalls(const std::string& path) {
+  Trace t;
+  trace::TraceReader reader = trace::TraceReader::OpenFile(path);
+  if (!reader.header_ok()) {
+    t.status = reader.header_status().status;
+    return t;
+  }
+  std::map<uint32_t, uint64_t> streams;
+  t.status = reader
+                 .ForEachRecord([&](const trace::RecordView& r) {
+                   if (r.type == trace::RecordType::kStream) {
+                     const auto s = r.As<trace::StreamDef>();
+                     streams[s.id] = s.handle;
+                   } else if (r.type == trace::RecordType::kLibraryCall) {
+                     TracedCall c;
+                     c.record = r.As<LibraryCallRecord>();
+                     c.name = std::string(reader.String(c.record.name));
+                     c.stream_handle = streams[c.record.stream];
+                     t.calls.push_back(c);
+                   }
+                 })
+                 .status;
+  return t;
+}
+
+// The record flopspy must write for one expectation line: the defaults of
+// docs/cublas-hooks.md §2, the entry point's fixed types, then what the program passed.
+LibraryCallRecord ExpectedRecord(const Expectation& e) {
+  LibraryCallRecord r{};
+  r.device = -1;
+  r.batch = 1;
+  r.type_a = r.type_b = r.type_c = r.type_d = analyzers::kNotApplicable;
+  r.compute_type = r.scale_type = analyzers::kNotApplicable;
+  r.trans_a = r.trans_b = r.side = r.uplo = r.diag = analyzers::kNotApplicable;
+  r.epilogue = analyzers::lt_epilogue::kDefault;
+  const analyzers::BlasEntryPoint* entry = analyzers::FindBlasEntryPoint(e.at("name"));
+  if (entry != nullptr) analyzers::ApplyEntryPointDefaults(*entry, r);
+  const auto get = [&](const char* key, auto& field) {
+    const auto it = e.find(key);
+    if (it != e.end()) {
+      field = static_cast<std::remove_reference_t<decltype(field)>>(std::stoll(it->second));
+    }
+  };
+  get("status", r.status);
+  get("m", r.m);
+  get("n", r.n);
+  get("k", r.k);
+  get("batch", r.batch);
+  get("lda", r.lda);
+  get("ldb", r.ldb);
+  get("ldc", r.ldc);
+  get("ldd", r.ldd);
+  get("stride_a", r.stride_a);
+  get("stride_b", r.stride_b);
+  get("stride_c", r.stride_c);
+  get("stride_d", r.stride_d);
+  get("type_a", r.type_a);
+  get("type_b", r.type_b);
+  get("type_c", r.type_c);
+  get("type_d", r.type_d);
+  get("compute_type", r.compute_type);
+  get("scale_type", r.scale_type);
+  get("trans_a", r.trans_a);
+  get("trans_b", r.trans_b);
+  get("side", r.side);
+  get("uplo", r.uplo);
+  get("diag", r.diag);
+  get("epilogue", r.epilogue);
+  get("flags", r.flags);
+  get("ptr_align", r.ptr_align);
+  // TF32 math mode (docs/blas-formulas.md §2): level 3, plain 32F on FP32 or complex FP32 data.
+  const auto fp32 = [](uint8_t t) {
+    return t == analyzers::cuda_type::kR32F || t == analyzers::cuda_type::kC32F;
+  };
+  if (e.count("tf32") && e.at("tf32") == "1" &&
+      analyzers::LevelOf(analyzers::BlasRoutineFromId(r.routine)) ==
+          analyzers::BlasLevel::kLevel3 &&
+      r.compute_type == analyzers::compute_type::k32F && fp32(r.type_a) &&
+      (fp32(r.type_b) || r.type_b == analyzers::kNotApplicable)) {
+    r.compute_type = analyzers::compute_type::k32FFastTF32;
+  }
+  return r;
+}
+
+// Compares every argument field; returns a description of the differences.
+std::string Differences(const LibraryCallRecord& want, const LibraryCallRecord& got) {
+  std::ostringstream out;
+  const auto cmp = [&](const char* field, long long w, long long g) {
+    if (w != g) out << " " << field << ": want " << w << " got " << g << ";";
+  };
+  cmp("routine", want.routine, got.routine);
+  cmp("device", want.device, got.device);
+  cmp("status", want.status, got.status);
+  cmp("m", want.m, got.m);
+  cmp("n", want.n, got.n);
+  cmp("k", want.k, got.k);
+  cmp("batch", want.batch, got.batch);
+  cmp("lda", want.lda, got.lda);
+  cmp("ldb", want.ldb, got.ldb);
+  cmp("ldc", want.ldc, got.ldc);
+  cmp("ldd", want.ldd, got.ldd);
+  cmp("stride_a", want.stride_a, got.stride_a);
+  cmp("stride_b", want.stride_b, got.stride_b);
+  cmp("stride_c", want.stride_c, got.stride_c);
+  cmp("stride_d", want.stride_d, got.stride_d);
+  cmp("type_a", want.type_a, got.type_a);
+  cmp("type_b", want.type_b, got.type_b);
+  cmp("type_c", want.type_c, got.type_c);
+  cmp("type_d", want.type_d, got.type_d);
+  cmp("compute_type", want.compute_type, got.compute_type);
+  cmp("scale_type", want.scale_type, got.scale_type);
+  cmp("trans_a", want.trans_a, got.trans_a);
+  cmp("trans_b", want.trans_b, got.trans_b);
+  cmp("side", want.side, got.side);
+  cmp("uplo", want.uplo, got.uplo);
+  cmp("diag", want.diag, got.diag);
+  cmp("epilogue", want.epilogue, got.epilogue);
+  cmp("flags", want.flags, got.flags);
+  cmp("ptr_align", want.ptr_align, got.ptr_align);
+  return out.str();
+}
+
+// --- Running programs ---------------------------------------------------------------------------
+
+struct Outcome {
+  ChildResult plain;   // without flopspy
+  ChildResult traced;  // with flopspy preloaded
+  std::vector<Expectation> expected;
+  Trace trace;
+  std::string trace_error;
+};
+
+Outcome RunBothWays(const std::vector<std::string>& argv, const std::string& fakes_dir) {
+  Outcome run;
+  TempDir dir;
+  ChildOptions plain;
+  plain.unset.push_back("LD_PRELOAD");
+  if (!fakes_dir.empty()) plain.env["LD_LIBRARY_PATH"] = fakes_dir;
+  run.plain = RunChild(argv, plain);
+
+  ChildOptions traced = plain;
+  traced.unset.clear();
+  traced.env["LD_PRELOAD"] = kLibrary;
+  traced.env["FLOPSPY_OUT"] = dir.path();
+  traced.env["FLOPSPY_FLUSH_MS"] = "10";
+  traced.env["FLOPSPY_CUBLAS_EXPECT"] = dir.path() + "/expect.tsv";
+  run.traced = RunChild(argv, traced);
+  run.expected = ReadExpectations(dir.path() + "/expect.tsv");
+  const auto traces = dir.Files(".fspy");
+  if (traces.size() != 1) {
+    run.trace_error = "traces written: " + std::to_string(traces.size());
+  } else {
+    run.trace = ReadLibraryCalls(traces.front());
+  }
+  return run;
+}
+
+// Every record equals its expectation; returns how many records were checked.
+size_t CheckRecords(const Outcome& run) {
+  EXPECT_TRUE(run.trace_error.empty()) << run.trace_error;
+  EXPECT_EQ(run.trace.status, trace::ReadStatus::kOk);
+  EXPECT_FALSE(run.expected.empty());
+  EXPECT_EQ(run.trace.calls.size(), run.expected.size())
+      << "one record per call: the program made " << run.expected.size() << " calls";
+  const size_t n = std::min(run.trace.calls.size(), run.expected.size());
+  for (size_t i = 0; i < n; ++i) {
+    const Expectation& e = run.expected[i];
+    const TracedCall& c = run.trace.calls[i];
+    const LibraryCallRecord want = ExpectedRecord(e);
+    SCOPED_TRACE("call " + std::to_string(i) + " " + e.at("name"));
+    EXPECT_EQ(c.name, e.at("name"));
+    EXPECT_EQ(Differences(want, c.record), "");
+    EXPECT_EQ(c.stream_handle, std::stoull(e.at("stream")));
+    EXPECT_GT(c.record.enter_ns, 0u);
+    EXPECT_LE(c.record.enter_ns, c.record.exit_ns);
+    // The flusher filled the figures from the record.
+    const analyzers::BlasFigures f = analyzers::ComputeBlasFigures(c.record);
+    EXPECT_EQ(c.record.flops, f.flops);
+    EXPECT_EQ(c.record.bytes, f.bytes);
+    EXPECT_EQ(c.record.epilogue_flops, f.epilogue_flops);
+    EXPECT_EQ(c.record.source, static_cast<uint8_t>(f.source));
+    const bool shape_known = c.record.m >= 0 && c.record.n >= 0 && c.record.k >= 0 &&
+                             c.record.batch >= 0 && !(c.record.flags & trace::kLibGrouped) &&
+                             c.record.routine != 0;
+    if (shape_known && analyzers::DataTypeBytes(c.record.type_a) > 0) {
+      EXPECT_EQ(c.record.source, static_cast<uint8_t>(trace::FigureSource::kAnalytic));
+      if (c.record.status == 0) {
+        EXPECT_GT(c.record.flops, 0);
+      }
+    }
+  }
+  return n;
+}
+
+void CheckUnchanged(const Outcome& run, int exit_code) {
+  ASSERT_TRUE(run.plain.exited) << run.plain.err;
+  ASSERT_TRUE(run.traced.exited) << run.traced.err;
+  EXPECT_EQ(run.plain.exit_code, exit_code) << run.plain.err;
+  EXPECT_EQ(run.traced.exit_code, run.plain.exit_code);
+  EXPECT_EQ(run.traced.out, run.plain.out);
+  EXPECT_FALSE(run.plain.out.empty());
+}
+
+const TracedCall* FirstSuccessful(const Outcome& run, const std::string& name) {
+  for (const auto& c : run.trace.calls) {
+    if (c.name == name && c.record.status == 0) return &c;
+  }
+  return nullptr;
+}
+
+// --- Tests --------------------------------------------------------------------------------------
+
+class FakeCublasTest : public ::testing::TestWithParam<std::tuple<int, bool>> {};
+
+TEST_P(FakeCublasTest, EveryEntryPointRecordedExactlyAsCalled) {
+  const auto [major, dlopened] = GetParam();
+  const std::string fakes = major == 12 ? kFakes12 : kFakes13;
+  const std::string client = major == 12 ? FLOPSPY_CLIENT12 : FLOPSPY_CLIENT13;
+  const std::vector<std::string> argv =
+      dlopened ? std::vector<std::string>{FLOPSPY_DRIVER_DLOPEN, client}
+               : std::vector<std::string>{major == 12 ? FLOPSPY_DRIVER12 : FLOPSPY_DRIVER13};
+  const Outcome run = RunBothWays(argv, fakes);
+  CheckUnchanged(run, 5);
+  EXPECT_EQ(run.traced.err, run.plain.err);  // nothing to report: every real function was found
+  const size_t checked = CheckRecords(run);
+  EXPECT_GT(checked, BlasEntryPoints().size());
+
+  // Every hooked entry point was called and recorded.
+  std::set<std::string> recorded;
+  for (const auto& c : run.trace.calls) recorded.insert(c.name);
+  for (const auto& entry : BlasEntryPoints()) {
+    EXPECT_TRUE(recorded.contains(std::string(entry.name))) << entry.name << " not recorded";
+  }
+
+  // A few figures by hand (LAWN 41): real GEMM 2mnk, complex GEMM 8mnk, real dot 2n - 1.
+  if (const TracedCall* c = FirstSuccessful(run, "cublasSgemm_v2")) {
+    EXPECT_DOUBLE_EQ(c->record.flops, 2.0 * c->record.m * c->record.n * c->record.k);
+  } else {
+    ADD_FAILURE() << "no successful cublasSgemm_v2";
+  }
+  if (const TracedCall* c = FirstSuccessful(run, "cublasZgemm_v2_64")) {
+    EXPECT_GT(c->record.m, int64_t{1} << 32);  // the _64 form's sizes survived
+    EXPECT_DOUBLE_EQ(c->record.flops, 8.0 * c->record.m * c->record.n * c->record.k);
+  } else {
+    ADD_FAILURE() << "no successful cublasZgemm_v2_64";
+  }
+  if (const TracedCall* c = FirstSuccessful(run, "cublasDdot_v2")) {
+    EXPECT_DOUBLE_EQ(c->record.flops, 2.0 * c->record.n - 1);
+  } else {
+    ADD_FAILURE() << "no successful cublasDdot_v2";
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(MajorsAndLoading, FakeCublasTest,
+                         ::testing::Combine(::testing::Values(12, 13), ::testing::Bool()),
+                         [](const auto& param_info) {
+                           return "cuda" + std::to_string(std::get<0>(param_info.param)) +
+                                  (std::get<1>(param_info.param) ? "_dlopen_local" : "_linked");
+                         });
+
+TEST(RealCublasLt, DescriptorsDecodedAndErrorPassedThrough) {
+  if (std::string(FLOPSPY_LT_REAL).empty()) GTEST_SKIP() << "no libcublasLt in the CUDA toolkit";
+  const Outcome run = RunBothWays({FLOPSPY_LT_REAL}, "");
+  CheckUnchanged(run, 6);
+  const size_t checked = CheckRecords(run);
+  EXPECT_EQ(checked, 9u);
+  // Without a GPU every matmul fails; the program saw the library's own status.
+  for (const auto& c : run.trace.calls) {
+    EXPECT_NE(c.record.status, 0) << "a matmul succeeded without a GPU?";
+    EXPECT_EQ(c.record.flops, 0);
+  }
+  // The FP8 case (third): E4M3 operands, BF16 C, E4M3 D with scale and amax pointers.
+  ASSERT_GE(run.trace.calls.size(), 3u);
+  const LibraryCallRecord& fp8 = run.trace.calls[2].record;
+  EXPECT_EQ(fp8.type_a, analyzers::cuda_type::kR8FE4M3);
+  EXPECT_EQ(fp8.type_c, analyzers::cuda_type::kR16BF);
+  EXPECT_EQ(fp8.type_d, analyzers::cuda_type::kR8FE4M3);
+  EXPECT_TRUE(fp8.flags & trace::kLibScalePointers);
+  EXPECT_TRUE(fp8.flags & trace::kLibAmaxPointer);
+  EXPECT_TRUE(fp8.flags & trace::kLibFastAccum);
+  EXPECT_FALSE(fp8.flags & trace::kLibDescriptorIncomplete);
+  // Figures as if it had run: FP8 GEMM 2mnk plus one bias add per output.
+  LibraryCallRecord ran = fp8;
+  ran.status = 0;
+  const analyzers::BlasFigures f = analyzers::ComputeBlasFigures(ran);
+  EXPECT_DOUBLE_EQ(f.flops, 2.0 * fp8.m * fp8.n * fp8.k);
+  EXPECT_DOUBLE_EQ(f.epilogue_flops, 1.0 * fp8.m * fp8.n);
+}
+
+TEST(MissingCublas, HooksFailCleanlyAndSayOnce) {
+  TempDir dir;
+  ChildOptions options;
+  options.env["LD_PRELOAD"] = kLibrary;
+  options.env["FLOPSPY_OUT"] = dir.path();
+  const ChildResult r = RunChild({FLOPSPY_MISSING}, options);
+  ASSERT_TRUE(r.exited) << r.err;
+  EXPECT_EQ(r.exit_code, 0);
+  // CUBLAS_STATUS_NOT_INITIALIZED = 1 from the handle API, 0 from the legacy dot.
+  EXPECT_EQ(r.out, "sgemm 1\nsdot 0\nsgemm 1\nsdot 0\nsgemm 1\nsdot 0\n");
+  for (const char* name : {"cublasSgemm_v2", "cublasSdot", "cublasSscal"}) {
+    const std::string line = std::string("no loaded library defines ") + name + " ";
+    size_t count = 0;
+    for (size_t at = r.err.find(line); at != std::string::npos; at = r.err.find(line, at + 1)) {
+      ++count;
+    }
+    EXPECT_EQ(count, 1u) << name << " in:\n" << r.err;
+  }
+}
+
+TEST(Disabled, HooksPassStraightThrough) {
+  TempDir dir;
+  ChildOptions options;
+  options.env["LD_LIBRARY_PATH"] = kFakes13;
+  options.unset.push_back("LD_PRELOAD");
+  const ChildResult plain = RunChild({FLOPSPY_DRIVER13}, options);
+  options.unset.clear();
+  options.env["LD_PRELOAD"] = kLibrary;
+  options.env["FLOPSPY_OUT"] = dir.path();
+  options.env["FLOPSPY_ENABLE"] = "0";
+  const ChildResult off = RunChild({FLOPSPY_DRIVER13}, options);
+  ASSERT_TRUE(off.exited) << off.err;
+  EXPECT_EQ(off.exit_code, 5);
+  EXPECT_EQ(off.out, plain.out);  // including the fakes' call counts
+  EXPECT_TRUE(dir.Files(".fspy").empty());
+}
+
+TEST(Exports, LibflopspyAndTheFakesExportEveryEntryPoint) {
+  const auto exported = [](const std::string& file) {
+    std::set<std::string> names;
+    FILE* p = popen(("nm -D --defined-only " + file).c_str(), "r");
+    if (p == nullptr) return names;
+    char line[512];
+    while (std::fgets(line, sizeof line, p) != nullptr) {
+      std::string s(line);
+      s = s.substr(s.rfind(' ') + 1);
+      s = s.substr(0, s.find_first_of("@\n"));
+      names.insert(s);
+    }
+    pclose(p);
+    return names;
+  };
+  const auto flopspy = exported(kLibrary);
+  for (const std::string& dir : {kFakes12, kFakes13}) {
+    auto fakes = exported(dir + "/" + (dir == kFakes12 ? "libcublas.so.12" : "libcublas.so.13"));
+    const auto lt =
+        exported(dir + "/" + (dir == kFakes12 ? "libcublasLt.so.12" : "libcublasLt.so.13"));
+    fakes.insert(lt.begin(), lt.end());
+    for (const auto& entry : BlasEntryPoints()) {
+      const std::string name(entry.name);
+      EXPECT_TRUE(flopspy.contains(name)) << name << " not hooked";
+      EXPECT_TRUE(fakes.contains(name)) << name << " not in the fake of " << dir;
+    }
+  }
+  size_t hooks = 0;
+  for (const auto& name : flopspy) hooks += name.rfind("cublas", 0) == 0;
+  EXPECT_EQ(hooks, BlasEntryPoints().size())
+      << "libflopspy.so hooks a cuBLAS name not in the table";
+}
+
+}  // namespace
+}  // namespace flopspy::testing
