@@ -220,8 +220,10 @@ CuptiSession::Outcome CuptiSession::TryStart(Trigger trigger) {
 
   // The driver first: CUPTI's device-side calls misbehave without one (facts/cuda.md §4.8).
   void* driver = env_.loaded_driver();
-  if (driver == nullptr && trigger == Trigger::kFirstCudaCall) {
-    if (driver_waits_++ < options_.max_driver_waits) return Outcome::kLater;
+  if (driver == nullptr) {
+    if (trigger == Trigger::kFirstCudaCall && driver_waits_++ < options_.max_driver_waits) {
+      return Outcome::kLater;
+    }
     return Fail("no CUDA driver is loaded (libcuda.so.1)");
   }
 
@@ -530,6 +532,7 @@ void CuptiSession::AddFinalStats(ActivityDrain& drain) {
       {"buffer_requests", pool_.taken()},
       {"buffer_requests_refused", pool_.refused()},
       {"foreign_correlation_records", s.foreign_correlations},
+      {"foreign_buffers", pool_.foreign()},
   };
   // A few hundred bytes into a chunk of a megabyte that holds only this pass's bookkeeping; if
   // it ever does not fit, the figures are left out rather than the chunk split here.

@@ -360,6 +360,13 @@ TEST_F(Session, InjectionSkipsTheDriverCheck) {
   EXPECT_EQ(Json(said_.metadata[0])["gpu_timing"]["started_by"], "CUDA_INJECTION64_PATH");
 }
 
+TEST_F(Session, InjectionWithoutALoadedDriverDoesNotWait) {
+  auto s = Make(MockEnvironment(&said_, /*driver_loaded=*/false));
+  s->Start(CuptiSession::Trigger::kInjection);
+  ExpectUnavailable(*s, "no CUDA driver is loaded");
+  EXPECT_TRUE(Mock().calls.empty());
+}
+
 TEST_F(Session, DrainDecodesCompletedBuffersIntoTheGpuChunk) {
   auto s = Make();
   ASSERT_EQ(s->Start(CuptiSession::Trigger::kFirstCudaCall), CuptiState::kActive);

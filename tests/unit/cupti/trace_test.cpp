@@ -133,6 +133,20 @@ int MockScenario() {
   return Mock().flush_forced == 1 ? 0 : 15;
 }
 
+// What the driver does with CUDA_INJECTION64_PATH: load libflopspy.so and call
+// InitializeInjection. Without a driver in this process the session says so and the program
+// goes on.
+int InjectionScenario() {
+  void* flopspy = dlopen(FLOPSPY_LIBRARY_PATH, RTLD_NOW | RTLD_LOCAL);
+  if (flopspy == nullptr) return 10;
+  using Initialize = int (*)();
+  auto initialize = reinterpret_cast<Initialize>(dlsym(flopspy, "InitializeInjection"));
+  if (initialize == nullptr) return 11;
+  if (initialize() != 1) return 12;
+  if (initialize() != 1) return 13;  // a second call changes nothing
+  std::exit(0);                      // libflopspy.so's exit handler writes the trace
+}
+
 struct ChildMain {
   ChildMain() {
     const char* scenario = std::getenv(kScenario);
@@ -142,6 +156,7 @@ struct ChildMain {
     if (name == "no-driver") status = NoDriverScenario();
     if (name == "real-cupti") status = RealCuptiScenario();
     if (name == "mock") status = MockScenario();
+    if (name == "injection") status = InjectionScenario();
     _exit(status);
   }
 } g_child_main;
@@ -271,6 +286,14 @@ TEST_F(InRecorder, RealLibcuptiWithoutADriverFailsCleanly) {
   ExpectCleanUnavailable(child, "cuptiSubscribe_v2 failed: CUPTI_ERROR_UNKNOWN (999)");
   const TraceSeen seen = ReadTrace(TracePath());
   EXPECT_EQ(seen.metadata["gpu_timing"]["cupti_version"].get<uint32_t>() / 10000, 13u);
+}
+
+TEST_F(InRecorder, InitializeInjectionIsExportedAndNeverFailsTheDriver) {
+  if (dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD) != nullptr) GTEST_SKIP();
+  const ChildResult child = Run("injection");
+  ASSERT_TRUE(child.exited) << child.err;
+  ASSERT_EQ(child.exit_code, 0) << child.err;
+  ExpectCleanUnavailable(child, "no CUDA driver is loaded (libcuda.so.1)");
 }
 
 TEST_F(InRecorder, GpuRecordsJoinTheirLaunchesInTheTrace) {
