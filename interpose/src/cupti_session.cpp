@@ -169,6 +169,7 @@ CuptiState CuptiSession::Start(Trigger trigger) {
     } else {
       trigger_ = trigger;
       outcome = TryStart(trigger);
+      if (outcome == Outcome::kActive) Activate();  // marks the session active last
     }
   } catch (const std::exception& e) {
     outcome = Fail(std::string("internal error while starting CUPTI: ") + e.what());
@@ -177,7 +178,6 @@ CuptiState CuptiSession::Start(Trigger trigger) {
   }
   switch (outcome) {
     case Outcome::kActive:
-      Activate();
       break;
     case Outcome::kFailed:
       state_.store(CuptiState::kUnavailable, std::memory_order_release);
@@ -434,7 +434,9 @@ void CuptiSession::Deactivate(CuptiState final_state) {
 void CuptiSession::OnBufferRequested(uint8_t** buffer, size_t* size, size_t* max_records) {
   *max_records = 0;  // as many as fit
   CuptiSession* session = collecting_.load(std::memory_order_acquire);
-  if (session == nullptr || session->state() != CuptiState::kActive) {
+  // While starting too: the kinds are enabled before the session is marked active.
+  const CuptiState state = session != nullptr ? session->state() : CuptiState::kStopped;
+  if (state != CuptiState::kActive && state != CuptiState::kStarting) {
     *buffer = nullptr;
     *size = 0;
     return;
