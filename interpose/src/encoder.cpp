@@ -166,6 +166,57 @@ void Encoder::EncodeRegion(const uint8_t* record, size_t size, trace::ChunkBuild
   Append(chunk, &out, sizeof(out));
 }
 
+void Encoder::IndexFunctionNames() {
+  const uint32_t known = Functions().size();
+  for (uint32_t id = functions_indexed_ + 1; id <= known; ++id) {
+    const FunctionInfo* info = Functions().ById(id);
+    if (info != nullptr && !info->mangled_name.empty()) {
+      functions_by_name_[info->mangled_name].push_back(id);
+    }
+  }
+  if (known > functions_indexed_) functions_indexed_ = known;
+}
+
+uint32_t Encoder::KernelSignatureByName(std::string_view mangled_name, const uint32_t grid[3],
+                                        const uint32_t block[3], const uint32_t cluster[3],
+                                        uint32_t dynamic_smem, trace::ChunkBuilder& chunk) {
+  const auto key_for = [&](uint32_t first) {
+    return SignatureKey{first,    grid[0],    grid[1],    grid[2],    block[0],    block[1],
+                        block[2], cluster[0], cluster[1], cluster[2], dynamic_smem};
+  };
+  uint32_t function = 0;
+  if (!mangled_name.empty()) {
+    IndexFunctionNames();
+    if (const auto it = functions_by_name_.find(mangled_name); it != functions_by_name_.end()) {
+      // Several handles may share a name (a runtime stub and its CUfunction): prefer one whose
+      // launch with this shape already has a signature.
+      for (const uint32_t id : it->second) {
+        if (const auto sig = signatures_.find(key_for(id)); sig != signatures_.end()) {
+          return sig->second;
+        }
+      }
+      function = it->second.front();
+    }
+  }
+  const uint32_t name = mangled_name.empty() ? 0 : Intern(mangled_name, chunk);
+  const SignatureKey key = key_for(function != 0 ? function : kNamedSignatureTag | name);
+  if (const auto it = signatures_.find(key); it != signatures_.end()) return it->second;
+  DefineFunction(function, chunk);
+  const auto signature = static_cast<uint32_t>(signatures_.size() + 1);
+  trace::KernelSignatureDef def{};
+  def.h = trace::MakeHeader<trace::KernelSignatureDef>();
+  def.id = signature;
+  def.function = function;
+  def.name = name;
+  std::copy(grid, grid + 3, def.grid);
+  std::copy(block, block + 3, def.block);
+  std::copy(cluster, cluster + 3, def.cluster);
+  def.dynamic_smem = dynamic_smem;
+  Append(chunk, &def, sizeof(def));
+  signatures_.emplace(key, signature);
+  return signature;
+}
+
 void Encoder::Encode(const uint8_t* record, size_t size, trace::ChunkBuilder& chunk) {
   if (!IsRawType(record[0])) {
     Append(chunk, record, size);

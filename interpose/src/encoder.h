@@ -36,6 +36,14 @@ class Encoder {
   uint64_t records_written() const { return records_written_; }
   void ResetCounts() { records_written_ = 0; }
 
+  // --- GPU activity (CUPTI): kernels known by name ---------------------------------------------
+  // The KernelSignatureDef id of a kernel CUPTI reports by mangled name: the id a launch of that
+  // function with that shape gets when a FunctionTable entry carries the name, else one with
+  // function 0 and the name. Definitions it needs go into `chunk`.
+  uint32_t KernelSignatureByName(std::string_view mangled_name, const uint32_t grid[3],
+                                 const uint32_t block[3], const uint32_t cluster[3],
+                                 uint32_t dynamic_smem, trace::ChunkBuilder& chunk);
+
  private:
   void EncodeLaunch(const uint8_t* record, size_t size, trace::ChunkBuilder& chunk);
   void EncodeLibraryCall(const uint8_t* record, size_t size, trace::ChunkBuilder& chunk);
@@ -52,6 +60,14 @@ class Encoder {
   std::map<SignatureKey, uint32_t> signatures_;
   std::map<std::tuple<uint64_t, int32_t, uint8_t>, uint32_t> streams_;
   uint64_t records_written_ = 0;
+
+  // --- GPU activity (CUPTI) ---
+  // Signatures known only by name share signatures_ (one id sequence) under this tag | name id;
+  // FunctionTable ids never reach it.
+  static constexpr uint32_t kNamedSignatureTag = 0x8000'0000u;
+  void IndexFunctionNames();
+  std::map<std::string, std::vector<uint32_t>, std::less<>> functions_by_name_;
+  uint32_t functions_indexed_ = 0;  // FunctionTable ids below this one are in functions_by_name_
 };
 
 }  // namespace flopspy::interpose

@@ -371,6 +371,9 @@ void Recorder::FlushPass(bool write_end, trace::EndReason reason, int32_t value)
   if (!EnsureFileOpen()) {
     // No output: keep buffers from filling up, nothing else.
     for (ThreadBuffer* b = buffers_.load(std::memory_order_acquire); b; b = b->next) b->Discard();
+    if (ActivitySource* source = activity_source_.load(std::memory_order_acquire)) {
+      source->Discard();
+    }
     return;
   }
   // Definitions first, so that every id is defined before any record uses it.
@@ -429,6 +432,14 @@ void Recorder::FlushPass(bool write_end, trace::EndReason reason, int32_t value)
       b->thread_named = false;
       b->set_state(ThreadBuffer::State::kFree);
     }
+  }
+  // GPU activity, in the thread chunk's memory (idle by now).
+  if (ActivitySource* source = activity_source_.load(std::memory_order_acquire)) {
+    thread_chunk_.Reset(trace::ChunkSource::kGpuActivity, 0);
+    ActivityDrain drain{encoder_, thread_chunk_, process_chunk_, write_end, reason};
+    source->Drain(drain);
+    WriteChunk(thread_chunk_);
+    records_lost_ += drain.lost;
   }
   if (write_end) {
     trace::TraceEndRecord end{};

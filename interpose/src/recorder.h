@@ -53,6 +53,26 @@ inline bool Emit(const Record& record) {
   return EmitBytes(&record, record.h.size());
 }
 
+// --- Records made off the application threads (CUPTI activity) ---------------------------------
+// What the flusher hands an ActivitySource in each pass.
+struct ActivityDrain {
+  Encoder& encoder;
+  trace::ChunkBuilder& chunk;          // ChunkSource::kGpuActivity, written by the recorder after
+  trace::ChunkBuilder& process_chunk;  // for LostRecords and metadata
+  bool final;                          // the pass that writes the end record
+  trace::EndReason reason;             // why the trace ends, when final
+  uint64_t lost = 0;                   // set by the source: records it reported as lost
+};
+
+class ActivitySource {
+ public:
+  virtual ~ActivitySource() = default;
+  // Every flusher pass, after the thread buffers, with the flush mutex held.
+  virtual void Drain(ActivityDrain& drain) = 0;
+  // The trace cannot be written: drop what is queued.
+  virtual void Discard() = 0;
+};
+
 class Recorder {
  public:
   // The process's recorder, or nullptr when flopspy is disabled or not yet started.
@@ -86,6 +106,11 @@ class Recorder {
 
   // Monotonic time of the start of this process's trace.
   uint64_t start_ns() const { return start_monotonic_ns_; }
+
+  // The CUPTI session registers itself here once it collects (never unregistered).
+  void SetActivitySource(ActivitySource* source) {
+    activity_source_.store(source, std::memory_order_release);
+  }
 
  private:
   Recorder(Config config, std::vector<std::string> config_warnings);
@@ -141,6 +166,8 @@ class Recorder {
   Encoder encoder_;
   uint64_t records_lost_ = 0;
   bool metadata_written_ = false;
+
+  std::atomic<ActivitySource*> activity_source_{nullptr};
 
   std::mutex pending_mutex_;  // guards the queues below (filled by any thread)
   std::vector<std::pair<trace::WarningCode, std::string>> pending_warnings_;

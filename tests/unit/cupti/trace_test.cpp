@@ -1,0 +1,358 @@
+// The session inside a real recorder, in a child process each (the recorder is a process
+// singleton): what reaches the trace file and stderr. Also the real libcupti without a driver.
+//
+// The children are this test program started again with FLOPSPY_CUPTI_TEST_SCENARIO set; a
+// static initializer runs the scenario and exits before GoogleTest starts.
+#include <dlfcn.h>
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <climits>
+#include <cstdlib>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "clock.h"
+#include "cupti_session.h"
+#include "flopspy/trace/reader.h"
+#include "function_table.h"
+#include "log.h"
+#include "mock_cupti.h"
+#include "raw_events.h"
+#include "recorder.h"
+#include "subprocess.h"
+#include "trace_file.h"
+
+namespace flopspy::testing {
+namespace {
+
+using interpose::CuptiSession;
+using interpose::CuptiState;
+using ::testing::HasSubstr;
+
+constexpr char kScenario[] = "FLOPSPY_CUPTI_TEST_SCENARIO";
+constexpr uint64_t kLaunchCorrelation = 1234;
+constexpr char kKernelName[] = "_Z6kernelPf";
+
+// The production environment with the real libcupti, except for a driver that "works" (the
+// only way to reach CUPTI's own answers on a machine without one).
+interpose::CuptiEnvironment RealCuptiWithFakeDriver() {
+  auto env = interpose::CuptiEnvironment::Production();
+  env.loaded_driver = []() -> void* { return reinterpret_cast<void*>(0x1); };
+  env.resolve = [](void* cupti, void*, interpose::CuptiApi* api) {
+    interpose::ResolveCuptiApi(cupti, nullptr, api);
+    api->cuInit = [](unsigned int) { return CUDA_SUCCESS; };
+    api->cuDeviceGetCount = [](int* n) {
+      *n = 1;
+      return CUDA_SUCCESS;
+    };
+  };
+  return env;
+}
+
+int FinishTrace() {
+  interpose::Recorder::Get()->Finish(trace::EndReason::kExit, 0, 5000, /*from_signal=*/false);
+  return 0;
+}
+
+// The process session, as the hooks start it, with the real libcupti and no driver.
+int NoDriverScenario() {
+  interpose::Recorder::Start();
+  if (interpose::Recorder::Get() == nullptr) return 10;
+  for (int i = 0; i < 20; ++i) CuptiSession::EnsureStarted();
+  CuptiSession* session = CuptiSession::Process();
+  if (session == nullptr || session->state() != CuptiState::kUnavailable) return 11;
+  return FinishTrace();
+}
+
+// The real libcupti answering: with no driver behind it, cuptiSubscribe_v2 fails.
+int RealCuptiScenario() {
+  interpose::Recorder::Start();
+  if (interpose::Recorder::Get() == nullptr) return 10;
+  interpose::CuptiSessionOptions options;
+  options.cupti_path = FLOPSPY_REAL_CUPTI;
+  auto* session = new CuptiSession(options, RealCuptiWithFakeDriver());  // outlives the flusher
+  if (session->Start(CuptiSession::Trigger::kFirstCudaCall) != CuptiState::kUnavailable) {
+    return 11;
+  }
+  return FinishTrace();
+}
+
+// A mock CUPTI feeding a real recorder: one launch on the CPU, its kernel on the GPU.
+int MockScenario() {
+  interpose::Recorder::Start();
+  if (interpose::Recorder::Get() == nullptr) return 10;
+  auto* info = new interpose::FunctionInfo;
+  info->handle = 0xabc0;
+  info->mangled_name = kKernelName;
+  const uint32_t function = interpose::Functions().Insert(info)->id;
+
+  interpose::RawLaunch raw{};
+  raw.api = static_cast<uint16_t>(trace::Api::kCuLaunchKernel);
+  raw.enter_ns = interpose::NowNs();
+  raw.duration_ns = 1000;
+  raw.correlation = kLaunchCorrelation;
+  raw.function = function;
+  raw.grid[0] = 128;
+  raw.grid[1] = raw.grid[2] = 1;
+  raw.block[0] = 256;
+  raw.block[1] = raw.block[2] = 1;
+  raw.param_bytes = 0;
+  raw.Seal();
+  if (!interpose::EmitBytes(&raw, raw.h.size())) return 12;
+
+  ResetMock();
+  Said said;
+  auto env = MockEnvironment(&said);
+  const auto production = interpose::CuptiEnvironment::Production();
+  env.report = production.report;
+  env.metadata = production.metadata;
+  env.attach = production.attach;
+  interpose::CuptiSessionOptions options;
+  options.buffer_bytes = 1 << 16;
+  options.buffer_count = 4;
+  auto* session = new CuptiSession(options, std::move(env));  // outlives the flusher
+  if (session->Start(CuptiSession::Trigger::kFirstCudaCall) != CuptiState::kActive) return 13;
+
+  const uint64_t t = interpose::NowNs();
+  ActivityBuffer records;
+  records.Add(External(1, kLaunchCorrelation))
+      .Add(ApiRecord(1))
+      .Add(Kernel(1, t + 100, t + 900, kKernelName))
+      .Add(Memset(2, t + 950, t + 990, 256, CUPTI_ACTIVITY_MEMORY_KIND_DEVICE));
+  uint8_t* buffer = nullptr;
+  size_t size = 0;
+  size_t max_records = 0;
+  Mock().request(&buffer, &size, &max_records);
+  if (buffer == nullptr) return 14;
+  std::memcpy(buffer, records.data(), records.size());
+  Mock().complete(nullptr, 0, buffer, size, records.size());
+  Mock().dropped = 3;
+  FinishTrace();
+  return Mock().flush_forced == 1 ? 0 : 15;
+}
+
+// What the driver does with CUDA_INJECTION64_PATH: load libflopspy.so and call
+// InitializeInjection. Without a driver in this process the session says so and the program
+// goes on.
+int InjectionScenario() {
+  void* flopspy = dlopen(FLOPSPY_LIBRARY_PATH, RTLD_NOW | RTLD_LOCAL);
+  if (flopspy == nullptr) return 10;
+  using Initialize = int (*)();
+  auto initialize = reinterpret_cast<Initialize>(dlsym(flopspy, "InitializeInjection"));
+  if (initialize == nullptr) return 11;
+  if (initialize() != 1) return 12;
+  if (initialize() != 1) return 13;  // a second call changes nothing
+  std::exit(0);                      // libflopspy.so's exit handler writes the trace
+}
+
+struct ChildMain {
+  ChildMain() {
+    const char* scenario = std::getenv(kScenario);
+    if (scenario == nullptr) return;
+    const std::string name = scenario;
+    int status = 99;
+    if (name == "no-driver") status = NoDriverScenario();
+    if (name == "real-cupti") status = RealCuptiScenario();
+    if (name == "mock") status = MockScenario();
+    if (name == "injection") status = InjectionScenario();
+    _exit(status);
+  }
+} g_child_main;
+
+std::string SelfPath() {
+  char path[PATH_MAX];
+  const ssize_t n = readlink("/proc/self/exe", path, sizeof(path) - 1);
+  return n > 0 ? std::string(path, static_cast<size_t>(n)) : std::string();
+}
+
+struct TraceSeen {
+  std::vector<trace::WarningRecord> warnings;
+  std::vector<std::string> warning_texts;
+  nlohmann::json metadata = nlohmann::json::object();  // later blocks add to earlier ones
+  std::vector<trace::GpuActivityRecord> gpu;
+  std::vector<trace::ChunkSource> gpu_sources;
+  std::vector<trace::KernelLaunchRecord> launches;
+  std::vector<trace::KernelSignatureDef> signatures;
+  std::vector<trace::LostRecordsRecord> lost;
+  std::optional<trace::TraceEndRecord> end;
+  bool ok = false;
+};
+
+TraceSeen ReadTrace(const std::string& path) {
+  TraceSeen seen;
+  trace::TraceReader reader = trace::TraceReader::OpenFile(path);
+  std::vector<uint32_t> message_ids;
+  const trace::ReadSummary summary = reader.ForEachRecord([&](const trace::RecordView& r) {
+    switch (r.type) {
+      case trace::RecordType::kWarning:
+        seen.warnings.push_back(r.As<trace::WarningRecord>());
+        break;
+      case trace::RecordType::kMetadata: {
+        const auto block = r.As<trace::MetadataBlock>();
+        seen.metadata.update(
+            nlohmann::json::parse(r.Text(sizeof(trace::MetadataBlock), block.length)));
+        break;
+      }
+      case trace::RecordType::kGpuActivity:
+        seen.gpu.push_back(r.As<trace::GpuActivityRecord>());
+        seen.gpu_sources.push_back(r.source);
+        break;
+      case trace::RecordType::kKernelLaunch:
+        seen.launches.push_back(r.As<trace::KernelLaunchRecord>());
+        break;
+      case trace::RecordType::kKernelSignature:
+        seen.signatures.push_back(r.As<trace::KernelSignatureDef>());
+        break;
+      case trace::RecordType::kLostRecords:
+        seen.lost.push_back(r.As<trace::LostRecordsRecord>());
+        break;
+      case trace::RecordType::kTraceEnd:
+        seen.end = r.As<trace::TraceEndRecord>();
+        break;
+      default:
+        break;
+    }
+  });
+  for (const auto& w : seen.warnings) seen.warning_texts.emplace_back(reader.String(w.message));
+  seen.ok = summary.status == trace::ReadStatus::kOk && summary.ended_cleanly;
+  return seen;
+}
+
+int CountLines(const std::string& text, const std::string& needle) {
+  int n = 0;
+  size_t at = 0;
+  while ((at = text.find(needle, at)) != std::string::npos) {
+    ++n;
+    at += needle.size();
+  }
+  return n;
+}
+
+class InRecorder : public ::testing::Test {
+ protected:
+  ChildResult Run(const std::string& scenario) {
+    ChildOptions options;
+    options.env = {{kScenario, scenario},
+                   {"FLOPSPY_OUT", dir_.path()},
+                   {"FLOPSPY_CUPTI_PATH", FLOPSPY_REAL_CUPTI},
+                   {"FLOPSPY_SIGNALS", "0"},
+                   // No periodic pass while a scenario plays CUPTI: only the final one.
+                   {"FLOPSPY_FLUSH_MS", "10000"}};
+    options.unset = {"FLOPSPY_GPU_TIMING", "FLOPSPY_ENABLE", "CUDA_INJECTION64_PATH"};
+    return RunChild({SelfPath()}, options);
+  }
+  std::string TracePath() {
+    const auto files = dir_.Files(std::string(interpose::kTraceExtension));
+    return files.size() == 1 ? files[0] : std::string();
+  }
+  // One stderr line and the reason in the trace, twice over: a warning and the metadata.
+  void ExpectCleanUnavailable(const ChildResult& child, const std::string& reason) {
+    EXPECT_EQ(CountLines(child.err, "flopspy: no GPU times: "), 1) << child.err;
+    EXPECT_THAT(child.err, HasSubstr(reason));
+    const std::string path = TracePath();
+    ASSERT_FALSE(path.empty()) << child.err;
+    const TraceSeen seen = ReadTrace(path);
+    EXPECT_TRUE(seen.ok);
+    ASSERT_EQ(seen.warnings.size(), 1u);
+    EXPECT_EQ(seen.warnings[0].code, static_cast<uint16_t>(trace::WarningCode::kCuptiUnavailable));
+    EXPECT_THAT(seen.warning_texts[0], HasSubstr(reason));
+    ASSERT_TRUE(seen.metadata.contains("gpu_timing")) << seen.metadata.dump();
+    EXPECT_EQ(seen.metadata["gpu_timing"]["available"], false);
+    EXPECT_THAT(seen.metadata["gpu_timing"]["reason"].get<std::string>(), HasSubstr(reason));
+    EXPECT_TRUE(seen.gpu.empty());
+  }
+
+  TempDir dir_;
+};
+
+TEST_F(InRecorder, NoDriverFailsCleanlyWithOneLineAndTheReasonInTheTrace) {
+  if (dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD) != nullptr) GTEST_SKIP();
+  const ChildResult child = Run("no-driver");
+  ASSERT_TRUE(child.exited) << child.err;
+  ASSERT_EQ(child.exit_code, 0) << child.err;
+  ExpectCleanUnavailable(child, "no CUDA driver is loaded (libcuda.so.1)");
+}
+
+TEST_F(InRecorder, RealLibcuptiWithoutADriverFailsCleanly) {
+  if (std::string(FLOPSPY_REAL_CUPTI).empty()) GTEST_SKIP() << "no libcupti in the toolkit";
+  if (access("/dev/nvidiactl", F_OK) == 0) GTEST_SKIP() << "a driver exists on this machine";
+  const ChildResult child = Run("real-cupti");
+  // Reaching the end at all means no crash: cuptiDeviceGetChipName, which segfaults without a
+  // driver (facts/cuda.md §4.8), is not even in the session's function table.
+  ASSERT_TRUE(child.exited) << child.err;
+  ASSERT_EQ(child.exit_code, 0) << child.err;
+  ExpectCleanUnavailable(child, "cuptiSubscribe_v2 failed: CUPTI_ERROR_UNKNOWN (999)");
+  const TraceSeen seen = ReadTrace(TracePath());
+  EXPECT_EQ(seen.metadata["gpu_timing"]["cupti_version"].get<uint32_t>() / 10000, 13u);
+}
+
+TEST_F(InRecorder, InitializeInjectionIsExportedAndNeverFailsTheDriver) {
+  if (dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD) != nullptr) GTEST_SKIP();
+  const ChildResult child = Run("injection");
+  ASSERT_TRUE(child.exited) << child.err;
+  ASSERT_EQ(child.exit_code, 0) << child.err;
+  ExpectCleanUnavailable(child, "no CUDA driver is loaded (libcuda.so.1)");
+}
+
+TEST_F(InRecorder, GpuRecordsJoinTheirLaunchesInTheTrace) {
+  const ChildResult child = Run("mock");
+  ASSERT_TRUE(child.exited) << child.err;
+  ASSERT_EQ(child.exit_code, 0) << child.err;
+  EXPECT_EQ(child.err.find("no GPU times"), std::string::npos) << child.err;
+  const TraceSeen seen = ReadTrace(TracePath());
+  ASSERT_TRUE(seen.ok);
+  ASSERT_EQ(seen.launches.size(), 1u);
+  ASSERT_EQ(seen.gpu.size(), 2u);
+  for (const auto source : seen.gpu_sources) EXPECT_EQ(source, trace::ChunkSource::kGpuActivity);
+  const auto& kernel = seen.gpu[0];
+  EXPECT_EQ(kernel.kind, static_cast<uint8_t>(trace::GpuActivityKind::kKernel));
+  EXPECT_EQ(kernel.correlation, kLaunchCorrelation);
+  EXPECT_EQ(kernel.correlation, seen.launches[0].correlation);
+  // The GPU record names the same kernel signature as the launch.
+  EXPECT_EQ(kernel.signature, seen.launches[0].signature);
+  EXPECT_EQ(seen.signatures.size(), 1u);
+  EXPECT_GT(kernel.start_ns, seen.launches[0].enter_ns);
+  EXPECT_EQ(seen.gpu[1].kind, static_cast<uint8_t>(trace::GpuActivityKind::kMemset));
+  EXPECT_EQ(seen.gpu[1].correlation, 0u);
+
+  ASSERT_EQ(seen.lost.size(), 1u);
+  EXPECT_EQ(seen.lost[0].source, static_cast<uint16_t>(trace::LossSource::kCuptiBuffer));
+  EXPECT_EQ(seen.lost[0].count, 3u);
+  ASSERT_TRUE(seen.end.has_value());
+  EXPECT_EQ(seen.end->records_lost, 3u);
+
+  EXPECT_EQ(seen.metadata["gpu_timing"]["available"], true);
+  EXPECT_EQ(seen.metadata["gpu_timing"]["cupti_path"], "/mock/libcupti.so.13");
+  EXPECT_EQ(seen.metadata["gpu_timing_stats"]["kernels"], 1);
+  EXPECT_EQ(seen.metadata["gpu_timing_stats"]["joined"], 1);
+  EXPECT_EQ(seen.metadata["gpu_timing_stats"]["dropped_by_cupti"], 3);
+  EXPECT_TRUE(seen.warnings.empty());
+}
+
+TEST(RealLibcupti, LoadsWithoutADriverAndNamesItsCalls) {
+  if (std::string(FLOPSPY_REAL_CUPTI).empty()) GTEST_SKIP() << "no libcupti in the toolkit";
+  void* handle = dlopen(FLOPSPY_REAL_CUPTI, RTLD_NOW | RTLD_LOCAL);
+  ASSERT_NE(handle, nullptr) << dlerror();
+  interpose::CuptiApi api;
+  interpose::ResolveCuptiApi(handle, nullptr, &api);
+  EXPECT_EQ(api.MissingRequired(), "");
+  EXPECT_NE(api.cuptiSubscribe_v2, nullptr);
+  EXPECT_EQ(api.cuInit, nullptr);
+  // The names that select API records, from the library itself.
+  const char* name = nullptr;
+  ASSERT_EQ(api.cuptiGetCallbackName(CUPTI_CB_DOMAIN_RUNTIME_API,
+                                     CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_v13000, &name),
+            CUPTI_SUCCESS);
+  EXPECT_TRUE(CuptiSession::WantApiRecord(CUPTI_CB_DOMAIN_RUNTIME_API, name)) << name;
+  ASSERT_EQ(api.cuptiGetCallbackName(CUPTI_CB_DOMAIN_DRIVER_API,
+                                     CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz, &name),
+            CUPTI_SUCCESS);
+  EXPECT_TRUE(CuptiSession::WantApiRecord(CUPTI_CB_DOMAIN_DRIVER_API, name)) << name;
+  EXPECT_EQ(interpose::CuptiErrorText(api, CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED),
+            "CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED (39)");
+}
+
+}  // namespace
+}  // namespace flopspy::testing
