@@ -76,9 +76,17 @@ void Describe(FunctionInfo& info) {
   void* handle = reinterpret_cast<void*>(info.handle);
   switch (info.kind) {
     case FunctionKind::kDriverFunction:
-      if (auto f = g_func_get_name.get(); f && f(&name, handle) == 0 && name)
+      if (auto f = g_func_get_name.get(); f && f(&name, handle) == 0 && name) {
         info.mangled_name = name;
-      ReadLayout(g_func_param_info.get(), handle, info.layout);
+        ReadLayout(g_func_param_info.get(), handle, info.layout);
+      } else if (auto k = g_kernel_get_name.get(); k && k(&name, handle) == 0 && name) {
+        // cuLaunchKernel and cuLaunchKernelEx also take a CUkernel cast to CUfunction (CUDA
+        // 12.0+), which cuFuncGetName need not accept.
+        info.mangled_name = name;
+        ReadLayout(g_kernel_param_info.get(), handle, info.layout);
+      } else {
+        ReadLayout(g_func_param_info.get(), handle, info.layout);
+      }
       break;
     case FunctionKind::kDriverKernel:
       if (auto f = g_kernel_get_name.get(); f && f(&name, handle) == 0 && name) {
