@@ -10,6 +10,8 @@
 //   FAKECUDA_LAUNCH_RESULT    CUresult every driver launch returns (default 0)
 //   FAKECUDA_API_RESULT       CUresult every driver sync/copy/set/graph call returns (default 0)
 //   FAKECUDA_INIT_RESULT      CUresult of cuInit (default 0)
+//   FAKECUDA_LOG_LOOKUPS      1: print every cuGetProcAddress lookup on stderr
+//   FAKECUDA_PROC_INTERNAL    1: cuGetProcAddress returns internal functions, not the exports
 //   FAKECUDART_LAUNCH_RESULT  cudaError_t every runtime launch returns without calling the
 //                             driver (unset: the runtime launches through the driver)
 #pragma once

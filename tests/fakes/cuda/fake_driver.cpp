@@ -219,15 +219,38 @@ struct Export {
 
 const Export* Exports();
 
+const Export* InternalExports();
+
 void* AddressOf(std::string_view exported) {
+  static const bool internal = EnvInt("FAKECUDA_PROC_INTERNAL", 0) != 0;
+  if (internal) {
+    for (const Export* e = InternalExports(); e->name != nullptr; ++e) {
+      if (exported == e->name) return e->address;
+    }
+  }
   for (const Export* e = Exports(); e->name != nullptr; ++e) {
     if (exported == e->name) return e->address;
   }
   return nullptr;
 }
 
+CUresult Resolve(const char* symbol, void** pfn, int version, cuuint64_t flags,
+                 CUdriverProcAddressQueryResult* status);
+
+// FAKECUDA_LOG_LOOKUPS=1: every cuGetProcAddress lookup on stderr (what a runtime asks for).
 CUresult Lookup(const char* symbol, void** pfn, int version, cuuint64_t flags,
                 CUdriverProcAddressQueryResult* status) {
+  static const bool log = EnvInt("FAKECUDA_LOG_LOOKUPS", 0) != 0;
+  const CUresult r = Resolve(symbol, pfn, version, flags, status);
+  if (log) {
+    std::fprintf(stderr, "fakecuda lookup %s %d %llu -> %d\n", symbol ? symbol : "(null)", version,
+                 static_cast<unsigned long long>(flags), static_cast<int>(r));
+  }
+  return r;
+}
+
+CUresult Resolve(const char* symbol, void** pfn, int version, cuuint64_t flags,
+                 CUdriverProcAddressQueryResult* status) {
   g_proc_flags[std::min<cuuint64_t>(flags, kFlagValues - 1)].fetch_add(1);
   if (status != nullptr) *status = CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;
   if (symbol == nullptr || pfn == nullptr) return CUDA_ERROR_INVALID_VALUE;
@@ -286,10 +309,18 @@ using fakecuda::Count;
 
 // --- The wrapped entry points --------------------------------------------------------------
 
+// Each entry point twice: the exported function, and an internal one (not exported) that
+// cuGetProcAddress hands out instead under FAKECUDA_PROC_INTERNAL=1, as a driver may return
+// pointers other than its exported symbols. Both count under the exported name.
 #define FAKECUDA_DEFINE_ENTRY(id, base, exported, pfn, per_thread, api, kind, copy, sync, params, \
                               args)                                                               \
   FAKECUDA_EXPORT CUresult exported params {                                                      \
     return fakecuda::Fake{fakecuda::kCount_##exported} args;                                      \
+  }                                                                                               \
+  namespace fakecuda::internal {                                                                  \
+  CUresult exported params {                                                                      \
+    return fakecuda::Fake{fakecuda::kCount_##exported} args;                                      \
+  }                                                                                               \
   }
 FLOPSPY_DRIVER_ENTRIES(FAKECUDA_DEFINE_ENTRY)
 #undef FAKECUDA_DEFINE_ENTRY
@@ -497,6 +528,18 @@ const Export* Exports() {
     {nullptr, nullptr}};
   // clang-format on
   return kExports;
+}
+
+const Export* InternalExports() {
+  // clang-format off
+  static const Export kInternal[] = {
+#define FAKECUDA_INTERNAL_ADDRESS(id, base, exported, ...) \
+    {#exported, reinterpret_cast<void*>(&internal::exported)},
+    FLOPSPY_DRIVER_ENTRIES(FAKECUDA_INTERNAL_ADDRESS)
+#undef FAKECUDA_INTERNAL_ADDRESS
+    {nullptr, nullptr}};
+  // clang-format on
+  return kInternal;
 }
 }  // namespace
 }  // namespace fakecuda
