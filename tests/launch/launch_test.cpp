@@ -707,6 +707,7 @@ TEST_F(LaunchTest, RealCudartWithoutDriver) {
   EXPECT_EQ(stub[0]->Block(), "32,1,1");
   EXPECT_EQ(stub[0]->smem, 16u);
   EXPECT_EQ(stub[0]->ParamInt(0), 88);
+  EXPECT_EQ(stub[0]->result, cudaErrorInsufficientDriver);
   EXPECT_TRUE(Contains(r.traced.out, "__cudaLaunchKernel -> " + std::to_string(stub[0]->result)));
 }
 
