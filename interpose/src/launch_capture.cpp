@@ -32,8 +32,10 @@ constexpr uintptr_t kParamBufferSize = 0x02;
 constexpr int kMaxExtraPairs = 16;
 constexpr size_t kMaxParamsProbed = 256;
 
-// The result type of every driver function is an int enum (CUresult); CUDA_SUCCESS is 0 and the
-// end of the parameter list shows as CUDA_ERROR_INVALID_VALUE (1) or any other error.
+// The result type of every driver function is an int enum (CUresult); CUDA_SUCCESS is 0. The
+// parameter queries answer "invalid value" (1 in both CUresult and cudaError_t) for an index past
+// the last parameter; any other error means the kernel could not be described at all.
+constexpr int kInvalidValue = 1;
 using DriverNameFn = int (*)(const char**, void*);
 using DriverParamInfoFn = int (*)(void*, size_t, size_t*, size_t*);
 using RuntimeNameFn = int (*)(const char**, const void*);
@@ -47,22 +49,29 @@ RealFunction<RuntimeNameFn> g_runtime_get_name(CudaLibrary::kRuntime, "cudaFuncG
 RealFunction<RuntimeParamInfoFn> g_runtime_param_info(CudaLibrary::kRuntime,
                                                       "cudaFuncGetParamInfo");
 
+// Returns false (layout left unknown) when the first query fails with anything but "invalid
+// value": no driver, a handle of another kind. Reading that as "no parameters" would drop the
+// leading parameters of every launch of the kernel.
 template <class InfoFn, class Handle>
-void ReadLayout(InfoFn info_fn, Handle handle, ParamLayout& layout) {
-  if (info_fn == nullptr) return;
+bool ReadLayout(InfoFn info_fn, Handle handle, ParamLayout& layout) {
+  if (info_fn == nullptr) return false;
   size_t index = 0;
   for (; index < kMaxParamsProbed; ++index) {
     size_t offset = 0, size = 0;
-    if (info_fn(handle, index, &offset, &size) != 0) break;
+    const int result = info_fn(handle, index, &offset, &size);
+    if (result != 0) {
+      if (index == 0 && result != kInvalidValue) return false;
+      break;
+    }
     if (index < layout.offset.size()) {
       layout.offset[index] = static_cast<uint16_t>(std::min<size_t>(offset, 0xFFFF));
       layout.size[index] = static_cast<uint16_t>(std::min<size_t>(size, 0xFFFF));
       layout.known = static_cast<uint16_t>(index + 1);
     }
   }
-  // A kernel with no parameters answers "invalid" at index 0, as does a driver without the
-  // function for this handle kind: both read as zero parameters, which is harmless.
+  // A kernel with no parameters answers "invalid value" at index 0.
   layout.count = static_cast<uint16_t>(index);
+  return true;
 }
 
 void Describe(FunctionInfo& info) {
@@ -70,9 +79,17 @@ void Describe(FunctionInfo& info) {
   void* handle = reinterpret_cast<void*>(info.handle);
   switch (info.kind) {
     case FunctionKind::kDriverFunction:
-      if (auto f = g_func_get_name.get(); f && f(&name, handle) == 0 && name)
+      if (auto f = g_func_get_name.get(); f && f(&name, handle) == 0 && name) {
         info.mangled_name = name;
-      ReadLayout(g_func_param_info.get(), handle, info.layout);
+        ReadLayout(g_func_param_info.get(), handle, info.layout);
+      } else if (auto k = g_kernel_get_name.get(); k && k(&name, handle) == 0 && name) {
+        // cuLaunchKernel and cuLaunchKernelEx also take a CUkernel cast to CUfunction (CUDA
+        // 12.0+), which cuFuncGetName need not accept.
+        info.mangled_name = name;
+        ReadLayout(g_kernel_param_info.get(), handle, info.layout);
+      } else {
+        ReadLayout(g_func_param_info.get(), handle, info.layout);
+      }
       break;
     case FunctionKind::kDriverKernel:
       if (auto f = g_kernel_get_name.get(); f && f(&name, handle) == 0 && name) {

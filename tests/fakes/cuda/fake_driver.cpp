@@ -1,0 +1,545 @@
+// A fake libcuda.so.1 for tests without a GPU. It exports every driver function flopspy wraps
+// (interpose/src/driver_entries.h, so a new entry there gets a fake here) plus what a runtime or
+// a driver user needs around them: cuInit, cuGetProcAddress(_v2), naming and parameter-layout
+// queries, modules, libraries, kernels, streams, memory.
+//
+// Every call is counted under its exported name. Launches check what they were given (a handle
+// the fake handed out, parameters readable by the kernel's layout, a valid stream) and return
+// the status the test chose. cuGetProcAddress answers like the real driver: the exported
+// function for the base name, its _ptsz/_ptds form when the per-thread flag is set, the _v2 ABIs
+// by version (cuGetProcAddress itself: the four-argument form before 12.0; cuCtxSynchronize: the
+// context-taking form from 13.0).
+#include <cuda.h>
+#include <cudaTypedefs.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdlib>
+#include <cstring>
+#include <string_view>
+#include <type_traits>
+
+#include "driver_entries.h"
+#include "fake_cuda.h"
+#include "proc_names.h"
+
+#define FAKECUDA_EXPORT extern "C" __attribute__((visibility("default")))
+
+// cuda.h maps cuGetProcAddress to the _v2 ABI; the fake exports both.
+#undef cuGetProcAddress
+
+namespace fakecuda {
+namespace {
+
+// --- Counters ------------------------------------------------------------------------------
+
+// clang-format off
+#define FAKECUDA_EXTRA_FUNCTIONS(X) \
+  X(cuInit) X(cuDriverGetVersion) X(cuGetProcAddress) X(cuGetProcAddress_v2) X(cuFuncGetName) \
+  X(cuKernelGetName) X(cuFuncGetParamInfo) X(cuKernelGetParamInfo) X(cuModuleLoadData) \
+  X(cuModuleGetFunction) X(cuLibraryLoadData) X(cuLibraryGetKernel) X(cuKernelGetFunction) \
+  X(cuMemAlloc_v2) X(cuMemFree_v2) X(cuStreamCreate) X(cuStreamDestroy_v2) X(cuGetErrorString) \
+  X(cuGetErrorName)
+
+enum Counter : int {
+#define FAKECUDA_ENTRY_ID(id, base, exported, ...) kCount_##exported,
+  FLOPSPY_DRIVER_ENTRIES(FAKECUDA_ENTRY_ID)
+#undef FAKECUDA_ENTRY_ID
+#define FAKECUDA_EXTRA_ID(name) kCount_##name,
+  FAKECUDA_EXTRA_FUNCTIONS(FAKECUDA_EXTRA_ID)
+#undef FAKECUDA_EXTRA_ID
+  kCounterCount
+};
+
+const char* const kCounterNames[kCounterCount] = {
+#define FAKECUDA_ENTRY_NAME(id, base, exported, ...) #exported,
+  FLOPSPY_DRIVER_ENTRIES(FAKECUDA_ENTRY_NAME)
+#undef FAKECUDA_ENTRY_NAME
+#define FAKECUDA_EXTRA_NAME(name) #name,
+  FAKECUDA_EXTRA_FUNCTIONS(FAKECUDA_EXTRA_NAME)
+#undef FAKECUDA_EXTRA_NAME
+};
+// clang-format on
+
+std::atomic<uint64_t> g_calls[kCounterCount];
+std::atomic<uint64_t> g_kernel_launches[kKernelCount];
+std::atomic<int64_t> g_kernel_sum_n[kKernelCount];
+constexpr int kFlagValues = 4;  // cuGetProcAddress flags 0..3
+std::atomic<uint64_t> g_proc_flags[kFlagValues];
+
+void Count(Counter c) {
+  g_calls[c].fetch_add(1, std::memory_order_relaxed);
+}
+
+int EnvInt(const char* name, int fallback) {
+  const char* v = std::getenv(name);
+  return v != nullptr && *v != '\0' ? std::atoi(v) : fallback;
+}
+
+CUresult LaunchResult() {
+  static const int value = EnvInt("FAKECUDA_LAUNCH_RESULT", 0);
+  return static_cast<CUresult>(value);
+}
+CUresult ApiResult() {
+  static const int value = EnvInt("FAKECUDA_API_RESULT", 0);
+  return static_cast<CUresult>(value);
+}
+
+// --- Handles -------------------------------------------------------------------------------
+
+// Handles are addresses of these objects: a CUfunction and a CUkernel per catalog kernel.
+struct Object {
+  int index;
+};
+Object g_functions[kKernelCount] = {{0}, {1}, {2}, {3}, {4}};
+Object g_kernels[kKernelCount] = {{0}, {1}, {2}, {3}, {4}};
+static_assert(kKernelCount == 5, "extend g_functions and g_kernels");
+Object g_module{0};
+Object g_library{0};
+
+template <class Handle>
+const KernelSpec* SpecIn(const Object (&objects)[kKernelCount], Handle handle) {
+  const auto* o = reinterpret_cast<const Object*>(handle);
+  if (o < std::begin(objects) || o >= std::end(objects)) return nullptr;
+  return &kKernels[o->index];
+}
+
+int IndexOf(const char* name) {
+  for (int i = 0; name != nullptr && i < kKernelCount; ++i) {
+    if (std::strcmp(kKernels[i].name, name) == 0) return i;
+  }
+  return -1;
+}
+
+// Streams: the special handles, or one made by cuStreamCreate.
+constexpr int kMaxStreams = 64;
+Object g_streams[kMaxStreams];
+std::atomic<int> g_next_stream{0};
+
+bool ValidStream(CUstream s) {
+  const auto value = reinterpret_cast<uintptr_t>(s);
+  if (value == 0 || s == CU_STREAM_LEGACY || s == CU_STREAM_PER_THREAD) return true;
+  const auto* o = reinterpret_cast<const Object*>(s);
+  return o >= std::begin(g_streams) && o < std::end(g_streams);
+}
+
+// --- Launches ------------------------------------------------------------------------------
+
+// Checks a launch as the driver would and counts it against its kernel. A CUkernel cast to
+// CUfunction is accepted, as cuLaunchKernel accepts it since CUDA 12.0.
+CUresult Launch(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
+                unsigned bz, CUstream s, void** params, void** extra) {
+  const KernelSpec* spec = SpecIn(g_functions, f);
+  if (spec == nullptr) spec = SpecIn(g_kernels, f);
+  if (spec == nullptr) return CUDA_ERROR_INVALID_HANDLE;
+  if (gx == 0 || gy == 0 || gz == 0 || bx == 0 || by == 0 || bz == 0) {
+    return CUDA_ERROR_INVALID_VALUE;
+  }
+  if (!ValidStream(s)) return CUDA_ERROR_INVALID_HANDLE;
+  uint8_t packed[256] = {};
+  if (extra != nullptr) {
+    if (params != nullptr) return CUDA_ERROR_INVALID_VALUE;
+    const void* buffer = nullptr;
+    size_t size = 0;
+    for (int i = 0; i < 32 && extra[i] != CU_LAUNCH_PARAM_END; i += 2) {
+      if (extra[i] == CU_LAUNCH_PARAM_BUFFER_POINTER) buffer = extra[i + 1];
+      if (extra[i] == CU_LAUNCH_PARAM_BUFFER_SIZE) std::memcpy(&size, extra[i + 1], sizeof(size));
+    }
+    if (buffer == nullptr || size != spec->total) return CUDA_ERROR_INVALID_VALUE;
+    std::memcpy(packed, buffer, size);
+  } else if (spec->params > 0) {
+    if (params == nullptr) return CUDA_ERROR_INVALID_VALUE;
+    for (int i = 0; i < spec->params; ++i) {
+      if (params[i] == nullptr) return CUDA_ERROR_INVALID_VALUE;
+      std::memcpy(packed + spec->offset[i], params[i], spec->size[i]);
+    }
+  }
+  int32_t n = 0;
+  if (spec->count_param >= 0) std::memcpy(&n, packed + spec->offset[spec->count_param], 4);
+  const auto k = static_cast<size_t>(spec - kKernels);
+  g_kernel_launches[k].fetch_add(1, std::memory_order_relaxed);
+  g_kernel_sum_n[k].fetch_add(n, std::memory_order_relaxed);
+  return LaunchResult();
+}
+
+template <class T>
+bool BadStreamArgument(T value) {
+  if constexpr (std::is_same_v<T, CUstream>) return !ValidStream(value);
+  return false;
+}
+
+// What each exported entry does; the overload is picked by the entry's parameter types.
+struct Fake {
+  Counter counter;
+
+  CUresult operator()(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
+                      unsigned bz, unsigned, CUstream s, void** p, void** e) const {
+    Count(counter);
+    return Launch(f, gx, gy, gz, bx, by, bz, s, p, e);
+  }
+  CUresult operator()(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
+                      unsigned bz, unsigned, CUstream s, void** p) const {
+    Count(counter);
+    return Launch(f, gx, gy, gz, bx, by, bz, s, p, nullptr);
+  }
+  CUresult operator()(const CUlaunchConfig* c, CUfunction f, void** p, void** e) const {
+    Count(counter);
+    if (c == nullptr || (c->numAttrs > 0 && c->attrs == nullptr)) return CUDA_ERROR_INVALID_VALUE;
+    for (unsigned i = 0; i < c->numAttrs; ++i) {
+      if (c->attrs[i].id == CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION) {
+        const auto& d = c->attrs[i].value.clusterDim;
+        if (d.x == 0 || d.y == 0 || d.z == 0 || c->gridDimX % d.x != 0) {
+          return CUDA_ERROR_INVALID_CLUSTER_SIZE;
+        }
+      }
+    }
+    return Launch(f, c->gridDimX, c->gridDimY, c->gridDimZ, c->blockDimX, c->blockDimY,
+                  c->blockDimZ, c->hStream, p, e);
+  }
+  CUresult operator()(CUgraphExec g, CUstream s) const {
+    Count(counter);
+    if (g == nullptr) return CUDA_ERROR_INVALID_VALUE;
+    return ValidStream(s) ? ApiResult() : CUDA_ERROR_INVALID_HANDLE;
+  }
+  // Synchronisation, copies, sets: a valid stream, then the chosen status.
+  template <class... A>
+  CUresult operator()(A... args) const {
+    Count(counter);
+    if ((BadStreamArgument(args) || ...)) return CUDA_ERROR_INVALID_HANDLE;
+    return ApiResult();
+  }
+};
+
+// --- cuGetProcAddress ----------------------------------------------------------------------
+
+struct Export {
+  const char* name;
+  void* address;
+};
+
+const Export* Exports();
+
+const Export* InternalExports();
+
+void* AddressOf(std::string_view exported) {
+  static const bool internal = EnvInt("FAKECUDA_PROC_INTERNAL", 0) != 0;
+  if (internal) {
+    for (const Export* e = InternalExports(); e->name != nullptr; ++e) {
+      if (exported == e->name) return e->address;
+    }
+  }
+  for (const Export* e = Exports(); e->name != nullptr; ++e) {
+    if (exported == e->name) return e->address;
+  }
+  return nullptr;
+}
+
+CUresult Resolve(const char* symbol, void** pfn, int version, cuuint64_t flags,
+                 CUdriverProcAddressQueryResult* status);
+
+// FAKECUDA_LOG_LOOKUPS=1: every cuGetProcAddress lookup on stderr (what a runtime asks for).
+CUresult Lookup(const char* symbol, void** pfn, int version, cuuint64_t flags,
+                CUdriverProcAddressQueryResult* status) {
+  static const bool log = EnvInt("FAKECUDA_LOG_LOOKUPS", 0) != 0;
+  const CUresult r = Resolve(symbol, pfn, version, flags, status);
+  if (log) {
+    std::fprintf(stderr, "fakecuda lookup %s %d %llu -> %d\n", symbol ? symbol : "(null)", version,
+                 static_cast<unsigned long long>(flags), static_cast<int>(r));
+  }
+  return r;
+}
+
+CUresult Resolve(const char* symbol, void** pfn, int version, cuuint64_t flags,
+                 CUdriverProcAddressQueryResult* status) {
+  g_proc_flags[std::min<cuuint64_t>(flags, kFlagValues - 1)].fetch_add(1);
+  if (status != nullptr) *status = CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;
+  if (symbol == nullptr || pfn == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  *pfn = nullptr;
+  const std::string_view base(symbol);
+  const char* exported = nullptr;
+  int min_version = 0;
+  if (base == "cuGetProcAddress") {
+    exported = version >= 12000 ? "cuGetProcAddress_v2" : "cuGetProcAddress";
+    min_version = 11030;
+  } else if (base == "cuCtxSynchronize") {
+    exported = version >= 13000 ? "cuCtxSynchronize_v2" : "cuCtxSynchronize";
+    min_version = 2000;
+  } else {
+    const bool per_thread = (flags & CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM) != 0;
+    for (const ProcName* p = per_thread ? kPerThreadProcNames : kLegacyProcNames; p->base; ++p) {
+      if (base == p->base) {
+        exported = p->exported;
+        min_version = p->min_version;
+        break;
+      }
+    }
+  }
+  if (exported == nullptr) return CUDA_ERROR_NOT_FOUND;
+  if (version < min_version) {
+    if (status != nullptr) *status = CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT;
+    return CUDA_ERROR_NOT_FOUND;
+  }
+  *pfn = AddressOf(exported);
+  if (*pfn == nullptr) return CUDA_ERROR_NOT_FOUND;
+  if (status != nullptr) *status = CU_GET_PROC_ADDRESS_SUCCESS;
+  return CUDA_SUCCESS;
+}
+
+CUresult Name(const KernelSpec* spec, const char** name) {
+  if (name == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  if (spec == nullptr) return CUDA_ERROR_INVALID_HANDLE;
+  *name = spec->name;
+  return CUDA_SUCCESS;
+}
+
+// The parameter list ends with CUDA_ERROR_INVALID_VALUE, which callers iterate to.
+CUresult ParamInfo(const KernelSpec* spec, size_t index, size_t* offset, size_t* size) {
+  if (spec == nullptr) return CUDA_ERROR_INVALID_HANDLE;
+  if (offset == nullptr || size == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  if (index >= static_cast<size_t>(spec->params)) return CUDA_ERROR_INVALID_VALUE;
+  *offset = spec->offset[index];
+  *size = spec->size[index];
+  return CUDA_SUCCESS;
+}
+
+}  // namespace
+}  // namespace fakecuda
+
+using fakecuda::Count;
+
+// --- The wrapped entry points --------------------------------------------------------------
+
+// Each entry point twice: the exported function, and an internal one (not exported) that
+// cuGetProcAddress hands out instead under FAKECUDA_PROC_INTERNAL=1, as a driver may return
+// pointers other than its exported symbols. Both count under the exported name.
+#define FAKECUDA_DEFINE_ENTRY(id, base, exported, pfn, per_thread, api, kind, copy, sync, params, \
+                              args)                                                               \
+  FAKECUDA_EXPORT CUresult exported params {                                                      \
+    return fakecuda::Fake{fakecuda::kCount_##exported} args;                                      \
+  }                                                                                               \
+  namespace fakecuda::internal {                                                                  \
+  CUresult exported params {                                                                      \
+    return fakecuda::Fake{fakecuda::kCount_##exported} args;                                      \
+  }                                                                                               \
+  }
+FLOPSPY_DRIVER_ENTRIES(FAKECUDA_DEFINE_ENTRY)
+#undef FAKECUDA_DEFINE_ENTRY
+
+// --- Everything around them ----------------------------------------------------------------
+
+FAKECUDA_EXPORT CUresult cuInit(unsigned int) {
+  Count(fakecuda::kCount_cuInit);
+  static const int value = fakecuda::EnvInt("FAKECUDA_INIT_RESULT", 0);
+  return static_cast<CUresult>(value);
+}
+
+FAKECUDA_EXPORT CUresult cuDriverGetVersion(int* version) {
+  Count(fakecuda::kCount_cuDriverGetVersion);
+  if (version == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  *version = 13000;
+  return CUDA_SUCCESS;
+}
+
+FAKECUDA_EXPORT CUresult cuGetProcAddress_v2(const char* symbol, void** pfn, int version,
+                                             cuuint64_t flags,
+                                             CUdriverProcAddressQueryResult* status) {
+  Count(fakecuda::kCount_cuGetProcAddress_v2);
+  return fakecuda::Lookup(symbol, pfn, version, flags, status);
+}
+
+FAKECUDA_EXPORT CUresult cuGetProcAddress(const char* symbol, void** pfn, int version,
+                                          cuuint64_t flags) {
+  Count(fakecuda::kCount_cuGetProcAddress);
+  return fakecuda::Lookup(symbol, pfn, version, flags, nullptr);
+}
+
+FAKECUDA_EXPORT CUresult cuFuncGetName(const char** name, CUfunction f) {
+  Count(fakecuda::kCount_cuFuncGetName);
+  return fakecuda::Name(fakecuda::SpecIn(fakecuda::g_functions, f), name);
+}
+
+FAKECUDA_EXPORT CUresult cuKernelGetName(const char** name, CUkernel k) {
+  Count(fakecuda::kCount_cuKernelGetName);
+  return fakecuda::Name(fakecuda::SpecIn(fakecuda::g_kernels, k), name);
+}
+
+FAKECUDA_EXPORT CUresult cuFuncGetParamInfo(CUfunction f, size_t index, size_t* offset,
+                                            size_t* size) {
+  Count(fakecuda::kCount_cuFuncGetParamInfo);
+  return fakecuda::ParamInfo(fakecuda::SpecIn(fakecuda::g_functions, f), index, offset, size);
+}
+
+FAKECUDA_EXPORT CUresult cuKernelGetParamInfo(CUkernel k, size_t index, size_t* offset,
+                                              size_t* size) {
+  Count(fakecuda::kCount_cuKernelGetParamInfo);
+  return fakecuda::ParamInfo(fakecuda::SpecIn(fakecuda::g_kernels, k), index, offset, size);
+}
+
+FAKECUDA_EXPORT CUresult cuModuleLoadData(CUmodule* module, const void* image) {
+  Count(fakecuda::kCount_cuModuleLoadData);
+  if (module == nullptr || image == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  *module = reinterpret_cast<CUmodule>(&fakecuda::g_module);
+  return CUDA_SUCCESS;
+}
+
+// Every module holds every catalog kernel.
+FAKECUDA_EXPORT CUresult cuModuleGetFunction(CUfunction* f, CUmodule module, const char* name) {
+  Count(fakecuda::kCount_cuModuleGetFunction);
+  if (f == nullptr || module == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  const int i = fakecuda::IndexOf(name);
+  if (i < 0) return CUDA_ERROR_NOT_FOUND;
+  *f = reinterpret_cast<CUfunction>(&fakecuda::g_functions[i]);
+  return CUDA_SUCCESS;
+}
+
+FAKECUDA_EXPORT CUresult cuLibraryLoadData(CUlibrary* library, const void* code, CUjit_option*,
+                                           void**, unsigned int, CUlibraryOption*, void**,
+                                           unsigned int) {
+  Count(fakecuda::kCount_cuLibraryLoadData);
+  if (library == nullptr || code == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  *library = reinterpret_cast<CUlibrary>(&fakecuda::g_library);
+  return CUDA_SUCCESS;
+}
+
+// Every library holds every catalog kernel; a null library stands for the runtime's own.
+FAKECUDA_EXPORT CUresult cuLibraryGetKernel(CUkernel* k, CUlibrary, const char* name) {
+  Count(fakecuda::kCount_cuLibraryGetKernel);
+  if (k == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  const int i = fakecuda::IndexOf(name);
+  if (i < 0) return CUDA_ERROR_NOT_FOUND;
+  *k = reinterpret_cast<CUkernel>(&fakecuda::g_kernels[i]);
+  return CUDA_SUCCESS;
+}
+
+FAKECUDA_EXPORT CUresult cuKernelGetFunction(CUfunction* f, CUkernel k) {
+  Count(fakecuda::kCount_cuKernelGetFunction);
+  const fakecuda::KernelSpec* spec = fakecuda::SpecIn(fakecuda::g_kernels, k);
+  if (f == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  if (spec == nullptr) return CUDA_ERROR_INVALID_HANDLE;
+  *f = reinterpret_cast<CUfunction>(&fakecuda::g_functions[spec - fakecuda::kKernels]);
+  return CUDA_SUCCESS;
+}
+
+FAKECUDA_EXPORT CUresult cuMemAlloc_v2(CUdeviceptr* p, size_t bytes) {
+  Count(fakecuda::kCount_cuMemAlloc_v2);
+  if (p == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  *p = reinterpret_cast<CUdeviceptr>(std::calloc(1, std::max<size_t>(bytes, 1)));
+  return *p != 0 ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
+}
+
+FAKECUDA_EXPORT CUresult cuMemFree_v2(CUdeviceptr p) {
+  Count(fakecuda::kCount_cuMemFree_v2);
+  std::free(reinterpret_cast<void*>(p));
+  return CUDA_SUCCESS;
+}
+
+FAKECUDA_EXPORT CUresult cuStreamCreate(CUstream* s, unsigned int) {
+  Count(fakecuda::kCount_cuStreamCreate);
+  if (s == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  const int i = fakecuda::g_next_stream.fetch_add(1);
+  if (i >= fakecuda::kMaxStreams) return CUDA_ERROR_OUT_OF_MEMORY;
+  *s = reinterpret_cast<CUstream>(&fakecuda::g_streams[i]);
+  return CUDA_SUCCESS;
+}
+
+FAKECUDA_EXPORT CUresult cuStreamDestroy_v2(CUstream s) {
+  Count(fakecuda::kCount_cuStreamDestroy_v2);
+  return fakecuda::ValidStream(s) && s != nullptr ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
+}
+
+namespace {
+const char* ErrorName(CUresult r) {
+  switch (r) {
+    case CUDA_SUCCESS:
+      return "CUDA_SUCCESS";
+    case CUDA_ERROR_INVALID_VALUE:
+      return "CUDA_ERROR_INVALID_VALUE";
+    case CUDA_ERROR_NOT_INITIALIZED:
+      return "CUDA_ERROR_NOT_INITIALIZED";
+    case CUDA_ERROR_INVALID_HANDLE:
+      return "CUDA_ERROR_INVALID_HANDLE";
+    case CUDA_ERROR_NOT_FOUND:
+      return "CUDA_ERROR_NOT_FOUND";
+    case CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES:
+      return "CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES";
+    default:
+      return nullptr;
+  }
+}
+}  // namespace
+
+FAKECUDA_EXPORT CUresult cuGetErrorString(CUresult r, const char** text) {
+  Count(fakecuda::kCount_cuGetErrorString);
+  if (text == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  *text = ErrorName(r);
+  return *text != nullptr ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+}
+
+FAKECUDA_EXPORT CUresult cuGetErrorName(CUresult r, const char** text) {
+  Count(fakecuda::kCount_cuGetErrorName);
+  if (text == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  *text = ErrorName(r);
+  return *text != nullptr ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+}
+
+// --- For tests -----------------------------------------------------------------------------
+
+FAKECUDA_EXPORT void fakecuda_report(FILE* out) {
+  using namespace fakecuda;
+  for (int c = 0; c < kCounterCount; ++c) {
+    if (const uint64_t n = g_calls[c].load()) {
+      std::fprintf(out, "driver %s %llu\n", kCounterNames[c], static_cast<unsigned long long>(n));
+    }
+  }
+  for (int k = 0; k < kKernelCount; ++k) {
+    if (const uint64_t n = g_kernel_launches[k].load()) {
+      std::fprintf(out, "kernel %s launches %llu sumN %lld\n", kKernels[k].name,
+                   static_cast<unsigned long long>(n),
+                   static_cast<long long>(g_kernel_sum_n[k].load()));
+    }
+  }
+  for (int f = 0; f < kFlagValues; ++f) {
+    if (const uint64_t n = g_proc_flags[f].load()) {
+      std::fprintf(out, "procaddress flags %d %llu\n", f, static_cast<unsigned long long>(n));
+    }
+  }
+}
+
+FAKECUDA_EXPORT uint64_t fakecuda_calls(const char* exported_name) {
+  using namespace fakecuda;
+  for (int c = 0; exported_name != nullptr && c < kCounterCount; ++c) {
+    if (std::strcmp(kCounterNames[c], exported_name) == 0) return g_calls[c].load();
+  }
+  return 0;
+}
+
+namespace fakecuda {
+namespace {
+const Export* Exports() {
+  // clang-format off
+  static const Export kExports[] = {
+#define FAKECUDA_EXPORT_ADDRESS(id, base, exported, ...) \
+    {#exported, reinterpret_cast<void*>(&::exported)},
+    FLOPSPY_DRIVER_ENTRIES(FAKECUDA_EXPORT_ADDRESS)
+#undef FAKECUDA_EXPORT_ADDRESS
+#define FAKECUDA_EXTRA_ADDRESS(name) {#name, reinterpret_cast<void*>(&::name)},
+    FAKECUDA_EXTRA_FUNCTIONS(FAKECUDA_EXTRA_ADDRESS)
+#undef FAKECUDA_EXTRA_ADDRESS
+    {nullptr, nullptr}};
+  // clang-format on
+  return kExports;
+}
+
+const Export* InternalExports() {
+  // clang-format off
+  static const Export kInternal[] = {
+#define FAKECUDA_INTERNAL_ADDRESS(id, base, exported, ...) \
+    {#exported, reinterpret_cast<void*>(&internal::exported)},
+    FLOPSPY_DRIVER_ENTRIES(FAKECUDA_INTERNAL_ADDRESS)
+#undef FAKECUDA_INTERNAL_ADDRESS
+    {nullptr, nullptr}};
+  // clang-format on
+  return kInternal;
+}
+}  // namespace
+}  // namespace fakecuda

@@ -1,0 +1,290 @@
+// (b), (c), (d): programs that find the driver themselves, without linking it.
+//   driver_app procaddress  what cudart does: dlopen + dlsym(cuGetProcAddress_v2), the
+//                           cuGetProcAddress self-lookup, lookups with flags 0 and 2, launches
+//                           through the returned pointers (program (b))
+//   driver_app triton       Triton: dlsym(dlopen("libcuda.so.1"), "cuLaunchKernelEx") with a
+//                           CUlaunchConfig carrying a cluster dimension (program (c))
+//   driver_app streams      the default-stream handles through cuLaunchKernel and _ptsz (d)
+#include <cuda.h>
+#include <cudaTypedefs.h>
+#include <dlfcn.h>
+
+#include <cstdio>
+#include <cstring>
+#include <string>
+
+#include "app_util.h"
+#include "fake_cuda.h"
+
+namespace {
+
+using launchtest::Print;
+
+template <class F>
+F Sym(void* h, const char* name) {
+  return reinterpret_cast<F>(dlsym(h, name));
+}
+
+const char* YesNo(bool b) {
+  return b ? "yes" : "no";
+}
+
+struct AtenParams {
+  explicit AtenParams(int count) : n(count) {}
+  AtenParams(const AtenParams&) = delete;
+  AtenParams& operator=(const AtenParams&) = delete;
+  int n;
+  float functor[2] = {2.5f, 0.0f};
+  char* data[2] = {nullptr, nullptr};
+  void* params[3] = {&n, functor, data};
+};
+
+int RunProcAddress() {
+  void* h = dlopen("libcuda.so.1", RTLD_NOW);
+  if (h == nullptr) return 10;
+  const auto first = Sym<PFN_cuGetProcAddress_v12000>(h, "cuGetProcAddress_v2");
+  if (first == nullptr) return 11;
+  void* p = nullptr;
+  CUdriverProcAddressQueryResult st = CU_GET_PROC_ADDRESS_SUCCESS;
+  Print("probe", first("", &p, 0, 0, &st));
+  Print("probe status", st);
+  Print("lookup cuInit", first("cuInit", &p, 2000, 0, &st));
+  Print("cuInit", reinterpret_cast<PFN_cuInit_v2000>(p)(0));
+  Print("lookup cuGetProcAddress 12000", first("cuGetProcAddress", &p, 12000, 0, &st));
+  const auto gp = reinterpret_cast<PFN_cuGetProcAddress_v12000>(p);
+  std::printf("self lookup returns the function asked: %s\n",
+              YesNo(reinterpret_cast<void*>(first) == p));
+  Print("lookup cuGetProcAddress 11030", gp("cuGetProcAddress", &p, 11030, 0, &st));
+  const auto gp1 = reinterpret_cast<PFN_cuGetProcAddress_v11030>(p);
+
+  void* legacy = nullptr;
+  void* per_thread = nullptr;
+  void* legacy_again = nullptr;
+  void* per_thread_v1 = nullptr;
+  Print("lookup cuLaunchKernel 4000/0", gp("cuLaunchKernel", &legacy, 4000, 0, &st));
+  Print("lookup cuLaunchKernel 7000/2", gp("cuLaunchKernel", &per_thread, 7000, 2, &st));
+  Print("lookup cuLaunchKernel 12000/0", gp("cuLaunchKernel", &legacy_again, 12000, 0, &st));
+  Print("lookup v1 cuLaunchKernel 7000/2", gp1("cuLaunchKernel", &per_thread_v1, 7000, 2));
+  std::printf("legacy and per-thread pointers distinct: %s\n", YesNo(legacy != per_thread));
+  std::printf("legacy pointer stable: %s\n", YesNo(legacy == legacy_again));
+  std::printf("per-thread pointer same through v1: %s\n", YesNo(per_thread == per_thread_v1));
+  // The same with and without flopspy: its wrappers for both, or the driver's own pointers.
+  std::printf("cuGetProcAddress returns the exported cuLaunchKernel: %s\n",
+              YesNo(legacy == dlsym(h, "cuLaunchKernel")));
+
+  CUmodule module = nullptr;
+  CUfunction aten = nullptr, sync = nullptr;
+  CUkernel add_kernel = nullptr;
+  void* q = nullptr;
+  gp("cuModuleLoadData", &q, 2000, 0, &st);
+  Print("cuModuleLoadData", reinterpret_cast<PFN_cuModuleLoadData_v2000>(q)(&module, "cubin"));
+  gp("cuModuleGetFunction", &q, 2000, 0, &st);
+  const auto get_function = reinterpret_cast<PFN_cuModuleGetFunction_v2000>(q);
+  Print("cuModuleGetFunction", get_function(&aten, module, fakecuda::kAtenMul));
+  Print("cuModuleGetFunction", get_function(&sync, module, fakecuda::kGridSync));
+  gp("cuLibraryGetKernel", &q, 12000, 0, &st);
+  Print("cuLibraryGetKernel", reinterpret_cast<PFN_cuLibraryGetKernel_v12000>(q)(
+                                  &add_kernel, nullptr, fakecuda::kAddKernel));
+
+  const auto launch = reinterpret_cast<PFN_cuLaunchKernel_v4000>(legacy);
+  const auto launch_ptsz = reinterpret_cast<PFN_cuLaunchKernel_v7000_ptsz>(per_thread);
+  const auto launch_ptsz_v1 = reinterpret_cast<PFN_cuLaunchKernel_v7000_ptsz>(per_thread_v1);
+  AtenParams a(12345), b(54321), c(4242);
+  Print("cuLaunchKernel", launch(aten, 10, 2, 1, 256, 1, 1, 0, nullptr, a.params, nullptr));
+  Print("cuLaunchKernel_ptsz",
+        launch_ptsz(aten, 5, 1, 1, 128, 1, 1, 64, nullptr, b.params, nullptr));
+  Print("cuLaunchKernel_ptsz via v1",
+        launch_ptsz_v1(aten, 6, 1, 1, 128, 1, 1, 0, nullptr, c.params, nullptr));
+
+  // Parameters in one buffer (CU_LAUNCH_PARAM_BUFFER_POINTER), laid out as the kernel's layout.
+  unsigned char buffer[32] = {};
+  const int n_extra = 777;
+  std::memcpy(buffer, &n_extra, 4);
+  size_t size = sizeof(buffer);
+  void* extra[] = {CU_LAUNCH_PARAM_BUFFER_POINTER, buffer, CU_LAUNCH_PARAM_BUFFER_SIZE, &size,
+                   CU_LAUNCH_PARAM_END};
+  Print("cuLaunchKernel extra", launch(aten, 1, 1, 1, 32, 1, 1, 0, nullptr, nullptr, extra));
+
+  // A CUkernel passed where a CUfunction is expected (cuLaunchKernel accepts it since 12.0).
+  int n_add = 21;
+  float* out = nullptr;
+  const float* in = nullptr;
+  void* add_params[] = {&n_add, &out, &in};
+  Print("cuLaunchKernel CUkernel", launch(reinterpret_cast<CUfunction>(add_kernel), 7, 1, 1, 32, 1,
+                                          1, 0, nullptr, add_params, nullptr));
+  // An invalid handle: the driver's error must reach the program unchanged.
+  AtenParams bad(999);
+  Print("cuLaunchKernel bad handle", launch(reinterpret_cast<CUfunction>(0x1234), 1, 1, 1, 1, 1, 1,
+                                            0, nullptr, bad.params, nullptr));
+
+  void* ex = nullptr;
+  void* ex_ptsz = nullptr;
+  gp("cuLaunchKernelEx", &ex, 11060, 0, &st);
+  gp("cuLaunchKernelEx", &ex_ptsz, 11060, 2, &st);
+  CUlaunchConfig config{};
+  config.gridDimX = 3, config.gridDimY = 1, config.gridDimZ = 1;
+  config.blockDimX = 64, config.blockDimY = 1, config.blockDimZ = 1;
+  AtenParams d(31), e(32);
+  Print("cuLaunchKernelEx",
+        reinterpret_cast<PFN_cuLaunchKernelEx_v11060>(ex)(&config, aten, d.params, nullptr));
+  config.hStream = CU_STREAM_PER_THREAD;
+  Print("cuLaunchKernelEx_ptsz",
+        reinterpret_cast<PFN_cuLaunchKernelEx_v11060>(ex_ptsz)(&config, aten, e.params, nullptr));
+
+  void* coop = nullptr;
+  void* coop_ptsz = nullptr;
+  gp("cuLaunchCooperativeKernel", &coop, 9000, 0, &st);
+  gp("cuLaunchCooperativeKernel", &coop_ptsz, 9000, 2, &st);
+  int* flags = nullptr;
+  int n3 = 3, n4 = 4;
+  void* sync3[] = {&flags, &n3};
+  void* sync4[] = {&flags, &n4};
+  Print("cuLaunchCooperativeKernel", reinterpret_cast<PFN_cuLaunchCooperativeKernel_v9000>(coop)(
+                                         sync, 4, 1, 1, 32, 1, 1, 0, nullptr, sync3));
+  Print("cuLaunchCooperativeKernel_ptsz",
+        reinterpret_cast<PFN_cuLaunchCooperativeKernel_v9000>(coop_ptsz)(sync, 2, 1, 1, 32, 1, 1, 0,
+                                                                         nullptr, sync4));
+
+  static int graph_object = 0;
+  gp("cuGraphLaunch", &q, 10000, 0, &st);
+  Print("cuGraphLaunch", reinterpret_cast<PFN_cuGraphLaunch_v10000>(q)(
+                             reinterpret_cast<CUgraphExec>(&graph_object), nullptr));
+  gp("cuStreamSynchronize", &q, 2000, 0, &st);
+  Print("cuStreamSynchronize", reinterpret_cast<PFN_cuStreamSynchronize_v2000>(q)(nullptr));
+  gp("cuStreamSynchronize", &q, 7000, 2, &st);
+  Print("cuStreamSynchronize_ptsz", reinterpret_cast<PFN_cuStreamSynchronize_v2000>(q)(nullptr));
+  gp("cuCtxSynchronize", &q, 2000, 0, &st);
+  Print("cuCtxSynchronize", reinterpret_cast<PFN_cuCtxSynchronize_v2000>(q)());
+  gp("cuCtxSynchronize", &q, 13000, 0, &st);
+  Print("cuCtxSynchronize_v2", reinterpret_cast<PFN_cuCtxSynchronize_v13000>(q)(nullptr));
+  static char host[128];
+  gp("cuMemcpyHtoD", &q, 3020, 0, &st);
+  Print("cuMemcpyHtoD_v2", reinterpret_cast<PFN_cuMemcpyHtoD_v3020>(q)(0x1000, host, 128));
+  gp("cuMemcpyHtoD", &q, 7000, 2, &st);
+  Print("cuMemcpyHtoD_v2_ptds", reinterpret_cast<PFN_cuMemcpyHtoD_v3020>(q)(0x1000, host, 64));
+  gp("cuMemsetD32Async", &q, 3020, 2, &st);
+  Print("cuMemsetD32Async_ptsz",
+        reinterpret_cast<PFN_cuMemsetD32Async_v3020>(q)(0x1000, 7u, 16, nullptr));
+
+  // Lookups that fail must fail the same way through a wrapper.
+  q = reinterpret_cast<void*>(0x1);
+  Print("lookup cuLaunchKernelEx 11000", gp("cuLaunchKernelEx", &q, 11000, 0, &st));
+  Print("lookup status", st);
+  std::printf("pointer cleared: %s\n", YesNo(q == nullptr));
+  Print("lookup cuNoSuchFunction", gp("cuNoSuchFunction", &q, 13000, 0, &st));
+  Print("lookup status", st);
+  return 0;
+}
+
+int RunTriton() {
+  void* h = dlopen("libcuda.so.1", RTLD_LAZY);
+  if (h == nullptr) return 10;
+  const auto launch = Sym<PFN_cuLaunchKernelEx_v11060>(h, "cuLaunchKernelEx");
+  const auto launch_ptsz = Sym<PFN_cuLaunchKernelEx_v11060_ptsz>(h, "cuLaunchKernelEx_ptsz");
+  const auto init = Sym<PFN_cuInit_v2000>(h, "cuInit");
+  const auto load = Sym<PFN_cuModuleLoadData_v2000>(h, "cuModuleLoadData");
+  const auto get_function = Sym<PFN_cuModuleGetFunction_v2000>(h, "cuModuleGetFunction");
+  const auto create_stream = Sym<PFN_cuStreamCreate_v2000>(h, "cuStreamCreate");
+  if (!launch || !launch_ptsz || !init || !load || !get_function || !create_stream) return 11;
+  Print("cuInit", init(0));
+  CUmodule module = nullptr;
+  CUfunction f = nullptr;
+  CUstream stream = nullptr;
+  Print("cuModuleLoadData", load(&module, "triton cubin"));
+  Print("cuModuleGetFunction", get_function(&f, module, fakecuda::kTritonAdd));
+  Print("cuStreamCreate", create_stream(&stream, 0));
+
+  // As triton's driver.c builds it.
+  CUlaunchAttribute attrs[4] = {};
+  attrs[0].id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+  attrs[0].value.programmaticStreamSerializationAllowed = 0;
+  attrs[1].id = CU_LAUNCH_ATTRIBUTE_COOPERATIVE;
+  attrs[1].value.cooperative = 0;
+  attrs[2].id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+  attrs[2].value.clusterDim.x = 2, attrs[2].value.clusterDim.y = 1;
+  attrs[2].value.clusterDim.z = 1;
+  attrs[3].id = CU_LAUNCH_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE;
+  attrs[3].value.clusterSchedulingPolicyPreference = CU_CLUSTER_SCHEDULING_POLICY_SPREAD;
+  CUlaunchConfig config{};
+  config.gridDimX = 64, config.gridDimY = 1, config.gridDimZ = 1;
+  config.blockDimX = 128, config.blockDimY = 1, config.blockDimZ = 1;
+  config.sharedMemBytes = 1024;
+  config.hStream = stream;
+  config.attrs = attrs;
+  config.numAttrs = 4;
+
+  void* in0 = nullptr;
+  void* in1 = nullptr;
+  void* out = nullptr;
+  for (int xnumel : {8192, 4096, 100}) {
+    void* params[] = {&in0, &in1, &out, &xnumel};
+    Print("cuLaunchKernelEx", launch(&config, f, params, nullptr));
+  }
+  unsigned char buffer[28] = {};
+  const int xnumel = 2048;
+  std::memcpy(buffer + 24, &xnumel, 4);
+  size_t size = sizeof(buffer);
+  void* extra[] = {CU_LAUNCH_PARAM_BUFFER_POINTER, buffer, CU_LAUNCH_PARAM_BUFFER_SIZE, &size,
+                   CU_LAUNCH_PARAM_END};
+  Print("cuLaunchKernelEx extra", launch(&config, f, nullptr, extra));
+
+  // A cluster that does not divide the grid: the driver refuses it.
+  attrs[2].value.clusterDim.x = 3;
+  int bad = 5;
+  void* bad_params[] = {&in0, &in1, &out, &bad};
+  Print("cuLaunchKernelEx bad cluster", launch(&config, f, bad_params, nullptr));
+
+  CUlaunchConfig simple{};
+  simple.gridDimX = 1, simple.gridDimY = 1, simple.gridDimZ = 1;
+  simple.blockDimX = 32, simple.blockDimY = 1, simple.blockDimZ = 1;
+  int small = 64;
+  void* small_params[] = {&in0, &in1, &out, &small};
+  Print("cuLaunchKernelEx_ptsz", launch_ptsz(&simple, f, small_params, nullptr));
+  return 0;
+}
+
+int RunStreams() {
+  void* h = dlopen("libcuda.so.1", RTLD_NOW);
+  if (h == nullptr) return 10;
+  const auto launch = Sym<PFN_cuLaunchKernel_v4000>(h, "cuLaunchKernel");
+  const auto launch_ptsz = Sym<PFN_cuLaunchKernel_v7000_ptsz>(h, "cuLaunchKernel_ptsz");
+  const auto init = Sym<PFN_cuInit_v2000>(h, "cuInit");
+  const auto load = Sym<PFN_cuModuleLoadData_v2000>(h, "cuModuleLoadData");
+  const auto get_function = Sym<PFN_cuModuleGetFunction_v2000>(h, "cuModuleGetFunction");
+  const auto create_stream = Sym<PFN_cuStreamCreate_v2000>(h, "cuStreamCreate");
+  if (!launch || !launch_ptsz || !init || !load || !get_function || !create_stream) return 11;
+  Print("cuInit", init(0));
+  CUmodule module = nullptr;
+  CUfunction f = nullptr;
+  CUstream stream = nullptr;
+  Print("cuModuleLoadData", load(&module, "cubin"));
+  Print("cuModuleGetFunction", get_function(&f, module, fakecuda::kAddKernel));
+  Print("cuStreamCreate", create_stream(&stream, 0));
+  float* out = nullptr;
+  const float* in = nullptr;
+  auto run = [&](const char* what, bool per_thread, CUstream s, int n) {
+    void* params[] = {&n, &out, &in};
+    Print(what, per_thread ? launch_ptsz(f, 1, 1, 1, 32, 1, 1, 0, s, params, nullptr)
+                           : launch(f, 1, 1, 1, 32, 1, 1, 0, s, params, nullptr));
+  };
+  run("cuLaunchKernel stream 0", false, nullptr, 1);
+  run("cuLaunchKernel CU_STREAM_LEGACY", false, CU_STREAM_LEGACY, 2);
+  run("cuLaunchKernel CU_STREAM_PER_THREAD", false, CU_STREAM_PER_THREAD, 3);
+  run("cuLaunchKernel_ptsz stream 0", true, nullptr, 4);
+  run("cuLaunchKernel_ptsz created stream", true, stream, 5);
+  run("cuLaunchKernel created stream", false, stream, 6);
+  run("cuLaunchKernel_ptsz CU_STREAM_LEGACY", true, CU_STREAM_LEGACY, 7);
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const std::string mode = argc > 1 ? argv[1] : "";
+  int status = 2;
+  if (mode == "procaddress") status = RunProcAddress();
+  if (mode == "triton") status = RunTriton();
+  if (mode == "streams") status = RunStreams();
+  launchtest::PrintFakeReports();
+  return status;
+}
