@@ -31,8 +31,11 @@ std::unique_ptr<Sampler> Sampler::Start(const SamplerConfig& config, Callback ca
 std::unique_ptr<Sampler> Sampler::Start(const SamplerConfig& config, Callback callback,
                                         Options options) {
   try {
+    const bool only_with_counters = options.thread_only_with_counters;
     std::unique_ptr<Sampler> s(new Sampler(config, std::move(callback), std::move(options)));
-    if (s->want_thread_ && s->active()) s->StartThread();
+    if (s->want_thread_ && s->active() && (!only_with_counters || s->counts_roofline())) {
+      s->StartThread();
+    }
     return s;
   } catch (...) {
     return nullptr;  // out of memory or no thread: the program runs on without the sampler
@@ -304,6 +307,13 @@ void Sampler::Stop(uint64_t now_ns) {
   } catch (...) {
     problems_.fetch_add(1, std::memory_order_relaxed);
   }
+}
+
+bool Sampler::counts_roofline() const {
+  constexpr uint32_t kRoofline = trace::kCpuFlopsDp | trace::kCpuFlopsSp | trace::kCpuFlopsHp |
+                                 trace::kCpuFlopsAny | trace::kCpuBytesRead |
+                                 trace::kCpuBytesWrite | trace::kCpuBytesAny;
+  return active() && (caps_.valid_mask & kRoofline) != 0;
 }
 
 void Sampler::StartThread() {

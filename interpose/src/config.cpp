@@ -134,6 +134,16 @@ const std::vector<ConfigVariable>& ConfigVariables() {
        "CPU counter source: off, auto, perf, pcm-http, pcm-csv or replay:<file>"},
       {"FLOPSPY_CPU_INTERVAL_MS", "100", "CPU roofline sampling period (10 to 60000)"},
       {"FLOPSPY_CPU_EVENTS", "(none)", "extra CPU events for libpfm4, comma separated"},
+      {"FLOPSPY_CPU_PRECISION", "all", "which FP precisions count as CPU work: all, dp or sp"},
+      {"FLOPSPY_CPU_PEAK_GFLOPS", "(measured)", "CPU compute roof to use instead of the ceilings"},
+      {"FLOPSPY_CPU_BW_GBS", "(measured)",
+       "CPU DRAM bandwidth roof to use instead of the ceilings"},
+      {"FLOPSPY_CPU_MIN_MS", "10", "CPU points shorter than this are flagged too short to trust"},
+      {"FLOPSPY_CPU_RECORD", "(none)",
+       "write raw CPU counter readings to this file (%p: pid), for replay:<file>"},
+      {"FLOPSPY_PCM_URL", "http://127.0.0.1:9738/",
+       "Intel pcm-sensor-server to read memory traffic from"},
+      {"FLOPSPY_PCM_CSV", "(none)", "pcm-memory CSV file to read memory traffic from"},
   };
   return kVariables;
 }
@@ -158,10 +168,6 @@ ConfigResult ParseConfig(const EnvLookup& lookup) {
   p.Text("FLOPSPY_CUPTI_PATH", c.cupti_path, /*allow_empty=*/true);
   p.Bool("FLOPSPY_COUNTERS", c.counters);
   p.Unsigned("FLOPSPY_COUNTERS_SAMPLES", c.counters_samples, 1, 1000);
-  p.Choice("FLOPSPY_CPU_ROOFLINE", c.cpu_roofline,
-           {"off", "auto", "perf", "pcm-http", "pcm-csv", "replay:"}, /*allow_prefix_arg=*/true);
-  p.Unsigned("FLOPSPY_CPU_INTERVAL_MS", c.cpu_interval_ms, 10, 60000);
-  p.Text("FLOPSPY_CPU_EVENTS", c.cpu_events, /*allow_empty=*/true);
   return r;
 }
 
@@ -187,9 +193,6 @@ std::string ConfigToJson(const Config& c) {
       {"cupti_path", c.cupti_path},
       {"counters", c.counters},
       {"counters_samples", c.counters_samples},
-      {"cpu_roofline", c.cpu_roofline},
-      {"cpu_interval_ms", c.cpu_interval_ms},
-      {"cpu_events", c.cpu_events},
   };
   return j.dump();
 }

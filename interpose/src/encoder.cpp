@@ -53,9 +53,9 @@ uint32_t Encoder::StreamId(uint64_t handle, int32_t device, uint8_t flags,
   def.id = id;
   def.handle = handle;
   def.device = device;
-  def.stream_flags = flags | (handle == 0 && !(flags & trace::kStreamPerThreadDefault)
-                                  ? trace::kStreamLegacyDefault
-                                  : 0);
+  def.stream_flags =
+      flags |
+      (handle == 0 && !(flags & trace::kStreamPerThreadDefault) ? trace::kStreamLegacyDefault : 0);
   Append(chunk, &def, sizeof(def));
   streams_.emplace(key, id);
   return id;
@@ -89,8 +89,8 @@ void Encoder::EncodeLaunch(const uint8_t* record, size_t size, trace::ChunkBuild
   RawLaunch raw{};
   std::memcpy(&raw, record, std::min(size, sizeof(raw)));
   DefineFunction(raw.function, chunk);
-  const SignatureKey key{raw.function, raw.grid[0],    raw.grid[1],    raw.grid[2],
-                         raw.block[0], raw.block[1],   raw.block[2],   raw.cluster[0],
+  const SignatureKey key{raw.function,   raw.grid[0],    raw.grid[1],     raw.grid[2],
+                         raw.block[0],   raw.block[1],   raw.block[2],    raw.cluster[0],
                          raw.cluster[1], raw.cluster[2], raw.dynamic_smem};
   uint32_t signature;
   if (const auto it = signatures_.find(key); it != signatures_.end()) {
@@ -217,15 +217,33 @@ uint32_t Encoder::KernelSignatureByName(std::string_view mangled_name, const uin
   return signature;
 }
 
+void Encoder::EncodeCpuSample(const uint8_t* record, size_t size, trace::ChunkBuilder& chunk) {
+  RawCpuSample raw{};
+  std::memcpy(&raw, record, std::min(size, sizeof(raw)));
+  trace::CpuSampleRecord out = raw.record;
+  out.h = trace::MakeHeader<trace::CpuSampleRecord>();
+  out.region = raw.name_length > 0 ? Intern({raw.name, raw.name_length}, chunk) : 0;
+  Append(chunk, &out, sizeof(out));
+}
+
 void Encoder::Encode(const uint8_t* record, size_t size, trace::ChunkBuilder& chunk) {
   if (!IsRawType(record[0])) {
     Append(chunk, record, size);
     return;
   }
   switch (static_cast<RawType>(record[0])) {
-    case RawType::kRegion: EncodeRegion(record, size, chunk); break;
-    case RawType::kLaunch: EncodeLaunch(record, size, chunk); break;
-    case RawType::kLibraryCall: EncodeLibraryCall(record, size, chunk); break;
+    case RawType::kRegion:
+      EncodeRegion(record, size, chunk);
+      break;
+    case RawType::kLaunch:
+      EncodeLaunch(record, size, chunk);
+      break;
+    case RawType::kLibraryCall:
+      EncodeLibraryCall(record, size, chunk);
+      break;
+    case RawType::kCpuSample:
+      EncodeCpuSample(record, size, chunk);
+      break;
   }
 }
 

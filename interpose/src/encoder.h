@@ -48,6 +48,7 @@ class Encoder {
   void EncodeLaunch(const uint8_t* record, size_t size, trace::ChunkBuilder& chunk);
   void EncodeLibraryCall(const uint8_t* record, size_t size, trace::ChunkBuilder& chunk);
   void EncodeRegion(const uint8_t* record, size_t size, trace::ChunkBuilder& chunk);
+  void EncodeCpuSample(const uint8_t* record, size_t size, trace::ChunkBuilder& chunk);
   void DefineFunction(uint32_t function, trace::ChunkBuilder& chunk);
   void AppendString(trace::ChunkBuilder& chunk, uint32_t id, std::string_view text);
 

@@ -127,9 +127,14 @@ CUresult LaunchWrapper(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsi
   const FunctionInfo* fn =
       FunctionFor(reinterpret_cast<uint64_t>(f), FunctionKind::kDriverFunction);
   const uint64_t correlation = NextCorrelation();
-  const uint64_t enter = NowNs();
-  const CUresult result = real(f, gx, gy, gz, bx, by, bz, smem, s, p, e);
-  const uint64_t exit = NowNs();
+  uint64_t enter, exit;
+  CUresult result;
+  {
+    GpuCorrelationScope timing(correlation);
+    enter = NowNs();
+    result = real(f, gx, gy, gz, bx, by, bz, smem, s, p, e);
+    exit = NowNs();
+  }
   LaunchShape shape;
   shape.grid[0] = gx, shape.grid[1] = gy, shape.grid[2] = gz;
   shape.block[0] = bx, shape.block[1] = by, shape.block[2] = bz;
@@ -152,9 +157,14 @@ CUresult CooperativeWrapper(CUfunction f, unsigned gx, unsigned gy, unsigned gz,
   const FunctionInfo* fn =
       FunctionFor(reinterpret_cast<uint64_t>(f), FunctionKind::kDriverFunction);
   const uint64_t correlation = NextCorrelation();
-  const uint64_t enter = NowNs();
-  const CUresult result = real(f, gx, gy, gz, bx, by, bz, smem, s, p);
-  const uint64_t exit = NowNs();
+  uint64_t enter, exit;
+  CUresult result;
+  {
+    GpuCorrelationScope timing(correlation);
+    enter = NowNs();
+    result = real(f, gx, gy, gz, bx, by, bz, smem, s, p);
+    exit = NowNs();
+  }
   LaunchShape shape;
   shape.grid[0] = gx, shape.grid[1] = gy, shape.grid[2] = gz;
   shape.block[0] = bx, shape.block[1] = by, shape.block[2] = bz;
@@ -176,9 +186,14 @@ CUresult LaunchExWrapper(const CUlaunchConfig* c, CUfunction f, void** p, void**
   const FunctionInfo* fn =
       FunctionFor(reinterpret_cast<uint64_t>(f), FunctionKind::kDriverFunction);
   const uint64_t correlation = NextCorrelation();
-  const uint64_t enter = NowNs();
-  const CUresult result = real(c, f, p, e);
-  const uint64_t exit = NowNs();
+  uint64_t enter, exit;
+  CUresult result;
+  {
+    GpuCorrelationScope timing(correlation);
+    enter = NowNs();
+    result = real(c, f, p, e);
+    exit = NowNs();
+  }
   LaunchShape shape;
   shape.grid[0] = c->gridDimX, shape.grid[1] = c->gridDimY, shape.grid[2] = c->gridDimZ;
   shape.block[0] = c->blockDimX, shape.block[1] = c->blockDimY, shape.block[2] = c->blockDimZ;
@@ -283,9 +298,14 @@ struct ApiWrapper<E, S, CUresult (*)(A...)> {
     if (real == nullptr) return MissingReal<Fn>(E), kNoDriver;
     if (!g_recording.load(std::memory_order_relaxed) || tls_in_runtime_call) return real(args...);
     const uint64_t correlation = NextCorrelation();
-    const uint64_t enter = NowNs();
-    const CUresult result = real(args...);
-    const uint64_t exit = NowNs();
+    uint64_t enter, exit;
+    CUresult result;
+    {
+      GpuCorrelationScope timing(correlation);
+      enter = NowNs();
+      result = real(args...);
+      exit = NowNs();
+    }
     const CallFacts facts = Describe(E, args...);
     RecordApiCall(g_entries[E].api, enter, exit, result, correlation, facts.stream, facts.bytes,
                   static_cast<uint32_t>(facts.kind), g_entries[E].synchronizing);

@@ -1,7 +1,5 @@
 // Start at load, flush at every way a process can end or be replaced: exit() from any thread,
 // _exit(), execve() and its siblings, fork() (the child gets its own trace).
-#include "hooks.h"
-
 #include <unistd.h>
 
 #include <atomic>
@@ -10,6 +8,9 @@
 #include <cstdlib>
 #include <vector>
 
+#include "cpu_sampling.h"
+#include "cupti_session.h"
+#include "hooks.h"
 #include "real_symbols.h"
 #include "recorder.h"
 
@@ -36,6 +37,7 @@ Recorder* OwnRecorder() {
 void FinishOnExit(int status) {
   Recorder* r = OwnRecorder();
   if (r == nullptr || g_exit_flushed.exchange(true)) return;
+  StopCpuSampling();  // its last points go into the final flush
   r->Finish(trace::EndReason::kExit, status, kExitWaitMs, /*from_signal=*/false);
   g_recording.store(false, std::memory_order_release);
 }
@@ -45,10 +47,12 @@ void AtExit() {
 }
 
 void BeforeFork() {
+  CpuSamplingBeforeFork();
   if (Recorder* r = OwnRecorder()) r->BeforeFork();
 }
 void AfterForkParent() {
   if (Recorder* r = OwnRecorder()) r->AfterForkInParent();
+  CpuSamplingAfterForkInParent();
 }
 void AfterForkChild() {
   // getpid() changed: Recorder::pid() is the parent's until AfterForkInChild runs.
@@ -56,6 +60,7 @@ void AfterForkChild() {
     r->AfterForkInChild();
     g_exit_flushed.store(false);
     g_exit_status.store(-1);
+    CpuSamplingAfterForkInChild(r->config().follow_fork);
   }
 }
 
@@ -72,6 +77,7 @@ __attribute__((constructor)) void Initialize() {
   pthread_atfork(BeforeFork, AfterForkParent, AfterForkChild);
   atexit(AtExit);
   if (r->config().handle_signals) InstallSignalHandlers();
+  StartCpuSampling(*r);
 }
 
 template <class F>

@@ -2,6 +2,7 @@
 #include <cstring>
 
 #include "clock.h"
+#include "cpu_sampling.h"
 #include "raw_events.h"
 #include "recorder.h"
 
@@ -11,9 +12,17 @@ namespace {
 
 void RecordEdge(flopspy::trace::RegionEdge edge, const char* name) {
   if (!g_recording.load(std::memory_order_relaxed)) return;
+  const std::string_view text = name == nullptr ? std::string_view{} : std::string_view{name};
+  const uint64_t now = NowNs();
   RawRegion raw;
-  raw.Set(edge, NowNs(), name == nullptr ? std::string_view{} : std::string_view{name});
+  raw.Set(edge, now, text);
   Emit(raw);
+  // The CPU roofline point of the region (counters read at both edges).
+  if (edge == flopspy::trace::RegionEdge::kBegin) {
+    CpuRegionBegin(text, now);
+  } else {
+    CpuRegionEnd(text, now);
+  }
 }
 
 }  // namespace

@@ -46,6 +46,7 @@ cudaError_t Launch(Real& real, trace::Api api, FunctionKind kind, bool per_threa
   uint64_t enter, exit;
   {
     RuntimeCallScope scope;
+    GpuCorrelationScope timing(correlation);
     enter = NowNs();
     result = fn(func, grid, block, args, smem, stream);
     exit = NowNs();
@@ -101,6 +102,7 @@ cudaError_t KernelLaunch(trace::Api api, bool per_thread, cudaKernel_t kernel, d
   uint64_t enter, exit;
   {
     RuntimeCallScope scope;
+    GpuCorrelationScope timing(correlation);
     enter = NowNs();
     result = fn(kernel, grid, block, args, smem, stream);
     exit = NowNs();
@@ -128,6 +130,7 @@ cudaError_t LaunchEx(trace::Api api, bool per_thread, const cudaLaunchConfig_t* 
   uint64_t enter, exit;
   {
     RuntimeCallScope scope;
+    GpuCorrelationScope timing(correlation);
     enter = NowNs();
     result = fn(config, func, args);
     exit = NowNs();
@@ -160,6 +163,7 @@ cudaError_t Call(RealFunction<Fn>& real, trace::Api api, uint64_t stream, uint64
   uint64_t enter, exit;
   {
     RuntimeCallScope scope;
+    GpuCorrelationScope timing(correlation);
     enter = NowNs();
     result = fn(args...);
     exit = NowNs();

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <nlohmann/json.hpp>
 
+#include "cpu_sampling.h"
 #include "flopspy/gpu_roofline/device_properties_json.h"
 #include "flopspy/gpu_roofline/device_reader.h"
 #include "library_resolver.h"
@@ -266,6 +267,11 @@ void RecordApiCall(trace::Api api, uint64_t enter_ns, uint64_t exit_ns, int32_t 
   r.stream = stream;
   r.bytes = bytes;
   Emit(r);
+  // Copies that cross PCIe move host DRAM too: CPU roofline points overlapping them are flagged.
+  const auto kind = static_cast<trace::CopyKind>(detail & 0xFF);
+  if (bytes > 0 && kind != trace::CopyKind::kDeviceToDevice && kind != trace::CopyKind::kPeer) {
+    CpuNoteGpuCopy(enter_ns, exit_ns);
+  }
 }
 
 }  // namespace flopspy::interpose

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 
+#include "cupti_session.h"
 #include "flopspy/trace/schema.h"
 #include "function_table.h"
 #include "raw_events.h"
@@ -29,6 +30,20 @@ class RuntimeCallScope {
 
 // A correlation id unique in the process, without atomics: the thread's slot in the high bits.
 uint64_t NextCorrelation();
+
+// Around the real call of a recorded CUDA call: GPU timing starts at the first CUDA call (never
+// in the library constructor), and the call's correlation id is pushed to CUPTI as an external
+// id, so the GPU records of what it launched come back joined to it.
+class GpuCorrelationScope {
+ public:
+  explicit GpuCorrelationScope(uint64_t correlation) {
+    CuptiSession::EnsureStarted();
+    CuptiSession::PushCorrelation(correlation);
+  }
+  ~GpuCorrelationScope() { CuptiSession::PopCorrelation(); }
+  GpuCorrelationScope(const GpuCorrelationScope&) = delete;
+  GpuCorrelationScope& operator=(const GpuCorrelationScope&) = delete;
+};
 
 // The function table entry for a handle; on first sight the name and parameter layout are
 // looked up through the loaded driver or runtime (the only slow step, once per kernel).

@@ -16,6 +16,7 @@ enum class RawType : uint8_t {
   kRegion = 128,       // RawRegion
   kLaunch = 129,       // RawLaunch
   kLibraryCall = 130,  // RawLibraryCall
+  kCpuSample = 131,    // RawCpuSample
 };
 
 inline constexpr bool IsRawType(uint8_t type) {
@@ -87,5 +88,23 @@ struct RawLibraryCall {
   }
 };
 static_assert(sizeof(RawLibraryCall) % trace::kRecordAlign == 0);
+
+// A CPU roofline point; a region's name is copied (the flusher interns it).
+struct RawCpuSample {
+  trace::CpuSampleRecord record;  // record.h.type is RawType::kCpuSample
+  uint8_t name_length;
+  uint8_t reserved[7];
+  char name[kMaxRawName];
+
+  void Set(const trace::CpuSampleRecord& point, std::string_view region) {
+    record = point;
+    const size_t n = std::min(region.size(), kMaxRawName);
+    std::memcpy(name, region.data(), n);
+    name_length = static_cast<uint8_t>(n);
+    const size_t size = trace::AlignRecordSize(offsetof(RawCpuSample, name) + n);
+    record.h = trace::RecordHeader{static_cast<uint8_t>(RawType::kCpuSample), 0,
+                                   static_cast<uint16_t>(size / trace::kRecordAlign)};
+  }
+};
 
 }  // namespace flopspy::interpose

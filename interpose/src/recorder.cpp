@@ -112,9 +112,10 @@ void Recorder::Start() {
   g_recording.store(true, std::memory_order_release);
 }
 
-void Recorder::AddWarning(trace::WarningCode code, std::string_view message) {
+void Recorder::AddWarning(trace::WarningCode code, std::string_view message, bool standalone) {
   std::lock_guard lock(pending_mutex_);
   pending_warnings_.emplace_back(code, std::string(message));
+  standalone_warning_pending_ = standalone_warning_pending_ || standalone;
 }
 
 void Recorder::AddMetadata(std::string json) {
@@ -353,7 +354,8 @@ bool Recorder::HasContent() {
   if (fd_ >= 0) return true;
   {
     std::lock_guard lock(pending_mutex_);
-    if (!pending_warnings_.empty() || !pending_metadata_.empty()) return true;
+    // Metadata alone (the CPU sampler's capabilities) makes no trace.
+    if (standalone_warning_pending_) return true;
   }
   for (ThreadBuffer* b = buffers_.load(std::memory_order_acquire); b; b = b->next) {
     const auto state = b->state();
@@ -388,6 +390,7 @@ void Recorder::FlushPass(bool write_end, trace::EndReason reason, int32_t value)
     std::lock_guard lock(pending_mutex_);
     warnings.swap(pending_warnings_);
     metadata.swap(pending_metadata_);
+    standalone_warning_pending_ = false;
   }
   for (const std::string& json : metadata) {
     if (!process_chunk_.AppendMetadata(json)) {

@@ -84,8 +84,10 @@ class Recorder {
   const Config& config() const { return config_; }
   uint32_t pid() const { return pid_; }
 
-  // Thread-safe: queues a warning record for the next flush.
-  void AddWarning(trace::WarningCode code, std::string_view message);
+  // Thread-safe: queues a warning record for the next flush. A `standalone` warning makes the
+  // process write a trace even if it records nothing else; others (what the CPU sampler says
+  // about missing counters) only go into a trace that exists anyway.
+  void AddWarning(trace::WarningCode code, std::string_view message, bool standalone = true);
   // Thread-safe: queues a metadata block (JSON object text) for the next flush.
   void AddMetadata(std::string json);
 
@@ -171,6 +173,7 @@ class Recorder {
 
   std::mutex pending_mutex_;  // guards the queues below (filled by any thread)
   std::vector<std::pair<trace::WarningCode, std::string>> pending_warnings_;
+  bool standalone_warning_pending_ = false;
   std::vector<std::string> pending_metadata_;
 };
 

@@ -59,6 +59,15 @@ std::string WithoutNamingCounters(const std::string& out) {
   return kept;
 }
 
+std::string WithoutGpuTimingNotice(const std::string& err) {
+  std::istringstream in(err);
+  std::string line, kept;
+  while (std::getline(in, line)) {
+    if (line.rfind("flopspy: no GPU times", 0) != 0) kept += line + "\n";
+  }
+  return kept;
+}
+
 // "driver cuLaunchKernel 2" -> counters["driver cuLaunchKernel"] = 2;
 // "kernel <name> launches 2 sumN 5096" -> ["kernel <name> launches"], ["kernel <name> sumN"].
 std::map<std::string, int64_t> Counters(const std::string& out) {
@@ -142,7 +151,9 @@ class LaunchTest : public ::testing::Test {
     EXPECT_TRUE(r.traced.exited) << "signal " << r.traced.signal << "\n" << r.traced.err;
     EXPECT_EQ(r.traced.exit_code, r.plain.exit_code);
     EXPECT_EQ(WithoutNamingCounters(r.traced.out), WithoutNamingCounters(r.plain.out));
-    EXPECT_EQ(r.traced.err, r.plain.err);
+    // The one line flopspy owes the user when GPU timing is off or CUPTI cannot be had (these
+    // runs set FLOPSPY_GPU_TIMING=off: the fake driver cannot host CUPTI).
+    EXPECT_EQ(WithoutGpuTimingNotice(r.traced.err), r.plain.err);
     r.counters = Counters(r.plain.out);
     r.traced_counters = Counters(r.traced.out);
     const auto traces = dir_->Files(".fspy");
@@ -155,7 +166,14 @@ class LaunchTest : public ::testing::Test {
     EXPECT_TRUE(r.trace.header_ok);
     EXPECT_EQ(r.trace.read.status, trace::ReadStatus::kOk) << r.trace.read.message;
     EXPECT_EQ(r.trace.summary.TotalLost(), 0u);
-    for (const auto& w : r.trace.summary.warnings) ADD_FAILURE() << "trace warning: " << w.message;
+    for (const auto& w : r.trace.summary.warnings) {
+      // Expected here: no GPU timing (off), no CPU counters (no PMU on test machines).
+      if (w.code == trace::WarningCode::kCuptiUnavailable ||
+          w.code == trace::WarningCode::kCountersUnavailable) {
+        continue;
+      }
+      ADD_FAILURE() << "trace warning: " << w.message;
+    }
     std::set<uint64_t> correlations;
     for (const auto& l : r.trace.launches) {
       EXPECT_NE(l.correlation, 0u);

@@ -306,8 +306,11 @@ TEST_F(PreloadTest, BadValuesAreReportedAndDefaultsUsed) {
   EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 3) << r.err;
   const TraceFacts t = OnlyTrace();
   EXPECT_EQ(t.Regions("work"), 10u);
-  ASSERT_EQ(t.summary.warnings.size(), 3u);  // also recorded in the trace
-  EXPECT_EQ(t.summary.warnings[0].code, trace::WarningCode::kBadConfig);
+  // Also recorded in the trace (beside what the CPU sampler says about missing counters).
+  const auto bad_config =
+      std::count_if(t.summary.warnings.begin(), t.summary.warnings.end(),
+                    [](const auto& w) { return w.code == trace::WarningCode::kBadConfig; });
+  EXPECT_EQ(bad_config, 3);
 }
 
 TEST_F(PreloadTest, DisabledMeansNoTraceAndNoOutput) {

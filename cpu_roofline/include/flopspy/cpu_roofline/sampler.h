@@ -42,7 +42,10 @@ class Sampler {
   using Callback = std::function<void(const trace::CpuSampleRecord&, std::string_view region)>;
 
   struct Options {
-    bool start_thread = true;         // false: the caller drives SampleOnce (tests, replay)
+    bool start_thread = true;  // false: the caller drives SampleOnce (tests, replay)
+    // Start the interval thread only when FP work or memory traffic can be counted: points with
+    // the wall clock alone place nothing on a roofline (libflopspy.so sets this).
+    bool thread_only_with_counters = false;
     std::function<uint64_t()> clock;  // CLOCK_MONOTONIC ns when empty
     BackendDeps deps;                 // system calls used by OpenBackend
     // Use this backend instead of opening one from the config (tests, replay).
@@ -65,6 +68,8 @@ class Sampler {
   std::string MetadataJson() const;
   // True when points can carry anything beyond the wall clock.
   bool active() const { return active_.load(std::memory_order_relaxed); }
+  // True when FP work (W) or memory traffic (Q) is counted.
+  bool counts_roofline() const;
 
   void RegionBegin(std::string_view name, uint64_t now_ns);
   void RegionEnd(std::string_view name, uint64_t now_ns);
