@@ -5,8 +5,8 @@
 #include <string.h>
 
 #include "report/format.h"
-#include "report/text_sections.h"
 #include "report/launch_overhead_section.h"
+#include "report/text_sections.h"
 
 namespace flopspy::tools {
 namespace {
@@ -100,7 +100,15 @@ void WriteOne(const TraceReport& t, const Style& style, std::ostream& out) {
                style.Warn(fmt::format("{} chunks missing (failed writes)", t.read.sequence_gaps)));
   }
   WriteAnalysisSections(t, out);
+  // What the CPU sampler says about missing counters is one summary line here (the details are
+  // in --json); every other warning is printed.
+  bool counters_said = false;
   for (const auto& w : t.summary.warnings) {
+    if (w.code == trace::WarningCode::kCountersUnavailable) {
+      if (!counters_said) fmt::print(out, "  cpu       {}\n", w.message);
+      counters_said = true;
+      continue;
+    }
     fmt::print(out, "  warning   {}\n", style.Warn(w.message));
   }
   fmt::print(out, "\n");

@@ -5,6 +5,7 @@
 #include <fmt/ostream.h>
 
 #include <cmath>
+#include <sstream>
 
 #include "flopspy/analyzers/blas_types.h"
 #include "flopspy/analyzers/demangle.h"
@@ -258,6 +259,27 @@ void PrintAdvice(const TraceReport& t, std::ostream& out) {
   }
 }
 
+void PrintRegions(const TraceReport& t, std::ostream& out) {
+  if (t.regions.empty()) return;
+  fmt::print(out, "\n  Marked regions\n");
+  TextTable table(
+      {{"count"}, {"total"}, {"mean"}, {"p50"}, {"p95"}, {"region", TextTable::Align::kLeft}});
+  for (const auto& r : t.regions) {
+    table.AddRow({Grouped(r.count), Duration(r.total_ns),
+                  r.count ? Duration(r.total_ns / static_cast<double>(r.count)) : "-",
+                  Duration(r.durations.Percentile(50)), Duration(r.durations.Percentile(95)),
+                  r.name + (r.open ? fmt::format(" ({} never ended)", r.open) : "")});
+  }
+  table.Print(out);
+}
+
+void PrintCpuRoofline(const TraceReport& t, std::ostream& out) {
+  if (!t.cpu_roofline) return;
+  fmt::print(out, "\n  CPU roofline\n");
+  std::istringstream lines(cpuroof::FormatCpuRooflineTable(*t.cpu_roofline));
+  for (std::string line; std::getline(lines, line);) fmt::print(out, "  {}\n", line);
+}
+
 }  // namespace
 
 void WriteAnalysisSections(const TraceReport& t, std::ostream& out) {
@@ -273,6 +295,8 @@ void WriteAnalysisSections(const TraceReport& t, std::ostream& out) {
   PrintKernels(t, out, 15);
   PrintLibraries(t, out, 10);
   PrintCopies(t, out);
+  PrintRegions(t, out);
+  PrintCpuRoofline(t, out);
   PrintAdvice(t, out);
 }
 

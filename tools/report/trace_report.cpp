@@ -79,6 +79,44 @@ std::string DefaultCeilingsPath() {
 
 namespace {
 
+// The CPU roofline points of a trace, labelled for tables and charts.
+void AddCpuSample(TraceReport& report, const trace::RecordView& record,
+                  const analyzers::StringLookup& strings) {
+  if (record.type != trace::RecordType::kCpuSample) return;
+  cpuroof::LabeledSample sample;
+  sample.record = record.As<trace::CpuSampleRecord>();
+  switch (static_cast<trace::CpuSampleScope>(sample.record.scope)) {
+    case trace::CpuSampleScope::kRegion:
+      sample.label = std::string(strings(sample.record.region));
+      break;
+    case trace::CpuSampleScope::kRun:
+      sample.label = "whole run";
+      break;
+    default:
+      sample.label = "interval " + std::to_string(report.cpu_samples.size() + 1);
+      break;
+  }
+  report.cpu_samples.push_back(std::move(sample));
+}
+
+// The chart of the trace's CPU points against this machine's CPU ceilings (measured by
+// `flopspy ceilings --cpu` for the same CPU model), when the trace has points.
+void ResolveCpuRoofline(TraceReport& report) {
+  if (report.cpu_samples.empty()) return;
+  std::optional<cpuroof::CpuCeilings> ceilings;
+  const auto caps = report.metadata.find("cpu_roofline");
+  if (caps != report.metadata.end() && caps->is_object()) {
+    const auto key = caps->value("capabilities", nlohmann::json::object()).value("cpu_key", "");
+    if (!key.empty()) {
+      std::string error;
+      ceilings = cpuroof::LoadCeilings(cpuroof::CeilingsPathForKey(key), &error);
+    }
+  }
+  cpuroof::CpuRooflineInputs inputs;
+  if (ceilings) inputs.ceilings = &*ceilings;
+  report.cpu_roofline = cpuroof::BuildCpuRoofline(report.cpu_samples, inputs);
+}
+
 // The devices of a trace's metadata, and their roofs: the table's (or computed) figures, with
 // measured ceilings of the same GPU merged in when there are any.
 void ResolveDevices(TraceReport& report, const ReportOptions& options) {
@@ -126,6 +164,7 @@ TraceReport AnalyzeTrace(const std::string& path, const ReportOptions& options,
         summarizer.Add(record, strings);
         run.Add(record, strings);
         regions.Add(record, strings);
+        AddCpuSample(report, record, strings);
         launch_overhead.Add(record, strings);
       },
       progress ? std::function<void(uint64_t)>([&](uint64_t done) { progress(done, size); })
@@ -140,6 +179,7 @@ TraceReport AnalyzeTrace(const std::string& path, const ReportOptions& options,
   report.run = run.Finish(report.roofs, options.thresholds);
   report.advice = analyzers::AdviseRun(report.run, report.roofs);
   report.regions = regions.Finish();
+  ResolveCpuRoofline(report);
   return report;
 }
 

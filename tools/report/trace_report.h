@@ -10,11 +10,12 @@
 #include <vector>
 
 #include "flopspy/analyzers/advice.h"
+#include "flopspy/analyzers/launch_overhead.h"
 #include "flopspy/analyzers/region_stats.h"
 #include "flopspy/analyzers/roofline.h"
 #include "flopspy/analyzers/run_analysis.h"
-#include "flopspy/analyzers/launch_overhead.h"
 #include "flopspy/analyzers/trace_summary.h"
+#include "flopspy/cpu_roofline/cpu_roofline_report.h"
 #include "flopspy/gpu_roofline/ceilings.h"
 #include "flopspy/gpu_roofline/device_properties.h"
 #include "flopspy/trace/reader.h"
@@ -35,7 +36,10 @@ struct TraceReport {
   analyzers::RunAnalysis run;
   std::vector<analyzers::Advice> advice;
   std::vector<analyzers::RegionStats> regions;
-  analyzers::LaunchOverheadReport launch_overhead;     // empty() without launches or GPU work
+  // CPU roofline points (FLOPSPY_CPU_ROOFLINE) and the chart they make with the machine's roofs.
+  std::vector<cpuroof::LabeledSample> cpu_samples;
+  std::optional<cpuroof::CpuRooflineChart> cpu_roofline;
+  analyzers::LaunchOverheadReport launch_overhead;  // empty() without launches or GPU work
 
   bool usable() const { return header_ok && read.records > 0; }
   // Wall time covered by the trace's events, 0 if none.
