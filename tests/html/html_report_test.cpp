@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <regex>
@@ -305,6 +306,9 @@ json WithAddedSections(json model) {
 
 TEST_F(HtmlReportTest, AddedSectionsRenderWhenPresent) {
   const std::string page = tools::RenderHtmlReport(WithAddedSections(*model_));
+  if (const char* keep = std::getenv("FLOPSPY_KEEP_HTML"); keep && *keep) {
+    std::ofstream(keep) << page;  // to look at
+  }
   const HtmlDocument doc = ParseHtml(page);
   for (const auto& p : doc.problems) ADD_FAILURE() << p;
   std::set<std::string> headings;

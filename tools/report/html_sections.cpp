@@ -16,6 +16,8 @@ namespace {
 
 using nlohmann::json;
 
+constexpr size_t kMaxChartPoints = 2000;
+
 std::string Truncated(const std::string& s, size_t max) {
   return s.size() <= max ? s : s.substr(0, max) + "...";
 }
@@ -264,18 +266,29 @@ std::string DeviceSection(const json& trace, const json& device, size_t trace_in
                             *Num(p, "achieved_flops_per_s"), NumOr(c, "gpu_ns", 0),
                             LibraryTooltip(c)});
   }
+  // Past a few thousand points a chart says no more and the page gets heavy: the longest stay.
+  size_t left_out = 0;
+  if (chart.points.size() > kMaxChartPoints) {
+    std::stable_sort(
+        chart.points.begin(), chart.points.end(),
+        [](const ChartPoint& a, const ChartPoint& b) { return a.time_ns > b.time_ns; });
+    left_out = chart.points.size() - kMaxChartPoints;
+    chart.points.resize(kMaxChartPoints);
+  }
   if (!chart.points.empty() || !chart.compute.empty()) {
     s += R"(<figure class="chart">)" + RenderRoofline(chart);
     s += fmt::format(
         R"(<figcaption>{} points: one per kernel signature and per library shape, at )"
         R"((arithmetic intensity, achieved FLOP/s); area proportional to GPU time; colour by )"
         R"(regime. Horizontal lines: compute roofs per data type and unit; diagonal: DRAM )"
-        R"(bandwidth{}. Hover a point for its figures.{}</figcaption></figure>)",
+        R"(bandwidth{}. Hover a point for its figures.{}{}</figcaption></figure>)",
         chart.points.size(), chart.bandwidth.size() > 1 ? " (dashed: L2)" : "",
         hidden_library_kernels
             ? fmt::format(" {} kernels launched by cuBLAS calls are drawn as their call.",
                           hidden_library_kernels)
-            : "");
+            : "",
+        left_out ? fmt::format(" {} shorter ones are left out (the tables have them).", left_out)
+                 : "");
   }
   if (!unplaced.empty()) {
     s += fmt::format(R"(<details class="unplaced" open><summary>{} not on the chart</summary><ul>)",

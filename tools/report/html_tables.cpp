@@ -306,6 +306,7 @@ Cell GenericCell(std::string_view key, const json& v) {
     if (key == "ns" || key.ends_with("_ns") || key.ends_with(".ns")) return Number(d, Duration(d));
     if (key.ends_with("_per_s")) return Number(d, Si(d, "/s"));
     if (Contains(key, "bytes")) return Number(d, Si(d, "B"));
+    if (Contains(key, "flops")) return Number(d, Si(d, ""));
     if (Contains(key, "fraction") || Contains(key, "share")) {
       return Number(d, fmt::format("{:.1f}%", 100 * d));
     }
