@@ -14,6 +14,7 @@
 
 #include "demo_trace.h"
 #include "html_check.h"
+#include "report/csv_report.h"
 #include "subprocess.h"
 
 namespace flopspy::testing {
@@ -346,6 +347,41 @@ TEST_F(HtmlReportTest, AddedSectionsRenderWhenPresent) {
   ASSERT_FALSE(advice.empty());
   EXPECT_NE(advice[0]->Text().find("1.2 ms"), std::string::npos) << advice[0]->Text();
   EXPECT_NE(advice[0]->Text().find("12.0%"), std::string::npos);
+}
+
+// Every scalar of the model replaced by one of another type, or every value by null: the
+// renderers skip what they cannot read and still make a well-formed page and CSV files.
+json Scramble(const json& v, int how) {
+  if (v.is_object()) {
+    json out = json::object();
+    for (const auto& [key, member] : v.items()) out[key] = Scramble(member, how);
+    return out;
+  }
+  if (v.is_array()) {
+    json out = json::array();
+    for (const auto& e : v) out.push_back(Scramble(e, how));
+    return out;
+  }
+  if (how == 0) return nullptr;
+  if (v.is_number()) return "7<b>";
+  if (v.is_string()) return how == 1 ? json(-1.5) : json::array({1, 2});
+  if (v.is_boolean()) return "yes";
+  return json::object({{"unexpected", true}});
+}
+
+TEST_F(HtmlReportTest, ModelOfUnexpectedShapesStillRenders) {
+  for (int how = 0; how < 3; ++how) {
+    SCOPED_TRACE(how);
+    const json scrambled = Scramble(WithAddedSections(*model_), how);
+    std::string page;
+    ASSERT_NO_THROW(page = tools::RenderHtmlReport(scrambled));
+    const HtmlDocument doc = ParseHtml(page);
+    for (const auto& p : doc.problems) ADD_FAILURE() << p;
+    EXPECT_EQ(page.find("<b>"), std::string::npos);
+    ASSERT_NO_THROW(tools::RenderCsvTables(scrambled));
+  }
+  ASSERT_NO_THROW(tools::RenderHtmlReport(json::array({1, 2})));
+  ASSERT_NO_THROW(tools::RenderCsvTables(json("not a report")));
 }
 
 TEST(HtmlReport, UnreadableTraceStillMakesAPage) {

@@ -9,6 +9,8 @@
 #include <map>
 #include <set>
 
+#include "report/html_util.h"
+
 namespace flopspy::tools {
 namespace {
 
@@ -184,8 +186,15 @@ std::string CsvField(std::string_view text) {
 
 std::vector<CsvFile> RenderCsvTables(const json& report) {
   const json empty = json::array();
-  const json& traces =
-      report.contains("traces") && report["traces"].is_array() ? report["traces"] : empty;
+  const json& traces = html::Arr(report, "traces").is_array() ? html::Arr(report, "traces") : empty;
+  // Fields of the model read through these, so that a field of an unexpected type is skipped.
+  const auto list = [&](const json& object, std::string_view key) -> const json& {
+    const json& v = html::Arr(object, key);
+    return v.is_array() ? v : empty;
+  };
+  const auto member = [](const json& object, std::string_view key) -> json {
+    return object.is_object() && object.contains(key) ? object[std::string(key)] : json();
+  };
   const bool several = traces.size() > 1;
   std::vector<std::string> order = {
       "traces", "warnings", "devices", "roofs", "kernels", "library_calls", "library_diagnostics",
@@ -212,8 +221,9 @@ std::vector<CsvFile> RenderCsvTables(const json& report) {
         "device", "source"},
        several);
   for (const auto& t : traces) {
-    const Row trace_column = several ? Row{{"trace", t.value("path", json(""))}} : Row{};
+    const Row trace_column = several ? Row{{"trace", member(t, "path")}} : Row{};
     json summary = json::object();
+    if (!t.is_object()) continue;
     for (const auto& [key, value] : t.items()) {
       if (key == "warnings" && value.is_array()) {
         summary["warnings"] = value.size();
@@ -223,47 +233,50 @@ std::vector<CsvFile> RenderCsvTables(const json& report) {
       }
     }
     tables.at("traces").Add(summary, {});
-    for (const auto& w : t.value("warnings", empty)) tables.at("warnings").Add(w, trace_column);
-    for (const auto& d : t.value("devices", empty)) {
+    for (const auto& w : list(t, "warnings")) tables.at("warnings").Add(w, trace_column);
+    for (const auto& d : list(t, "devices")) {
       tables.at("devices").Add(d, trace_column, {"roofs"});
-      if (!d.contains("roofs") || !d["roofs"].is_object()) continue;
-      const json& roofs = d["roofs"];
+      const json& roofs = html::Obj(d, "roofs");
+      if (!roofs.is_object()) continue;
       for (const char* kind : {"flops", "bandwidth"}) {
-        if (!roofs.contains(kind) || !roofs[kind].is_object()) continue;
-        for (const auto& [name, r] : roofs[kind].items()) {
+        const json& group = html::Obj(roofs, kind);
+        if (!group.is_object()) continue;
+        for (const auto& [name, r] : group.items()) {
           Row extra = trace_column;
-          extra.insert(extra.end(), {{"device", d.value("device", json())},
+          extra.insert(extra.end(), {{"device", member(d, "device")},
                                      {"kind", kind},
                                      {"name", name},
-                                     {"table_key", roofs.value("table_key", json(""))}});
+                                     {"table_key", member(roofs, "table_key")}});
           tables.at("roofs").Add(r, extra);
         }
       }
     }
-    for (const auto& k : t.value("kernels", empty)) tables.at("kernels").Add(k, trace_column);
-    const json& calls = t.value("library_calls", empty);
+    for (const auto& k : list(t, "kernels")) tables.at("kernels").Add(k, trace_column);
+    const json& calls = list(t, "library_calls");
     for (size_t i = 0; i < calls.size(); ++i) {
       const json& c = calls[i];
       tables.at("library_calls").Add(c, trace_column);
-      for (const auto& f : c.value("diagnostics", empty)) {
+      for (const auto& f : list(c, "diagnostics")) {
         Row extra = trace_column;
         extra.emplace_back("library_call", i);
         for (const char* key : {"routine", "m", "n", "k", "batch"}) {
-          extra.emplace_back(key, c.value(key, json()));
+          extra.emplace_back(key, member(c, key));
         }
         tables.at("library_diagnostics").Add(f, extra);
       }
     }
-    for (const auto& c : t.value("copies", empty)) tables.at("copies").Add(c, trace_column);
+    for (const auto& c : list(t, "copies")) tables.at("copies").Add(c, trace_column);
     for (const auto& [key, value] : t.items()) {
       if (kTraceTables.contains(key)) continue;
       if (std::find(order.begin(), order.end(), key) == order.end()) order.push_back(key);
       AddSection(tables, key, value, trace_column, several);
     }
   }
-  for (const auto& [key, value] : report.items()) {
-    if (kDocumentKeys.contains(key)) continue;
-    AddSection(tables, "run_" + key, value, {}, false);
+  if (report.is_object()) {
+    for (const auto& [key, value] : report.items()) {
+      if (kDocumentKeys.contains(key)) continue;
+      AddSection(tables, "run_" + key, value, {}, false);
+    }
   }
   std::vector<CsvFile> files;
   std::set<std::string> done;

@@ -193,7 +193,7 @@ std::string TraceSection(const json& trace, size_t index) {
     if (const std::string cmd = CommandLine(trace); !cmd.empty()) {
       facts.push_back({"command", "<code>" + Escape(cmd) + "</code>"});
     }
-    if (process.value("forked", false)) {
+    if (Bool(process, "forked")) {
       facts.push_back({"forked from", "pid " + Escape(Str(process, "parent_pid"))});
     }
     if (const auto start = Num(process, "start_realtime_ns")) {
@@ -202,7 +202,7 @@ std::string TraceSection(const json& trace, size_t index) {
     facts.push_back({"span", Escape(Ns(Num(trace, "span_ns")))});
     std::string launches =
         Grouped(static_cast<uint64_t>(NumOr(trace, "launches", 0))) + " kernel launches";
-    if (NumOr(trace, "launches", 0) > 0 && !trace.value("gpu_timing", false)) {
+    if (NumOr(trace, "launches", 0) > 0 && !Bool(trace, "gpu_timing")) {
       launches += "; no GPU times (GPU timing was off or CUPTI was unavailable)";
     } else if (NumOr(trace, "unmatched_launches", 0) > 0) {
       launches += ", " + Str(trace, "unmatched_launches") + " without a GPU record";
@@ -234,24 +234,23 @@ std::string TraceSection(const json& trace, size_t index) {
   if (process.is_null()) return s + "</section>\n";
 
   if (trace.contains("advice")) {
-    s += "<h3>Advice</h3>" + AdviceSection(trace["advice"], id + "-advice");
+    s += "<h3>Advice</h3>" + AdviceSection(trace.at("advice"), id + "-advice");
   }
   for (const auto& d : Arr(trace, "devices")) s += DeviceSection(trace, d, index);
   if (trace.contains("timeline")) {
-    s += "<h3>Timeline</h3>" + TimelineSection(trace["timeline"], id + "-timeline");
+    s += "<h3>Timeline</h3>" + TimelineSection(trace.at("timeline"), id + "-timeline");
   }
   if (trace.contains("launch_overhead")) {
-    s += "<h3>Launch overhead</h3>" + GenericSection(trace["launch_overhead"], id + "-overhead");
+    s += "<h3>Launch overhead</h3>" + GenericSection(trace.at("launch_overhead"), id + "-overhead");
   }
   if (trace.contains("cpu_roofline")) {
-    s += "<h3>CPU roofline</h3>" + CpuRooflineSection(trace["cpu_roofline"], id + "-cpu");
+    s += "<h3>CPU roofline</h3>" + CpuRooflineSection(trace.at("cpu_roofline"), id + "-cpu");
   }
   if (const std::string k = KernelTable(trace, index); !k.empty()) {
     s += fmt::format(
         "<h3>Kernels</h3><p class=\"note\">One row per kernel signature (name, grid, block) and "
         "shape, longest GPU time first. {}</p>{}",
-        trace.value("gpu_timing", false) ? "" : "No GPU records: launch counts and CPU cost only.",
-        k);
+        Bool(trace, "gpu_timing") ? "" : "No GPU records: launch counts and CPU cost only.", k);
   }
   if (const std::string l = LibraryTable(trace, index); !l.empty()) {
     s += "<h3>cuBLAS / cuBLASLt calls</h3><p class=\"note\">One row per routine and shape; "

@@ -68,7 +68,7 @@ std::string KernelTooltip(const json& k) {
     }
     return s;
   };
-  where += " · grid " + dims(k.value("grid", json())) + " block " + dims(k.value("block", json()));
+  where += " · grid " + dims(Arr(k, "grid")) + " block " + dims(Arr(k, "block"));
   if (!Str(k, "shape").empty()) where += " · " + Str(k, "shape");
   lines.push_back(where);
   const std::optional<double> share = Num(k, "gpu_share");
@@ -179,7 +179,7 @@ std::string SectionTitle(std::string_view key) {
 }
 
 std::string DeviceSection(const json& trace, const json& device, size_t trace_index) {
-  const int64_t index = device.value("device", int64_t{-1});
+  const int64_t index = Int(device, "device", -1);
   const std::string id = fmt::format("t{}-gpu{}", trace_index, index);
   const json& roofs = Obj(device, "roofs");
   std::string s = fmt::format(R"(<section class="device" id="{}"><h3>{}</h3>)", id,
@@ -235,8 +235,8 @@ std::string DeviceSection(const json& trace, const json& device, size_t trace_in
   const json& kernels = Arr(trace, "kernels");
   for (size_t j = 0; j < kernels.size(); ++j) {
     const json& k = kernels[j];
-    if (k.value("device", int64_t{-1}) != index) continue;
-    if (k.value("inside_library", false)) {
+    if (Int(k, "device", -1) != index) continue;
+    if (Bool(k, "inside_library")) {
       ++hidden_library_kernels;  // drawn as its library call
       continue;
     }
@@ -254,7 +254,7 @@ std::string DeviceSection(const json& trace, const json& device, size_t trace_in
   const json& calls = Arr(trace, "library_calls");
   for (size_t j = 0; j < calls.size(); ++j) {
     const json& c = calls[j];
-    if (c.value("device", int64_t{-1}) != index) continue;
+    if (Int(c, "device", -1) != index) continue;
     const json& p = Obj(c, "placement");
     const std::string reason = UnplacedReason(c, p, true);
     if (!reason.empty()) {

@@ -148,9 +148,9 @@ std::string KernelTable(const json& trace, size_t trace_index) {
     Cell kernel;
     kernel.sort_text = label;
     kernel.cls = "name";
-    std::string detail = fmt::format("grid {} block {}", Dims(k.value("grid", json())),
-                                     Dims(k.value("block", json())));
-    if (k.value("inside_library", false)) detail += " · launched by a cuBLAS call";
+    std::string detail =
+        fmt::format("grid {} block {}", Dims(Arr(k, "grid")), Dims(Arr(k, "block")));
+    if (Bool(k, "inside_library")) detail += " · launched by a cuBLAS call";
     if (NumOr(k, "launch_errors", 0) > 0) {
       detail += fmt::format(" · {} launch errors", Str(k, "launch_errors"));
     }

@@ -62,6 +62,16 @@ double NumOr(const json& object, std::string_view key, double fallback) {
   return Num(object, key).value_or(fallback);
 }
 
+bool Bool(const json& object, std::string_view key, bool fallback) {
+  const json& v = Member(object, key);
+  return v.is_boolean() ? v.get<bool>() : fallback;
+}
+
+int64_t Int(const json& object, std::string_view key, int64_t fallback) {
+  const std::optional<double> v = Num(object, key);
+  return v && std::fabs(*v) < 9e18 ? static_cast<int64_t>(*v) : fallback;
+}
+
 std::string Str(const json& object, std::string_view key, std::string fallback) {
   const json& v = Member(object, key);
   if (v.is_string()) return v.get<std::string>();

@@ -1,6 +1,7 @@
 // Small pieces shared by the HTML report's parts: escaping, reading the JSON model, numbers.
 #pragma once
 
+#include <cstdint>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -16,6 +17,10 @@ std::string Escape(std::string_view text);
 std::optional<double> Num(const nlohmann::json& object, std::string_view key);
 // The number at `key`, or `fallback`.
 double NumOr(const nlohmann::json& object, std::string_view key, double fallback);
+// A boolean at `key`, else `fallback`.
+bool Bool(const nlohmann::json& object, std::string_view key, bool fallback = false);
+// An integer at `key` (a number, truncated), else `fallback`.
+int64_t Int(const nlohmann::json& object, std::string_view key, int64_t fallback);
 // A string at `key`, else `fallback`; numbers and booleans are written out.
 std::string Str(const nlohmann::json& object, std::string_view key, std::string fallback = "");
 // The object or array at `key`, or a null json when absent or of another type.
