@@ -156,6 +156,44 @@ uint64_t BusyNs(std::span<const GpuInterval> sorted) {
   return busy;
 }
 
+std::vector<float> BusyBins(std::span<const GpuInterval> sorted, uint64_t start_ns, uint64_t bin_ns,
+                            size_t bins) {
+  std::vector<float> out;
+  if (bins == 0 || bin_ns == 0) return out;
+  std::vector<uint64_t> busy(bins, 0);
+  const uint64_t end_ns = start_ns + bin_ns * bins;
+  // Adds [a, b) clipped to the bins, spread over the bins it covers.
+  const auto add = [&](uint64_t a, uint64_t b) {
+    a = std::max(a, start_ns);
+    b = std::min(b, end_ns);
+    while (a < b) {
+      const size_t bin = (a - start_ns) / bin_ns;
+      const uint64_t bin_end = start_ns + (bin + 1) * bin_ns;
+      const uint64_t stop = std::min(b, bin_end);
+      busy[bin] += stop - a;
+      a = stop;
+    }
+  };
+  uint64_t open_start = 0, open_end = 0;
+  bool open = false;
+  for (const GpuInterval& iv : sorted) {
+    if (!open || iv.start_ns > open_end) {
+      if (open) add(open_start, open_end);
+      open_start = iv.start_ns;
+      open_end = iv.end_ns();
+      open = true;
+    } else {
+      open_end = std::max(open_end, iv.end_ns());
+    }
+  }
+  if (open) add(open_start, open_end);
+  out.reserve(bins);
+  for (const uint64_t b : busy) {
+    out.push_back(static_cast<float>(static_cast<double>(b) / static_cast<double>(bin_ns)));
+  }
+  return out;
+}
+
 DeviceTimeline AnalyzeDeviceTimeline(std::span<const std::span<const GpuInterval>> streams,
                                      const SyncIndex& syncs, const TimelineOptions& options) {
   DeviceTimeline out;

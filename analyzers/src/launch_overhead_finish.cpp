@@ -1,6 +1,7 @@
 // The launch-overhead analyzer, concluding part: timelines per device, signature figures, the
 // verdict and the graphs estimate (docs/launch-overhead.md).
 #include <algorithm>
+#include <cstdint>
 #include <map>
 
 #include "flopspy/analyzers/launch_overhead.h"
@@ -174,6 +175,20 @@ LaunchOverheadReport LaunchOverheadAnalyzer::State::Finish() {
   std::map<int32_t, std::vector<uint32_t>> by_device;
   for (uint32_t i = 0; i < streams.size(); ++i) by_device[streams[i].device].push_back(i);
   const TimelineOptions timeline_options{options.graph_node_cost_ns};
+  // One window for all devices, so their timelines line up.
+  uint64_t first_ns = UINT64_MAX, last_ns = 0;
+  for (const StreamAgg& stream : streams) {
+    for (const GpuInterval& iv : stream.intervals) {
+      first_ns = std::min(first_ns, iv.start_ns);
+      last_ns = std::max(last_ns, iv.end_ns());
+    }
+  }
+  if (options.timeline_bins > 0 && last_ns > first_ns) {
+    const uint64_t bins = options.timeline_bins;
+    r.timeline_start_ns = first_ns;
+    r.timeline_bin_ns = (last_ns - first_ns + bins - 1) / bins;
+    r.timeline_bins = options.timeline_bins;
+  }
   for (auto& [device, slots] : by_device) {
     std::vector<std::span<const GpuInterval>> spans;
     for (const uint32_t slot : slots) {
@@ -207,6 +222,7 @@ LaunchOverheadReport LaunchOverheadAnalyzer::State::Finish() {
       s.sets = agg.sets;
       s.busy_ns = t.stream_busy_ns[i];
       s.busy_fraction = Fraction(s.busy_ns, d.window_ns);
+      s.timeline = BusyBins(agg.intervals, r.timeline_start_ns, r.timeline_bin_ns, r.timeline_bins);
       device_streams.push_back(s);
       agg.intervals = {};
     }

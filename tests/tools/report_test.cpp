@@ -153,5 +153,42 @@ TEST_F(ReportTest, JsonHasTheDocumentedFields) {
   EXPECT_EQ(j["totals"]["readable"], 1);
 }
 
+TEST_F(ReportTest, JsonRegionsCountPairsAndOpenBegins) {
+  // Three "step" regions of 10, 20 and 30 us, then one begun and never ended.
+  TraceBuilder b;
+  b.String(1, "step");
+  TraceBuilder& chunk = b.Chunk(trace::ChunkSource::kThread, 7);
+  uint64_t t = 1'000'000'000ull;
+  const auto edge = [&](trace::RegionEdge e, uint64_t at) {
+    trace::RegionRecord r{};
+    r.edge = static_cast<uint8_t>(e);
+    r.time_ns = at;
+    r.name = 1;
+    chunk.Add(r);
+  };
+  for (const uint64_t us : {10, 20, 30}) {
+    edge(trace::RegionEdge::kBegin, t);
+    edge(trace::RegionEdge::kEnd, t + us * 1000);
+    t += 100'000;
+  }
+  edge(trace::RegionEdge::kBegin, t);
+  chunk.Flush();
+  const auto path = File("regions.fspy", b.Bytes());
+  const auto r = RunChild({kReport, "--json", path});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  const auto& regions = j["traces"][0]["regions"];
+  ASSERT_EQ(regions.size(), 1u);
+  EXPECT_EQ(regions[0]["name"], "step");
+  EXPECT_EQ(regions[0]["count"], 3);
+  EXPECT_EQ(regions[0]["open"], 1);
+  EXPECT_DOUBLE_EQ(regions[0]["total_ns"].get<double>(), 60'000);
+  EXPECT_DOUBLE_EQ(regions[0]["mean_ns"].get<double>(), 20'000);
+  EXPECT_EQ(regions[0]["max_ns"], 30'000);
+  EXPECT_NEAR(regions[0]["p50_ns"].get<double>(), 20'000, 20'000 / 128.0);
+  // No GPU activity: no timeline, no launch overhead section.
+  EXPECT_FALSE(j["traces"][0].contains("timeline"));
+}
+
 }  // namespace
 }  // namespace flopspy::testing

@@ -8,6 +8,7 @@
 #include "flopspy/analyzers/kernel_catalog.h"
 #include "flopspy/gpu_roofline/device_properties_json.h"
 #include "report/launch_overhead_section.h"
+#include "report/sections_json.h"
 
 namespace flopspy::tools {
 namespace {
@@ -348,6 +349,9 @@ json TraceJson(const TraceReport& t) {
   }
   j["advice"] = advice;
   if (!t.launch_overhead.empty()) j["launch_overhead"] = LaunchOverheadJson(t.launch_overhead);
+  if (json timeline = TimelineJson(t); !timeline.is_null()) j["timeline"] = std::move(timeline);
+  if (!t.regions.empty()) j["regions"] = RegionsJson(t.regions);
+  if (t.cpu_roofline) j["cpu_roofline"] = CpuRooflineJson(*t.cpu_roofline);
   return j;
 }
 

@@ -5,9 +5,12 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <memory>
 
 #include "report/chrome_export.h"
 #include "report/crash_handler.h"
+#include "report/csv_report.h"
+#include "report/html_report.h"
 #include "report/json_report.h"
 #include "report/text_report.h"
 #include "report/trace_inputs.h"
@@ -26,6 +29,14 @@ int Main(int argc, char** argv) {
   app.add_flag("--json", json, "print one JSON document (docs/report-json.md) instead of text");
   app.add_option("--chrome", chrome_path,
                  "also write a Chrome/Perfetto trace (open it in ui.perfetto.dev)");
+  std::string html_path;
+  app.add_option("--html", html_path,
+                 "also write the report as one self-contained HTML file: rooflines, timeline, "
+                 "sortable tables (docs/report-html.md)");
+  std::string csv_dir;
+  app.add_option("--csv", csv_dir,
+                 "also write one CSV file per table (kernels, library calls, copies, devices...) "
+                 "into this folder, created if needed");
   std::string ceilings_path;
   app.add_option("--ceilings", ceilings_path,
                  "measured GPU ceilings (JSON of flopspy ceilings --gpu; default: "
@@ -65,12 +76,22 @@ int Main(int argc, char** argv) {
     }
   }
 
+  // Every output but the text renders from the one report model.
+  nlohmann::json model;
+  if (json || !html_path.empty() || !csv_dir.empty()) model = BuildJsonReport(traces);
   if (json) {
-    std::cout << BuildJsonReport(traces).dump(2) << "\n";
+    std::cout << model.dump(2) << "\n";
   } else {
     TextOptions text_options;
     text_options.color = color == "always" || (color == "auto" && isatty(STDOUT_FILENO));
     WriteTextReport(traces, text_options, std::cout);
+  }
+  std::vector<std::unique_ptr<ReportSink>> sinks;
+  if (!html_path.empty()) sinks.push_back(std::make_unique<HtmlReportSink>(html_path));
+  if (!csv_dir.empty()) sinks.push_back(std::make_unique<CsvReportSink>(csv_dir));
+  for (const auto& sink : sinks) {
+    const SinkStatus status = sink->Write(model);
+    std::cerr << "flopspy-report: " << status.message << "\n";
   }
   if (!chrome_path.empty()) {
     std::ofstream out(chrome_path, std::ios::trunc);

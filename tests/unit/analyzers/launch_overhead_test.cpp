@@ -416,6 +416,24 @@ TEST(LaunchOverhead, StreamsAndDevices) {
   EXPECT_EQ(r.streams[2].cupti_stream, 3u);
   EXPECT_DOUBLE_EQ(r.streams[2].busy_fraction, 0.5);
 
+  // One timeline window for all devices: 0.5 us to 1600 us in 200 bins.
+  EXPECT_EQ(r.timeline_start_ns, at(0) + 500);
+  ASSERT_EQ(r.timeline_bins, 200u);
+  EXPECT_EQ(r.timeline_bin_ns, (1600 * kUs - 500 + 199) / 200);
+  for (const StreamOverhead& s : r.streams) {
+    if (s.busy_ns == 0) continue;
+    ASSERT_EQ(s.timeline.size(), 200u);
+    double busy = 0;
+    for (const float bin : s.timeline) busy += bin * static_cast<double>(r.timeline_bin_ns);
+    EXPECT_NEAR(busy, static_cast<double>(s.busy_ns), 0.01 * static_cast<double>(s.busy_ns));
+  }
+  // Stream 3 ran [1000, 1200] us: a bin in the middle is full, one at 700 us is empty.
+  const auto bin_at = [&](uint64_t us) {
+    return (at(us) - r.timeline_start_ns) / r.timeline_bin_ns;
+  };
+  EXPECT_FLOAT_EQ(r.streams[2].timeline[bin_at(1100)], 1.0f);
+  EXPECT_FLOAT_EQ(r.streams[2].timeline[bin_at(700)], 0.0f);
+
   EXPECT_EQ(r.judgement.window_ns, 1100 * kUs - 500);
   EXPECT_EQ(r.judgement.starved_ns, 100 * kUs);
   EXPECT_EQ(r.judgement.verdict, OverheadVerdict::kNotOverheadBound);

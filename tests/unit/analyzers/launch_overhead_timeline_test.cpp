@@ -22,6 +22,23 @@ GpuInterval Launched(uint64_t start_us, uint64_t end_us, uint64_t enter_us, uint
   return iv;
 }
 
+TEST(BusyBins, UnionSpreadOverBinsAndClipped) {
+  // Two overlapping kernels [5, 25) and [10, 30) us, one clipped [35, 60): bins of 10 us
+  // from 0 to 40 us.
+  std::vector<GpuInterval> iv = {Kernel(5, 25), Kernel(10, 30), Kernel(35, 60)};
+  SortIntervals(iv);
+  const std::vector<float> bins = BusyBins(iv, 0, 10 * kUs, 4);
+  ASSERT_EQ(bins.size(), 4u);
+  EXPECT_FLOAT_EQ(bins[0], 0.5f);  // 5..10
+  EXPECT_FLOAT_EQ(bins[1], 1.0f);  // union, not 1.5
+  EXPECT_FLOAT_EQ(bins[2], 1.0f);
+  EXPECT_FLOAT_EQ(bins[3], 0.5f);  // 35..40; the rest is past the window
+  EXPECT_TRUE(BusyBins(iv, 0, 0, 4).empty());
+  EXPECT_TRUE(BusyBins(iv, 0, 10, 0).empty());
+  // Work before the window is clipped too.
+  EXPECT_EQ(BusyBins(iv, 40 * kUs, 10 * kUs, 2), (std::vector<float>{1.0f, 1.0f}));
+}
+
 TEST(GpuInterval, PacksIntoTwentyFourBytes) {
   GpuInterval iv = GpuInterval::Make(5'000, 7'500, GpuWorkKind::kMemcpy, GpuInterval::kGraphNode);
   EXPECT_EQ(sizeof(iv), 24u);

@@ -37,6 +37,8 @@ struct LaunchOverheadOptions {
   double unknown_unattributed_fraction = 0.50;  // idle before work of unknown origin
   // The graphs estimate's assumption: submitting one kernel node of a replayed graph.
   double graph_node_cost_ns = 1000;
+  // Bins of the per-stream busy timeline over the trace's GPU window (0: no timeline).
+  size_t timeline_bins = 200;
   // Bound on launches waiting for their GPU record (and GPU records waiting for their launch);
   // the oldest are given up beyond it and counted as unmatched.
   size_t max_pending = size_t{1} << 20;
@@ -95,6 +97,8 @@ struct StreamOverhead {
   uint64_t kernels = 0, copies = 0, sets = 0;
   uint64_t busy_ns = 0;
   double busy_fraction = 0;  // of its device's window
+  // Busy fraction per bin of the report's timeline (LaunchOverheadReport::timeline_*).
+  std::vector<float> timeline;
 };
 
 struct DeviceOverhead {
@@ -177,6 +181,10 @@ struct LaunchOverheadReport {
   std::vector<SignatureOverhead> signatures;  // by launch_excess_ns, then GPU time, descending
   std::vector<DeviceOverhead> devices;        // by device
   std::vector<StreamOverhead> streams;        // by device, then busy time descending
+  // The window every stream's timeline is binned over: first GPU work of any device to the
+  // end of the last, in bins of timeline_bin_ns (0 when there was no GPU work).
+  uint64_t timeline_start_ns = 0, timeline_bin_ns = 0;
+  size_t timeline_bins = 0;
   OverheadJudgement judgement;
   GraphsEstimate graphs;
   std::vector<std::string> notes;  // caveats the report prints as they are

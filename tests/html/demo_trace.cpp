@@ -1,0 +1,188 @@
+#include "demo_trace.h"
+
+#include <cstring>
+#include <fstream>
+
+#include "flopspy/analyzers/blas_routine.h"
+#include "flopspy/analyzers/blas_types.h"
+#include "trace_builder.h"
+
+namespace flopspy::testing {
+namespace {
+
+constexpr char kMul[] =
+    "void at::native::vectorized_elementwise_kernel<4, at::native::MulFunctor<float>, "
+    "at::detail::Array<char*, 3> >(int, at::native::MulFunctor<float>, at::detail::Array<char*, "
+    "3>)";
+constexpr char kGemmKernel[] = "sm90_xmma_gemm_f32f32_tf32f32_f32_nn_n_tilesize128x128x32";
+constexpr uint32_t kThread = 7;
+constexpr uint64_t kBase = 1'000'000'000;  // monotonic ns of the first event
+
+class Demo {
+ public:
+  Demo(uint32_t pid, int32_t rank) : b_(Identity(pid, rank)) {
+    b_.Metadata(
+        R"({"process":{"command":["python","train.py","--size","big, \"quoted\""]},)"
+        R"("devices":[{"name":"NVIDIA H100 80GB HBM3","cc_major":9,"cc_minor":0,)"
+        R"("sm_count":132,"clock_khz":1980000,"memory_clock_khz":2619000,)"
+        R"("memory_bus_width_bits":5120,"l2_bytes":52428800,)"
+        R"("total_memory_bytes":85520809984,"uuid":"GPU-demo","driver_version":"580.0"}]})");
+    b_.String(1, kMul).String(2, kGemmKernel).String(3, "cublasSgemm_v2").String(4, kNastyKernel);
+    trace::FunctionDef mul{};
+    mul.id = 1;
+    mul.mangled_name = 1;
+    mul.demangled_name = 1;
+    mul.param_count = 3;
+    mul.layout_count = 3;
+    mul.param_offset[0] = 0, mul.param_size[0] = 4;
+    mul.param_offset[1] = 4, mul.param_size[1] = 1;
+    mul.param_offset[2] = 8, mul.param_size[2] = 24;
+    b_.Add(mul);
+    trace::FunctionDef gemm{};
+    gemm.id = 2;
+    gemm.mangled_name = 2;
+    gemm.demangled_name = 2;
+    gemm.param_count = 0xFFFF;
+    b_.Add(gemm);
+    trace::FunctionDef nasty{};
+    nasty.id = 3;
+    nasty.mangled_name = 4;
+    nasty.demangled_name = 4;
+    nasty.param_count = 0xFFFF;
+    b_.Add(nasty);
+    Signature(1, 1, 977, 256);   // mul of 1,000,000 elements: 256 x 4 per block
+    Signature(2, 1, 3907, 256);  // mul of 4,000,000 elements
+    Signature(3, 1, 1, 256);     // mul of 1,000 elements
+    Signature(4, 2, 8, 128, 8);  // gemm: 8 x 8 tiles of 128 x 128
+    Signature(5, 3, 2, 32);      // the nasty kernel
+  }
+
+  static trace::FileIdentity Identity(uint32_t pid, int32_t rank) {
+    trace::FileIdentity id = TraceBuilder::DefaultIdentity();
+    id.pid = pid;
+    id.rank = rank;
+    id.start_monotonic_ns = kBase;
+    return id;
+  }
+
+  void Signature(uint32_t id, uint32_t function, uint32_t gx, uint32_t bx, uint32_t gy = 1) {
+    trace::KernelSignatureDef s{};
+    s.id = id;
+    s.function = function;
+    s.grid[0] = gx, s.grid[1] = gy, s.grid[2] = 1;
+    s.block[0] = bx, s.block[1] = 1, s.block[2] = 1;
+    b_.Add(s);
+  }
+
+  void Launch(uint32_t signature, uint64_t correlation, uint64_t enter_ns, uint32_t n,
+              bool inside_library = false) {
+    trace::KernelLaunchRecord l{};
+    l.h.flags = inside_library ? trace::kLaunchInsideLibrary : 0;
+    l.api = static_cast<uint16_t>(trace::Api::kCudaLaunchKernel);
+    l.enter_ns = kBase + enter_ns;
+    l.duration_ns = 5000;
+    l.correlation = correlation;
+    l.signature = signature;
+    l.param_bytes = 4;
+    std::memcpy(l.params, &n, 4);
+    b_.Chunk(trace::ChunkSource::kThread, kThread).Add(l);
+  }
+
+  void Gpu(uint32_t signature, uint64_t correlation, uint64_t start_ns, uint64_t ns,
+           uint32_t stream) {
+    trace::GpuActivityRecord g{};
+    g.kind = static_cast<uint8_t>(trace::GpuActivityKind::kKernel);
+    g.start_ns = kBase + start_ns;
+    g.end_ns = g.start_ns + ns;
+    g.correlation = correlation;
+    g.signature = signature;
+    g.stream = stream;
+    b_.Chunk(trace::ChunkSource::kGpuActivity).Add(g);
+  }
+
+  void Sgemm(uint64_t correlation, uint64_t enter_ns, int64_t n) {
+    trace::LibraryCallRecord c{};
+    c.routine = static_cast<uint16_t>(analyzers::BlasRoutine::kGemm);
+    c.enter_ns = kBase + enter_ns;
+    c.exit_ns = c.enter_ns + 8000;
+    c.correlation = correlation;
+    c.m = c.n = c.k = n;
+    c.batch = 1;
+    c.lda = c.ldb = c.ldc = n;
+    c.type_a = c.type_b = c.type_c = c.type_d = analyzers::cuda_type::kR32F;
+    c.compute_type = analyzers::compute_type::k32F;
+    c.flags = trace::kLibBetaKnown;
+    c.name = 3;
+    c.flops = 2.0 * n * n * n;
+    c.bytes = 3.0 * n * n * 4;
+    c.source = static_cast<uint8_t>(trace::FigureSource::kAnalytic);
+    b_.Chunk(trace::ChunkSource::kThread, kThread).Add(c);
+  }
+
+  void Copy(uint64_t start_ns, uint64_t ns, uint64_t bytes, uint32_t stream) {
+    trace::GpuActivityRecord g{};
+    g.kind = static_cast<uint8_t>(trace::GpuActivityKind::kMemcpy);
+    g.copy_kind = static_cast<uint8_t>(trace::CopyKind::kHostToDevice);
+    g.src_kind = static_cast<uint8_t>(trace::MemoryKind::kPinned);
+    g.dst_kind = static_cast<uint8_t>(trace::MemoryKind::kDevice);
+    g.start_ns = kBase + start_ns;
+    g.end_ns = g.start_ns + ns;
+    g.bytes = bytes;
+    g.stream = stream;
+    b_.Chunk(trace::ChunkSource::kGpuActivity).Add(g);
+  }
+
+  std::vector<uint8_t> Build() {
+    Copy(0, 1'000'000, 10'000'000, 8);  // 10 MB in 1 ms
+    // mul n=1e6: 1e6 FLOPs, 12e6 bytes in 100 us, twice.
+    Launch(1, 100, 1'000'000, 1'000'000);
+    Gpu(1, 100, 1'020'000, 100'000, 7);
+    Launch(1, 101, 1'200'000, 1'000'000);
+    Gpu(1, 101, 1'220'000, 100'000, 7);
+    // mul n=4e6: 4e6 FLOPs, 48e6 bytes in 300 us.
+    Launch(2, 102, 1'400'000, 4'000'000);
+    Gpu(2, 102, 1'420'000, 300'000, 7);
+    // mul n=1000 in 2 us: shorter than the 5 us launch, overhead bound.
+    Launch(3, 103, 1'800'000, 1'000);
+    Gpu(3, 103, 1'820'000, 2'000, 7);
+    // SGEMM 1024^3 in 1 ms through cuBLAS.
+    Launch(4, 200, 2'000'000, 0, /*inside_library=*/true);
+    Sgemm(201, 1'999'000, 1024);
+    Gpu(4, 200, 2'010'000, 1'000'000, 7);
+    // The nasty kernel: no catalog entry, FLOPs unknown; 50 us on stream 8.
+    Launch(5, 300, 3'100'000, 7);
+    Gpu(5, 300, 3'120'000, 50'000, 8);
+    trace::TraceEndRecord end{};
+    end.reason = static_cast<uint8_t>(trace::EndReason::kExit);
+    end.time_ns = kBase + 4'000'000;
+    b_.Chunk(trace::ChunkSource::kProcess).Add(end);
+    return b_.Bytes();
+  }
+
+ private:
+  TraceBuilder b_;
+};
+
+}  // namespace
+
+std::vector<uint8_t> DemoTrace(uint32_t pid, int32_t rank) {
+  return Demo(pid, rank).Build();
+}
+
+std::vector<ExpectedPoint> DemoTracePoints() {
+  return {
+      {"kernel", 1.0 / 12, 2e6 / 200e-6, 200'000, "memory_bound"},
+      {"kernel", 1.0 / 12, 4e6 / 300e-6, 300'000, "memory_bound"},
+      {"kernel", 1.0 / 12, 1e3 / 2e-6, 2'000, "overhead_bound"},
+      // 2 x 1024^3 FLOPs over 3 x 1024^2 x 4 bytes, in 1 ms.
+      {"library", 2.0 * 1024 / 12, 2.0 * 1024 * 1024 * 1024 / 1e-3, 1'000'000, "compute_bound"},
+  };
+}
+
+void WriteFile(const std::string& path, const std::vector<uint8_t>& bytes) {
+  std::ofstream(path, std::ios::binary)
+      .write(reinterpret_cast<const char*>(bytes.data()),
+             static_cast<std::streamsize>(bytes.size()));
+}
+
+}  // namespace flopspy::testing

@@ -1,0 +1,329 @@
+#include "report/html_report.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <fstream>
+#include <set>
+
+#include "report/format.h"
+#include "report/html_assets.h"
+#include "report/html_sections.h"
+#include "report/html_tables.h"
+#include "report/html_util.h"
+
+namespace flopspy::tools {
+namespace {
+
+using nlohmann::json;
+using namespace html;  // NOLINT: this file is the HTML report
+
+// Keys of the model that have their own place on the page; any other key of a trace or of the
+// document is a section added later and is shown by the generic renderer.
+const std::set<std::string, std::less<>> kTraceKeys = {"path",
+                                                       "read",
+                                                       "process",
+                                                       "span_ns",
+                                                       "records",
+                                                       "lost",
+                                                       "lost_total",
+                                                       "warnings",
+                                                       "end",
+                                                       "threads",
+                                                       "metadata",
+                                                       "gpu_timing",
+                                                       "launches",
+                                                       "gpu_kernel_records",
+                                                       "unmatched_launches",
+                                                       "devices",
+                                                       "kernels",
+                                                       "library_calls",
+                                                       "copies",
+                                                       "unmatched_gpu_records",
+                                                       "advice",
+                                                       "timeline",
+                                                       "launch_overhead",
+                                                       "cpu_roofline"};
+const std::set<std::string, std::less<>> kDocumentKeys = {"schema", "schema_version",
+                                                          "flopspy_version", "totals", "traces"};
+
+std::string TraceName(const json& trace, size_t index) {
+  const json& p = Obj(trace, "process");
+  if (p.is_null()) return fmt::format("Trace {}", index + 1);
+  std::string name =
+      fmt::format("Trace {}: {} pid {}", index + 1, Str(p, "host", "?"), Str(p, "pid", "?"));
+  if (NumOr(p, "rank", -1) >= 0) name += " rank " + Str(p, "rank");
+  return name;
+}
+
+std::string CommandLine(const json& trace) {
+  const json& cmd = Arr(Obj(Obj(trace, "metadata"), "process"), "command");
+  std::string out;
+  for (const auto& arg : cmd) {
+    if (!arg.is_string()) continue;
+    out += (out.empty() ? "" : " ") + arg.get<std::string>();
+    if (out.size() > 300) {
+      out += " ...";
+      break;
+    }
+  }
+  return out;
+}
+
+// "complete (exit status 0)", "incomplete: ...", "partial: ..."; `cls` gets warn/bad.
+std::string TraceStatus(const json& trace, std::string& cls) {
+  const json& read = Obj(trace, "read");
+  const std::string status = Str(read, "status", "?");
+  if (status != "ok" || Obj(trace, "process").is_null()) {
+    cls = "bad";
+    return (NumOr(read, "records", 0) > 0 ? "partial: " : "unreadable: ") +
+           Str(read, "message", status);
+  }
+  const json& end = Obj(trace, "end");
+  if (end.is_null()) {
+    cls = "warn";
+    return "incomplete: no end record (the process was killed or is still running)";
+  }
+  const std::string reason = Str(end, "reason");
+  if (reason == "exit") {
+    return NumOr(end, "value", -1) >= 0 ? "complete (exit status " + Str(end, "value") + ")"
+                                        : "complete (returned from main)";
+  }
+  if (reason == "signal") {
+    cls = "warn";
+    return "complete, ended by signal " + Str(end, "value");
+  }
+  return "complete (" + reason + ")";
+}
+
+std::string Header(const json& report) {
+  const json& totals = Obj(report, "totals");
+  const json& traces = Arr(report, "traces");
+  std::set<std::pair<std::string, std::string>> processes;
+  std::set<int64_t> ranks;
+  size_t problems = 0, warnings = 0;
+  for (const auto& t : traces) {
+    const json& p = Obj(t, "process");
+    if (!p.is_null()) processes.insert({Str(p, "host"), Str(p, "pid")});
+    if (!p.is_null() && NumOr(p, "rank", -1) >= 0) {
+      ranks.insert(static_cast<int64_t>(NumOr(p, "rank", -1)));
+    }
+    std::string cls;
+    TraceStatus(t, cls);
+    if (!cls.empty()) ++problems;
+    warnings += Arr(t, "warnings").size();
+  }
+  std::string s = "<header><h1>flopspy report</h1>";
+  s += fmt::format(R"(<p class="muted">flopspy {} · report schema {}</p>)",
+                   Escape(Str(report, "flopspy_version", "?")),
+                   Escape(Str(report, "schema_version", "?")));
+  const double lost = NumOr(totals, "lost", 0);
+  std::string status = fmt::format("{} of {} traces readable", Str(totals, "readable", "0"),
+                                   Str(totals, "traces", std::to_string(traces.size())));
+  if (problems > 0) status += fmt::format(", {} incomplete or damaged", problems);
+  std::vector<std::pair<std::string, std::string>> facts = {
+      {"traces", Escape(status)},
+      {"processes", Escape(std::to_string(processes.size()))},
+      {"ranks", ranks.empty() ? "none (not an MPI/torchrun job)"
+                              : Escape(fmt::format("{} ({} to {})", ranks.size(), *ranks.begin(),
+                                                   *ranks.rbegin()))},
+      {"events", Escape(Grouped(static_cast<uint64_t>(NumOr(totals, "events", 0))))},
+      {"lost records",
+       lost > 0 ? "<span class=\"warn\">" + Escape(Grouped(static_cast<uint64_t>(lost))) + "</span>"
+                : "none"},
+      {"warnings",
+       warnings > 0 ? "<span class=\"warn\">" + std::to_string(warnings) + "</span>" : "none"},
+      {"kernel launches", Escape(Grouped(static_cast<uint64_t>(NumOr(totals, "launches", 0))))},
+      {"kernel GPU time", Escape(Ns(Num(totals, "kernel_gpu_ns")))},
+      {"kernel FLOPs", Escape(Si(Num(totals, "kernel_flops"), "FLOP") + " (with a known figure)")}};
+  s += R"(<dl class="facts">)";
+  for (const auto& [k, v] : facts) s += "<dt>" + Escape(k) + "</dt><dd>" + v + "</dd>";
+  s += "</dl>\n";
+  if (traces.size() > 1) {
+    HtmlTable t("traces", {{"#", true, ""},
+                           {"host", false, ""},
+                           {"pid", true, ""},
+                           {"rank", true, ""},
+                           {"status", false, ""},
+                           {"span", true, ""},
+                           {"launches", true, ""},
+                           {"kernel GPU time", true, ""},
+                           {"warnings", true, ""},
+                           {"file", false, ""}});
+    for (size_t i = 0; i < traces.size(); ++i) {
+      const json& tr = traces[i];
+      const json& p = Obj(tr, "process");
+      std::string cls;
+      const std::string st = TraceStatus(tr, cls);
+      double gpu_ns = 0;
+      for (const auto& k : Arr(tr, "kernels")) gpu_ns += NumOr(k, "gpu_ns", 0);
+      Cell index = Number(static_cast<double>(i + 1), "");
+      index.html = fmt::format(R"(<a href="#t{}">{}</a>)", i, i + 1);
+      Cell status_cell = Text(st);
+      status_cell.cls = cls;
+      const double rank = NumOr(p, "rank", -1);
+      t.AddRow("", {index, Text(Str(p, "host", "-")), Number(Num(p, "pid"), Str(p, "pid", "-")),
+                    Number(rank >= 0 ? std::optional<double>(rank) : std::nullopt,
+                           rank >= 0 ? Str(p, "rank") : "-"),
+                    status_cell, Number(Num(tr, "span_ns"), Ns(Num(tr, "span_ns"))),
+                    Number(Num(tr, "launches"), Str(tr, "launches", "-")),
+                    Number(gpu_ns, Duration(gpu_ns)),
+                    Number(static_cast<double>(Arr(tr, "warnings").size()),
+                           std::to_string(Arr(tr, "warnings").size())),
+                    Text(Str(tr, "path"))});
+    }
+    s += t.Render();
+  }
+  return s + "</header>\n";
+}
+
+std::string TraceSection(const json& trace, size_t index) {
+  const std::string id = fmt::format("t{}", index);
+  std::string s = fmt::format(R"(<section class="trace" id="{}"><h2>{}</h2>)", id,
+                              Escape(TraceName(trace, index)));
+  s += "<p><code>" + Escape(Str(trace, "path")) + "</code></p>";
+  std::string cls;
+  const std::string status = TraceStatus(trace, cls);
+  std::vector<std::pair<std::string, std::string>> facts;
+  facts.push_back(
+      {"status", cls.empty() ? Escape(status)
+                             : fmt::format(R"(<span class="{}">{}</span>)", cls, Escape(status))});
+  const json& process = Obj(trace, "process");
+  if (!process.is_null()) {
+    if (const std::string cmd = CommandLine(trace); !cmd.empty()) {
+      facts.push_back({"command", "<code>" + Escape(cmd) + "</code>"});
+    }
+    if (Bool(process, "forked")) {
+      facts.push_back({"forked from", "pid " + Escape(Str(process, "parent_pid"))});
+    }
+    if (const auto start = Num(process, "start_realtime_ns")) {
+      facts.push_back({"started", Escape(UtcTime(static_cast<uint64_t>(*start)))});
+    }
+    facts.push_back({"span", Escape(Ns(Num(trace, "span_ns")))});
+    std::string launches =
+        Grouped(static_cast<uint64_t>(NumOr(trace, "launches", 0))) + " kernel launches";
+    if (NumOr(trace, "launches", 0) > 0 && !Bool(trace, "gpu_timing")) {
+      launches += "; no GPU times (GPU timing was off or CUPTI was unavailable)";
+    } else if (NumOr(trace, "unmatched_launches", 0) > 0) {
+      launches += ", " + Str(trace, "unmatched_launches") + " without a GPU record";
+    }
+    facts.push_back({"launches", Escape(launches)});
+    const double lost = NumOr(trace, "lost_total", 0);
+    if (lost > 0) {
+      std::string by;
+      const json& lost_by = Obj(trace, "lost");
+      if (lost_by.is_object()) {
+        for (const auto& [k, v] : lost_by.items())
+          by += (by.empty() ? "" : ", ") + k + " " + Dump(v);
+      }
+      facts.push_back({"lost records", "<span class=\"warn\">" + Escape(by) + "</span>"});
+    }
+  }
+  s += R"(<dl class="facts">)";
+  for (const auto& [k, v] : facts) s += "<dt>" + Escape(k) + "</dt><dd>" + v + "</dd>";
+  s += "</dl>\n";
+  const json& warnings = Arr(trace, "warnings");
+  if (!warnings.empty()) {
+    s += "<h3>Warnings</h3><ul class=\"warnings\">";
+    for (const auto& w : warnings) {
+      s += fmt::format(R"(<li><span class="badge">{}</span> {}</li>)", Escape(Str(w, "code")),
+                       Escape(Str(w, "message")));
+    }
+    s += "</ul>\n";
+  }
+  if (process.is_null()) return s + "</section>\n";
+
+  if (trace.contains("advice")) {
+    s += "<h3>Advice</h3>" + AdviceSection(trace.at("advice"), id + "-advice");
+  }
+  for (const auto& d : Arr(trace, "devices")) s += DeviceSection(trace, d, index);
+  if (trace.contains("timeline")) {
+    s += "<h3>Timeline</h3>" + TimelineSection(trace.at("timeline"), id + "-timeline");
+  }
+  if (trace.contains("launch_overhead")) {
+    s += "<h3>Launch overhead</h3>" + GenericSection(trace.at("launch_overhead"), id + "-overhead");
+  }
+  if (trace.contains("cpu_roofline")) {
+    s += "<h3>CPU roofline</h3>" + CpuRooflineSection(trace.at("cpu_roofline"), id + "-cpu");
+  }
+  if (const std::string k = KernelTable(trace, index); !k.empty()) {
+    s += fmt::format(
+        "<h3>Kernels</h3><p class=\"note\">One row per kernel signature (name, grid, block) and "
+        "shape, longest GPU time first. {}</p>{}",
+        Bool(trace, "gpu_timing") ? "" : "No GPU records: launch counts and CPU cost only.", k);
+  }
+  if (const std::string l = LibraryTable(trace, index); !l.empty()) {
+    s += "<h3>cuBLAS / cuBLASLt calls</h3><p class=\"note\">One row per routine and shape; "
+         "FLOPs are analytic (docs/blas-formulas.md).</p>" +
+         l;
+  }
+  if (const std::string c = CopyTable(trace, index); !c.empty()) {
+    s += "<h3>Copies and sets</h3>" + c;
+  }
+  for (const auto& [key, value] : trace.items()) {
+    if (kTraceKeys.contains(key)) continue;
+    s += "<h3>" + Escape(SectionTitle(key)) + "</h3>" + GenericSection(value, id + "-" + key);
+  }
+  return s + "</section>\n";
+}
+
+}  // namespace
+
+std::string RenderHtmlReport(const json& report) {
+  const json& traces = Arr(report, "traces");
+  std::string s;
+  s.reserve(1 << 16);
+  s += "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n";
+  s += R"(<meta name="viewport" content="width=device-width, initial-scale=1">)";
+  // Nothing may be fetched: the page is one file, readable offline.
+  s += R"(<meta http-equiv="Content-Security-Policy" content="default-src 'none'; )"
+       R"(style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:">)";
+  s += "\n<meta name=\"generator\" content=\"flopspy-report " +
+       Escape(Str(report, "flopspy_version")) + "\">\n";
+  std::string title = "flopspy report";
+  if (traces.size() == 1) {
+    title += ": " + TraceName(traces[0], 0).substr(TraceName(traces[0], 0).find(':') + 1);
+  } else {
+    title += fmt::format(": {} traces", traces.size());
+  }
+  s += "<title>" + Escape(title) + "</title>\n<style>" + kStyleSheet + "</style></head>\n<body>\n";
+  s += Header(report);
+  if (traces.size() > 1) {
+    s += R"(<nav class="toc"><ul>)";
+    for (size_t i = 0; i < traces.size(); ++i) {
+      s += fmt::format(R"(<li><a href="#t{}">{}</a></li>)", i, Escape(TraceName(traces[i], i)));
+    }
+    s += "</ul></nav>\n";
+  }
+  // Sections of the whole run (advice across traces, per-rank aggregates...).
+  std::string run;
+  for (const auto& [key, value] : report.items()) {
+    if (kDocumentKeys.contains(key)) continue;
+    run += "<h3>" + Escape(SectionTitle(key)) + "</h3>";
+    run +=
+        key == "advice" ? AdviceSection(value, "run-advice") : GenericSection(value, "run-" + key);
+  }
+  if (!run.empty()) s += "<section id=\"run\"><h2>Run</h2>" + run + "</section>\n";
+  for (size_t i = 0; i < traces.size(); ++i) s += TraceSection(traces[i], i);
+  s += "<footer class=\"muted\">Written by flopspy-report " +
+       Escape(Str(report, "flopspy_version")) +
+       ". One self-contained file: charts and tables are drawn in the page itself, the script "
+       "only sorts tables and shows details on hover. Chart reading guide: "
+       "docs/report-html.md.</footer>\n";
+  s += "<script>";
+  s += kScript;
+  s += "</script>\n</body></html>\n";
+  return s;
+}
+
+SinkStatus HtmlReportSink::Write(const json& report) {
+  const std::string page = RenderHtmlReport(report);
+  std::ofstream out(path_, std::ios::binary | std::ios::trunc);
+  if (!out) return {false, "cannot write " + path_};
+  out.write(page.data(), static_cast<std::streamsize>(page.size()));
+  out.close();
+  if (!out) return {false, "cannot write " + path_};
+  return {true, fmt::format("wrote {} ({} KiB)", path_, (page.size() + 1023) / 1024)};
+}
+
+}  // namespace flopspy::tools
