@@ -273,30 +273,40 @@ void DecodeReduceLayout(KernelClass& kc, std::string_view ops_text) {
   Layout ops_layout{1, 1};  // an empty struct
   Layout arg;
   auto size_of = [](std::string_view t) { return DataTypeSize(TypeOf(t)); };
-  if (name == "func_wrapper_t") {
-    // Captureless lambdas: one or two empty members (the lambda's parameters give arg_t).
+  if (name == "func_wrapper_t" && a.size() == 2) {
+    // One member, the combine functor (empty: a captureless lambda or a stateless struct such
+    // as MaxNanFunctor<acc_t>); arg_t is the functor's first parameter type.
     if (const auto params = LastLambdaParams(ops_text); params && !params->empty()) {
       kc.acc_type = TypeOf((*params)[0]);
-      const int s = DataTypeSize(kc.acc_type);
-      arg = {s, s};
-      ops_layout = {2, 1};
+    } else if (const auto functor = ParseTemplateId(a[1]); functor && functor->args.size() == 1) {
+      kc.acc_type = TypeOf(functor->args[0]);
     }
+    const int s = DataTypeSize(kc.acc_type);
+    if (s > 0) arg = {s, s};
   } else if (name == "MeanOps" && (a.size() == 2 || a.size() == 4)) {
     kc.acc_type = TypeOf(a.size() == 2 ? a[0] : a[1]);
     const int factor = size_of(a.size() == 2 ? a[1] : a[2]);
     ops_layout = {factor, factor};
     arg = {DataTypeSize(kc.acc_type), DataTypeSize(kc.acc_type)};
-  } else if ((name == "MaxOps" || name == "MinOps" || name == "AbsMaxOps" || name == "AbsMinOps") &&
-             !a.empty()) {
-    kc.acc_type = TypeOf(a[0]);
+  } else if (name == "NanSumOps" && a.size() == 2) {
+    kc.acc_type = TypeOf(a[0]);  // NanSumOps<acc_t, data_t>
     arg = {DataTypeSize(kc.acc_type), DataTypeSize(kc.acc_type)};
-  } else if ((name == "ArgMaxOps" || name == "ArgMinOps") && !a.empty()) {
+  } else if ((name == "AbsMaxOps" || name == "AbsMinOps") && !a.empty()) {
+    // <scalar_t, acc_t = scalar_t, out_t = acc_t> (PyTorch <= 1.9: <acc_t>).
+    kc.acc_type = TypeOf(a.size() >= 2 ? a[1] : a[0]);
+    arg = {DataTypeSize(kc.acc_type), DataTypeSize(kc.acc_type)};
+  } else if ((name == "MaxOps" || name == "MinOps" || name == "ArgMaxOps" || name == "ArgMinOps") &&
+             !a.empty()) {
+    // MinMaxReductionOps: arg_t = pair<scalar_t, int64_t> (values with their indices).
     kc.acc_type = TypeOf(a[0]);
-    arg = StructOf({DataTypeSize(kc.acc_type), 8});  // pair<scalar_t, int64_t>
+    arg = StructOf({DataTypeSize(kc.acc_type), 8});
+  } else if (name == "MinMaxOps" && a.size() >= 2) {
+    kc.acc_type = TypeOf(a[1]);  // <scalar_t, acc_scalar_t, index_t>: pair<acc, acc>
+    arg = StructOf({DataTypeSize(kc.acc_type), DataTypeSize(kc.acc_type)});
   } else if ((name == "NormTwoOps" || name == "NormOneOps" || name == "NormZeroOps" ||
               name == "NormOps") &&
              (a.size() == 2 || a.size() == 3)) {
-    kc.acc_type = TypeOf(a.size() == 2 ? a[0] : a[1]);
+    kc.acc_type = TypeOf(a[1]);  // <scalar_t, acc_t, out_t = acc_t>
     const int s = DataTypeSize(kc.acc_type);
     arg = {s, s};
     if (name == "NormOps") ops_layout = {s, s};  // acc_t norm_
@@ -587,6 +597,97 @@ std::string MultiTensorFunctor(const FunctionNameParts& parts) {
   return std::string(name);
 }
 
+// fused_dropout_kernel[_vec]<scalar_t, accscalar_t, IndexType, ADims[, VEC][, mask_t]>(
+//   TensorInfo<scalar_t const, IndexType> a, TensorInfo<scalar_t, IndexType> b,
+//   TensorInfo<mask_t, IndexType> c, IndexType totalElements, accscalar_t p, philox state)
+// (aten/src/ATen/native/cuda/Dropout.cu). totalElements sits past three TensorInfos, out of
+// reach; the element count is the product of the input TensorInfo's sizes.
+void ClassifyFusedDropout(KernelClass& kc, const FunctionNameParts& parts) {
+  kc.family = KernelFamily::kElementwiseLegacy;
+  kc.model = KernelModel::kFusedDropout;
+  kc.functor = "dropout";
+  const auto& t = parts.template_args;
+  const DataType elem = t.empty() ? DataType::kUnknown : TypeOf(t[0]);
+  DataType mask = DataType::kUnknown;
+  if (kc.param_types.size() >= 3) {
+    if (const auto info = ParseTemplateId(kc.param_types[2]); info && !info->args.empty()) {
+      mask = TypeOf(info->args[0]);
+    }
+  }
+  kc.input_types = {elem};
+  kc.output_type = elem;
+  kc.operands = 3;  // input, output, mask
+  kc.element_bytes = DataTypeSize(mask);
+  kc.path = PathFor({elem});
+  kc.bytes_known = DataTypeSize(elem) > 0 && kc.element_bytes > 0;
+  kc.flops_known = kc.bytes_known;
+  kc.flops_per_element = kc.path == ComputePath::kUnknown ? 0 : 2;
+  kc.confidence = kc.bytes_known ? Confidence::kMedium : Confidence::kNone;
+  kc.reason =
+      "x * mask * scale: 2 FLOPs per element, the random numbers (integer Philox) not counted; "
+      "bytes: input, output and mask once each; elements from the input TensorInfo";
+}
+
+// flopspy-demo's kernels (demo/src/gpu_kernels.cuh): element count first, then the operation
+// functor (unary_kernel, binary_kernel), then `T const*` inputs and one `T*` output.
+void ClassifyDemo(KernelClass& kc, const FunctionNameParts& parts) {
+  kc.family = KernelFamily::kDemo;
+  const std::string_view base = parts.base;
+  for (size_t i = 1; i < kc.param_types.size(); ++i) {
+    std::string_view p = TrimBlanks(kc.param_types[i]);
+    if (!p.ends_with('*')) continue;
+    p.remove_suffix(1);
+    p = TrimBlanks(p);
+    if (p.ends_with(" const")) {
+      kc.input_types.push_back(TypeOf(p.substr(0, p.size() - 6)));
+    } else {
+      kc.output_type = TypeOf(p);
+    }
+  }
+  kc.operands = static_cast<int>(kc.input_types.size()) + 1;
+  const bool n_first = !kc.param_types.empty() && kc.param_types[0] == "int";
+  const bool types_known = n_first && kc.output_type != DataType::kUnknown &&
+                           std::none_of(kc.input_types.begin(), kc.input_types.end(),
+                                        [](DataType t) { return t == DataType::kUnknown; });
+  kc.path = PathFor(AllTypes(kc));
+  if (!types_known) {
+    kc.reason = "flopspy-demo kernel with an unexpected signature";
+    return;
+  }
+  kc.bytes_known = true;
+  if (base == "fill_kernel") {
+    kc.model = KernelModel::kElementwise;
+    kc.functor = "fill";
+    kc.flops_known = true;
+    kc.confidence = Confidence::kHigh;
+    kc.reason = "writes a scalar: output only";
+  } else if (base == "sum_kernel") {
+    kc.model = KernelModel::kDemoSum;
+    kc.functor = "sum";
+    kc.flops_known = true;
+    kc.flops_per_element = 1;
+    kc.confidence = Confidence::kHigh;
+    kc.reason = "one add per input; one partial sum written per block";
+  } else if ((base == "unary_kernel" || base == "binary_kernel") && !parts.template_args.empty()) {
+    kc.model = KernelModel::kElementwise;
+    const FunctorRule* rule = FindFunctorRule(parts.template_args[0]);
+    if (rule == nullptr) {
+      kc.confidence = Confidence::kHigh;
+      kc.reason = "flopspy-demo operation not in the catalog: FLOPs unknown";
+      return;
+    }
+    kc.functor = std::string(rule->name);
+    kc.flops_known = true;
+    kc.flops_per_element = rule->flops;
+    kc.special_per_element = rule->special;
+    kc.confidence = rule->confidence;
+    kc.reason = std::string(rule->note);
+  } else {
+    kc.bytes_known = false;
+    kc.reason = "flopspy-demo kernel not in the catalog";
+  }
+}
+
 bool IsAten(const FunctionNameParts& parts) {
   return parts.qualified.starts_with("at::") ||
          (parts.qualified.starts_with("(anonymous namespace)::softmax_warp_"));
@@ -603,7 +704,7 @@ std::string TritonKind(std::string_view name) {
 }  // namespace
 
 KernelClass ClassifyKernel(std::string_view name) {
-  const std::string demangled = Demangle(TrimBlanks(name));
+  const std::string demangled = NormalizeDemangledName(Demangle(TrimBlanks(name)));
   KernelClass kc;
   const FunctionNameParts parts = SplitFunctionName(demangled);
   kc.kernel =
@@ -615,6 +716,11 @@ KernelClass ClassifyKernel(std::string_view name) {
     kc.functor = TritonKind(kc.kernel);
     kc.reason =
         "Triton kernel: generated code, no catalog model (hardware counters can measure it)";
+    return kc;
+  }
+  if (parts.qualified.starts_with("flopspy_demo::")) {
+    ClassifyDemo(kc, parts);
+    if (kc.model == KernelModel::kNone) kc.bytes_known = kc.flops_known = false;
     return kc;
   }
   if (!IsAten(parts)) {
@@ -693,6 +799,9 @@ KernelClass ClassifyKernel(std::string_view name) {
     kc.reason = "elements from the destination TensorInfo; index reads not counted";
   } else if (base == "_scatter_gather_elementwise_kernel" && t.size() == 3 && n_is_param0) {
     ClassifyScatterGather(kc, t[2]);
+  } else if ((base == "fused_dropout_kernel_vec" || base == "fused_dropout_kernel") &&
+             kc.param_types.size() >= 3) {
+    ClassifyFusedDropout(kc, parts);
   } else if (base.starts_with("CatArrayBatchedCopy")) {
     kc.family = KernelFamily::kCat;
     kc.functor = "cat";

@@ -10,6 +10,10 @@
 namespace flopspy::analyzers {
 namespace {
 
+using catalog_detail::kTensorInfoBytes;
+using catalog_detail::kTensorInfoDimsAt;
+using catalog_detail::kTensorInfoMaxDims;
+using catalog_detail::kTensorInfoSizesAt;
 using catalog_detail::LoadSigned;
 using catalog_detail::ParamOffset;
 using catalog_detail::ReadIntParam;
@@ -225,6 +229,42 @@ std::optional<Figures> LayerNorm(const KernelClass& kc, const LaunchFacts& launc
   return f;
 }
 
+// Elements of a 32-bit-indexed at::cuda::detail::TensorInfo<T, unsigned int> passed by value as
+// parameter 0: {T* data; unsigned sizes[25]; unsigned strides[25]; int dims;} (216 bytes;
+// aten/src/ATen/cuda/detail/TensorInfo.cuh). The product of the sizes is every element the
+// tensor holds (collapsing dimensions keeps the product).
+std::optional<int64_t> TensorInfoElements(const KernelClass& kc, const LaunchFacts& launch,
+                                          std::string* why) {
+  if (kc.param_types.empty() || !kc.param_types[0].ends_with(", unsigned int>")) {
+    *why = "TensorInfo parameter does not use 32-bit indexing";
+    return std::nullopt;
+  }
+  if (launch.layout.count > 0 && launch.layout.slots[0].size != kTensorInfoBytes) {
+    *why = "parameter 0 is not a 32-bit TensorInfo";
+    return std::nullopt;
+  }
+  const auto base = ParamOffset(kc, launch, 0).value_or(0);
+  const auto dims = LoadSigned(launch, base + kTensorInfoDimsAt, 4);
+  if (!dims) {
+    *why = "TensorInfo not captured (needs " + std::to_string(base + kTensorInfoDimsAt + 4) +
+           " bytes)";
+    return std::nullopt;
+  }
+  if (*dims < 1 || *dims > kTensorInfoMaxDims) {
+    *why = "TensorInfo has " + std::to_string(*dims) + " dimensions";
+    return std::nullopt;
+  }
+  int64_t elements = 1;
+  for (int i = 0; i < *dims; ++i) {
+    const auto size = catalog_detail::LoadUnsigned(launch, base + kTensorInfoSizesAt + 4 * i, 4);
+    if (!size) return std::nullopt;
+    const auto product = CheckedProduct({elements, static_cast<int64_t>(*size)}, why);
+    if (!product) return std::nullopt;
+    elements = *product;
+  }
+  return elements;
+}
+
 std::optional<Figures> Indexing(const KernelClass& kc, const LaunchFacts& launch,
                                 std::string* why) {
   Figures f;
@@ -259,43 +299,47 @@ std::optional<Figures> Indexing(const KernelClass& kc, const LaunchFacts& launch
       f.shape_key = Key({{"rows", *rows}, {"row_bytes", *row_bytes}});
       return f;
     }
-    default: {  // kIndexSelect: TensorInfo<T, unsigned int> dst = {T* data; sizes[25]; strides[25];
-                // int dims}: the destination holds every element the kernel writes.
-      if (kc.param_types.empty() || !kc.param_types[0].ends_with(", unsigned int>")) {
-        *why = "destination TensorInfo does not use 32-bit indexing";
-        return std::nullopt;
-      }
-      constexpr int kMaxDims = 25;
-      constexpr int kSizesAt = 8, kDimsAt = 8 + 2 * 4 * kMaxDims, kInfoBytes = 216;
-      if (launch.layout.count > 0 && launch.layout.slots[0].size != kInfoBytes) {
-        *why = "parameter 0 is not a 32-bit TensorInfo";
-        return std::nullopt;
-      }
-      const auto base = ParamOffset(kc, launch, 0).value_or(0);
-      const auto dims = LoadSigned(launch, base + kDimsAt, 4);
-      if (!dims) {
-        *why = "destination TensorInfo not captured (needs " + std::to_string(base + kDimsAt + 4) +
-               " bytes)";
-        return std::nullopt;
-      }
-      if (*dims < 1 || *dims > kMaxDims) {
-        *why = "destination TensorInfo has " + std::to_string(*dims) + " dimensions";
-        return std::nullopt;
-      }
-      int64_t elements = 1;
-      for (int i = 0; i < *dims; ++i) {
-        const auto size = catalog_detail::LoadUnsigned(launch, base + kSizesAt + 4 * i, 4);
-        if (!size) return std::nullopt;
-        const auto product = CheckedProduct({elements, static_cast<int64_t>(*size)}, why);
-        if (!product) return std::nullopt;
-        elements = *product;
-      }
-      f.elements = elements;
-      f.bytes = static_cast<double>(elements) * 2.0 * kc.element_bytes;
-      f.shape_key = Key({{"elements", elements}});
+    default: {  // kIndexSelect: the destination holds every element the kernel writes.
+      const auto elements = TensorInfoElements(kc, launch, why);
+      if (!elements) return std::nullopt;
+      f.elements = *elements;
+      f.bytes = static_cast<double>(*elements) * 2.0 * kc.element_bytes;
+      f.shape_key = Key({{"elements", *elements}});
       return f;
     }
   }
+}
+
+std::optional<Figures> FusedDropout(const KernelClass& kc, const LaunchFacts& launch,
+                                    std::string* why) {
+  const auto elements = TensorInfoElements(kc, launch, why);
+  if (!elements) return std::nullopt;
+  Figures f;
+  f.elements = *elements;
+  const double n = static_cast<double>(*elements);
+  f.bytes = n * (BytesPerElement(kc) + kc.element_bytes);  // input, output, mask
+  f.flops = n * kc.flops_per_element;
+  f.shape_key = Key({{"elements", *elements}});
+  return f;
+}
+
+std::optional<Figures> DemoSum(const KernelClass& kc, const LaunchFacts& launch, std::string* why) {
+  // sum_kernel<B>(int n, const float* in, float* partial): reads n inputs, writes one partial
+  // per block (demo/src/gpu_kernels.cuh).
+  const auto n = ReadIntParam(kc, launch, 0, why);
+  if (!n) return std::nullopt;
+  if (*n < 0) {
+    *why = "negative element count";
+    return std::nullopt;
+  }
+  Figures f;
+  f.elements = *n;
+  const double blocks = static_cast<double>(launch.grid.x) * launch.grid.y * launch.grid.z;
+  f.bytes = static_cast<double>(*n) * DataTypeSize(InputType(kc, 0)) +
+            blocks * DataTypeSize(kc.output_type);
+  f.flops = static_cast<double>(*n) * kc.flops_per_element;
+  f.shape_key = Key({{"n", *n}});
+  return f;
 }
 
 }  // namespace
@@ -338,6 +382,12 @@ KernelEstimate EstimateKernel(const KernelClass& kc, const LaunchFacts& launch) 
     case KernelModel::kIndexSelect:
     case KernelModel::kScatterGather:
       f = Indexing(kc, launch, &why);
+      break;
+    case KernelModel::kFusedDropout:
+      f = FusedDropout(kc, launch, &why);
+      break;
+    case KernelModel::kDemoSum:
+      f = DemoSum(kc, launch, &why);
       break;
     case KernelModel::kNone:
       break;

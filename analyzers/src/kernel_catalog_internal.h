@@ -10,6 +10,13 @@
 
 namespace flopspy::analyzers::catalog_detail {
 
+// at::cuda::detail::TensorInfo<T, unsigned int>: {T* data; unsigned sizes[25]; unsigned
+// strides[25]; int dims;} (aten/src/ATen/cuda/detail/TensorInfo.cuh, MAX_TENSORINFO_DIMS 25).
+inline constexpr int kTensorInfoMaxDims = 25;
+inline constexpr int kTensorInfoSizesAt = 8;
+inline constexpr int kTensorInfoDimsAt = 8 + 2 * 4 * kTensorInfoMaxDims;  // 208
+inline constexpr int kTensorInfoBytes = 216;
+
 // Whole-string glob match; '*' matches any run of characters (including none).
 bool GlobMatch(std::string_view pattern, std::string_view text);
 

@@ -21,7 +21,8 @@ constexpr std::array<std::string_view, kKernelFamilyCount> kFamilyNames = {"unkn
                                                                            "copy",
                                                                            "fill",
                                                                            "multi_tensor_apply",
-                                                                           "triton"};
+                                                                           "triton",
+                                                                           "demo"};
 
 struct TypeInfo {
   std::string_view name;

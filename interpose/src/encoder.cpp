@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "catalog_param_bytes.h"
 #include "flopspy/analyzers/blas_formulas.h"
 #include "flopspy/analyzers/blas_routine.h"
 #include "flopspy/analyzers/demangle.h"
@@ -65,7 +66,7 @@ void Encoder::DefineFunction(uint32_t function, trace::ChunkBuilder& chunk) {
   if (function == 0) return;
   if (functions_defined_.size() <= function) functions_defined_.resize(function + 1, false);
   if (functions_defined_[function]) return;
-  const FunctionInfo* info = Functions().ById(function);
+  FunctionInfo* info = Functions().ById(function);
   if (info == nullptr) return;
   trace::FunctionDef def{};
   def.h = trace::MakeHeader<trace::FunctionDef>();
@@ -73,7 +74,9 @@ void Encoder::DefineFunction(uint32_t function, trace::ChunkBuilder& chunk) {
   def.handle = info->handle;
   if (!info->mangled_name.empty()) {
     def.mangled_name = Intern(info->mangled_name, chunk);
-    def.demangled_name = Intern(analyzers::Demangle(info->mangled_name), chunk);
+    const std::string demangled = analyzers::Demangle(info->mangled_name);
+    def.demangled_name = Intern(demangled, chunk);
+    RaiseWantedParamBytes(*info, demangled);  // later launches keep what the catalog reads
   }
   def.param_count = info->layout.count;
   def.layout_count = info->layout.known;

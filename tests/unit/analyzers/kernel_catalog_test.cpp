@@ -396,11 +396,12 @@ TEST(KernelCatalogElementwise, GeluFormsDiffer) {
 }
 
 TEST(KernelCatalogElementwise, UnknownFunctorStillHasBytes) {
-  // Constructed: lgamma is not in the functor table. Operand types and N are still known.
+  // Constructed: entr (-x log x) is not in the functor table. Operand types and N are still
+  // known.
   const char* name =
-      "void at::native::vectorized_elementwise_kernel<4, at::native::lgamma_kernel_cuda(at::"
+      "void at::native::vectorized_elementwise_kernel<4, at::native::entr_kernel_cuda(at::"
       "TensorIteratorBase&)::{lambda()#1}::operator()() const::{lambda()#2}::operator()() const::{"
-      "lambda(float)#1}, std::array<char*, 2ul> >(int, at::native::lgamma_kernel_cuda(at::"
+      "lambda(float)#1}, std::array<char*, 2ul> >(int, at::native::entr_kernel_cuda(at::"
       "TensorIteratorBase&)::{lambda()#1}::operator()() const::{lambda()#2}::operator()() const::{"
       "lambda(float)#1}, std::array<char*, 2ul>)";
   const KernelEstimate e = EstimateKernel(name, ElementwiseLaunch(100));

@@ -14,6 +14,12 @@ namespace flopspy::analyzers {
 // unchanged when it is not a mangled name or the demangler rejects it.
 std::string Demangle(std::string_view mangled);
 
+// Rewrites a name as NVIDIA's tools print it (Nsight Systems, Nsight Compute, cu++filt) into
+// GNU __cxa_demangle's spelling: "[lambda(float) (instance 1)]" -> "{lambda(float)#1}",
+// "(int)4" -> "4", "(unsigned long)3" -> "3ul", "(bool)1" -> "true", "<unnamed>" -> "(anonymous
+// namespace)", "char *" -> "char*", "operator ()" -> "operator()". GNU names pass unchanged.
+std::string NormalizeDemangledName(std::string_view name);
+
 // Whether the text looks like an Itanium mangled name ("_Z...").
 bool IsMangledName(std::string_view name);
 
