@@ -43,7 +43,7 @@ std::string Percent(double fraction) {
 bool IsStreamingFamily(const std::string& family) {
   return family.starts_with("elementwise") || family == "reduce" || family == "copy" ||
          family == "fill" || family == "softmax" || family == "layer_norm" || family == "index" ||
-         family == "scatter_gather";
+         family == "scatter_gather" || family == "demo";
 }
 
 double KernelTime(const RunAnalysis& run) {
@@ -53,8 +53,9 @@ double KernelTime(const RunAnalysis& run) {
 }
 
 void MemoryBoundExplained(const RunAnalysis& run, double total, std::vector<Advice>& out) {
-  // Memory-bound catalog kernels with different functors, moving about the same bytes per call
-  // and taking about the same time: the seed notes' "why does sin cost as much as mul".
+  // Memory-bound catalog kernels with different functors that move their bytes at the same rate:
+  // the seed notes' "why does sin cost as much as mul". Either the same bytes per call in about
+  // the same time, or different bytes at the same bandwidth (time follows bytes, not FLOPs).
   struct Entry {
     const KernelGroup* g;
     double bytes, ns;
@@ -68,44 +69,64 @@ void MemoryBoundExplained(const RunAnalysis& run, double total, std::vector<Advi
     entries.push_back({&g, g.timed.bytes / static_cast<double>(g.timed.launches_with_bytes),
                        g.gpu_ns / static_cast<double>(g.executions)});
   }
+  const auto rate = [](const Entry& e) { return e.ns > 0 ? e.bytes / e.ns : 0.0; };
   std::vector<bool> used(entries.size(), false);
   for (size_t i = 0; i < entries.size(); ++i) {
-    if (used[i]) continue;
+    if (used[i] || rate(entries[i]) <= 0) continue;
     std::vector<size_t> same = {i};
+    bool same_bytes = true;
     for (size_t j = i + 1; j < entries.size(); ++j) {
-      if (used[j]) continue;
+      if (used[j] || entries[j].g->functor == entries[i].g->functor) continue;
       const bool bytes_close =
           std::fabs(entries[j].bytes - entries[i].bytes) <= 0.05 * entries[i].bytes;
       const bool time_close = std::fabs(entries[j].ns - entries[i].ns) <= 0.15 * entries[i].ns;
-      if (bytes_close && time_close && entries[j].g->functor != entries[i].g->functor) {
+      const bool rate_close =
+          std::fabs(rate(entries[j]) - rate(entries[i])) <= 0.15 * rate(entries[i]);
+      if ((bytes_close && time_close) || rate_close) {
         same.push_back(j);
+        same_bytes = same_bytes && bytes_close;
       }
     }
     std::set<std::string> functors;
     for (size_t k : same) functors.insert(entries[k].g->functor);
     if (functors.size() < 2) continue;
-    double ns = 0, max_intensity = 0, bandwidth_pct = 0, group_total = 0;
+    double ns = 0, bytes = 0, max_intensity = 0, bandwidth_pct = 0, group_total = 0;
     std::string names;
     for (size_t k : same) {
       used[k] = true;
       const KernelGroup& g = *entries[k].g;
       ns += entries[k].ns;
+      bytes += entries[k].bytes;
       group_total += g.gpu_ns;
       max_intensity = std::max(max_intensity, g.placement->intensity.value_or(0));
       bandwidth_pct += g.placement->pct_of_bandwidth.value_or(0);
     }
     for (const std::string& f : functors) names += (names.empty() ? "" : ", ") + f;
     const KernelGroup& first = *entries[i].g;
-    const double mean_ns = ns / static_cast<double>(same.size());
+    const double calls = static_cast<double>(same.size());
+    const std::string roof = "about " + Percent(bandwidth_pct / 100.0 / calls) +
+                             " of the DRAM roof (" + Si(first.placement->bandwidth) + "B/s)";
+    const std::string intensity = ", with at most " + Sig3(max_intensity) +
+                                  " FLOP per byte against a ridge of " +
+                                  Sig3(first.placement->ridge.value_or(0)) +
+                                  " FLOP/B. Their time is the bytes they move, not their "
+                                  "arithmetic.";
     Advice a;
     a.kind = AdviceKind::kMemoryBoundExplained;
-    a.finding = names + " each take about " + Time(mean_ns) + " per call although their " +
-                "arithmetic differs: all are memory bound, each moving " + Si(entries[i].bytes) +
-                "B at about " + Percent(bandwidth_pct / 100.0 / static_cast<double>(same.size())) +
-                " of the DRAM roof (" + Si(first.placement->bandwidth) + "B/s), with at most " +
-                Sig3(max_intensity) + " FLOP per byte against a ridge of " +
-                Sig3(first.placement->ridge.value_or(0)) +
-                " FLOP/B. Their time is the bytes they move, not their arithmetic.";
+    if (same_bytes) {
+      a.finding = names + " each take about " + Time(ns / calls) + " per call although their " +
+                  "arithmetic differs: all are memory bound, each moving " + Si(entries[i].bytes) +
+                  "B at " + roof + intensity;
+    } else {
+      std::string each;
+      for (size_t k : same) {
+        each += (each.empty() ? "" : ", ") + entries[k].g->functor + " " + Si(entries[k].bytes) +
+                "B in " + Time(entries[k].ns);
+      }
+      a.finding = names + " are memory bound and move their bytes at the same rate, " +
+                  Si(bytes / ns * 1e9) + "B/s, " + roof + ", whatever their arithmetic: each " +
+                  "call's time follows its bytes (" + each + ")" + intensity;
+    }
     a.action =
         "Fuse chains of such operations into one pass (torch.compile, or a fused custom kernel) "
         "so that each tensor is read and written once.";

@@ -13,7 +13,7 @@ namespace flopspy::analyzers {
 namespace {
 
 bool StartsWithAt(std::string_view text, size_t at, std::string_view prefix) {
-  return text.substr(at, prefix.size()) == prefix;
+  return at <= text.size() && text.substr(at, prefix.size()) == prefix;
 }
 
 // "[lambda(ARGS) (instance N)]" at `at`: appends "{lambda(ARGS)#N}" and returns the length

@@ -18,6 +18,7 @@
 
 #include "driver_entries.h"
 #include "fake_cuda.h"
+#include "flopspy/analyzers/kernel_catalog.h"
 #include "launch_trace.h"
 #include "subprocess.h"
 
@@ -507,6 +508,51 @@ TEST_F(LaunchTest, TritonLaunchKernelExFoundWithDlsym) {
   ExpectLaunch(t.ByN(64, 24), Api::kCuLaunchKernelExPtsz, fakecuda::kTritonAdd, "1,1,1", "32,1,1",
                0, kPerThread);
   EXPECT_EQ(t.ByN(64, 24)->Cluster(), "0,0,0");
+}
+
+// --- the kernel catalog asks for more parameter bytes ------------------------------------------
+
+// A kernel named like an ATen double-precision reduce_kernel: the catalog reads its ReduceConfig
+// at bytes 16-27, past the default 20. The first launch keeps 20 bytes (the hooks never demangle);
+// once the flusher has classified the kernel, later launches keep the 28 its model reads.
+TEST_F(LaunchTest, CatalogRaisesParameterBytesAfterFirstLaunches) {
+  const Runs r = RunBoth({DRIVER_APP, "catalog"});
+  ASSERT_EQ(r.plain.exit_code, 0) << r.plain.out;
+  EXPECT_TRUE(Contains(r.traced.out, "cuLaunchKernel reduce later -> 0")) << r.traced.out;
+  const LaunchTrace& t = r.trace;
+  ASSERT_EQ(t.launches.size(), 2u) << Describe(t);
+  const LaunchSeen& first = t.launches[0];
+  const LaunchSeen& later = t.launches[1];
+  EXPECT_EQ(first.name, fakecuda::kAtenMeanDouble);
+  EXPECT_EQ(later.name, fakecuda::kAtenMeanDouble);
+  EXPECT_EQ(first.params.size(), trace::kInlineParamBytes);
+  EXPECT_TRUE(first.flags & trace::kLaunchParamsTruncated);
+  EXPECT_EQ(analyzers::ParamBytesWanted(later.demangled), 28);
+  ASSERT_EQ(later.params.size(), 28u);
+  EXPECT_TRUE(later.flags & trace::kLaunchParamsTruncated);  // the ReduceOp is 200 bytes
+
+  // With 28 bytes the catalog models the launch: 16 outputs x 4096 inputs each.
+  analyzers::LaunchFacts facts;
+  facts.params = later.params;
+  facts.layout.count = 1;
+  facts.layout.slots[0] = {0, fakecuda::kReduceOpBytes};
+  facts.grid = {16, 1, 1};
+  const analyzers::KernelEstimate e = analyzers::EstimateKernel(later.demangled, facts);
+  EXPECT_EQ(e.functor, "mean");
+  EXPECT_EQ(e.source, trace::FigureSource::kCatalog) << e.reason;
+  EXPECT_EQ(e.elements, 65536);
+  EXPECT_DOUBLE_EQ(e.bytes, 65536.0 * 8 + 16 * 8);
+  EXPECT_DOUBLE_EQ(e.flops, 65536.0 + 16);  // one add per input, one scaling per output
+  facts.params = first.params;
+  EXPECT_EQ(analyzers::EstimateKernel(first.demangled, facts).source,
+            trace::FigureSource::kUnknown);
+}
+
+// With FLOPSPY_PARAM_BYTES=0 (capture off) the catalog does not turn capture back on.
+TEST_F(LaunchTest, CatalogLeavesParameterCaptureOff) {
+  const Runs r = RunBoth({DRIVER_APP, "catalog"}, {{"FLOPSPY_PARAM_BYTES", "0"}});
+  ASSERT_EQ(r.trace.launches.size(), 2u) << Describe(r.trace);
+  for (const auto& l : r.trace.launches) EXPECT_TRUE(l.params.empty());
 }
 
 // --- (d) default-stream handles on the driver ------------------------------------------------

@@ -57,6 +57,15 @@ json FiguresJson(const analyzers::WorkFigures& w) {
           {"launches_with_bytes", w.launches_with_bytes}};
 }
 
+// FLOP per byte over every launch of a kernel row; null unless both figures are known.
+json KernelIntensity(const analyzers::WorkFigures& w) {
+  if (w.flops_source == trace::FigureSource::kUnknown ||
+      w.bytes_source == trace::FigureSource::kUnknown || w.bytes <= 0) {
+    return nullptr;
+  }
+  return w.flops / w.bytes;
+}
+
 // Catalog figures against counter-measured ones, per launch (issue 5: flag > 10% apart).
 json CrossCheck(const analyzers::KernelGroup& g) {
   if (g.counter_samples == 0) return nullptr;
@@ -103,6 +112,8 @@ json KernelJson(const analyzers::KernelGroup& g, double trace_gpu_ns) {
           {"functor", g.functor},
           {"confidence", std::string(analyzers::ConfidenceName(g.confidence))},
           {"path", std::string(analyzers::ComputePathName(g.path))},
+          {"reason", g.reason},
+          {"intensity", KernelIntensity(g.all)},
           {"timed", FiguresJson(g.timed)},
           {"all", FiguresJson(g.all)},
           {"placement", PlacementJson(g.placement)},

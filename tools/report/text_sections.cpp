@@ -102,6 +102,29 @@ void PrintDevices(const TraceReport& t, std::ostream& out) {
   }
 }
 
+// "cat" when FLOPs and bytes share their source, else "flops/bytes" ("?/cat": bytes from the
+// catalog, FLOPs unknown).
+std::string SourcesTag(const analyzers::WorkFigures& w) {
+  if (w.flops_source == w.bytes_source) return SourceTag(w.flops_source);
+  return SourceTag(w.flops_source) + "/" + SourceTag(w.bytes_source);
+}
+
+// FLOP per byte of a row: the placement's (timed launches) when there is one, else over every
+// launch when both figures are known.
+std::string Intensity(const KernelGroup& g) {
+  if (g.placement && g.placement->intensity) return Number(*g.placement->intensity);
+  const analyzers::WorkFigures& w = g.all;
+  if (w.flops_source == trace::FigureSource::kUnknown ||
+      w.bytes_source == trace::FigureSource::kUnknown || w.bytes <= 0) {
+    return "-";
+  }
+  return Number(w.flops / w.bytes);
+}
+
+std::string Figure(double value, trace::FigureSource source) {
+  return source == trace::FigureSource::kUnknown ? "-" : SiValue(value);
+}
+
 void PrintKernels(const TraceReport& t, std::ostream& out, size_t limit) {
   if (t.run.kernels.empty()) return;
   double total = 0;
@@ -113,9 +136,11 @@ void PrintKernels(const TraceReport& t, std::ostream& out, size_t limit) {
                    {"count"},
                    {"mean"},
                    {"launch"},
+                   {"FLOPs"},
+                   {"bytes"},
+                   {"FLOP/B"},
                    {"FLOP/s"},
                    {"B/s"},
-                   {"FLOP/B"},
                    {"%roof"},
                    {"regime", TextTable::Align::kLeft},
                    {"src", TextTable::Align::kLeft},
@@ -125,23 +150,23 @@ void PrintKernels(const TraceReport& t, std::ostream& out, size_t limit) {
     if (shown++ == limit) break;
     const auto& p = g.placement;
     const uint64_t count = g.executions ? g.executions : g.launches;
-    table.AddRow(
-        {total > 0 ? fmt::format("{:.1f}", 100 * g.gpu_ns / total) : "-",
-         g.executions ? Duration(g.gpu_ns) : "-", Grouped(count),
-         g.executions ? Duration(g.gpu_ns / static_cast<double>(g.executions)) : "-",
-         g.launches ? Duration(g.launch_ns / static_cast<double>(g.launches)) : "-",
-         p ? Rate(p->achieved_flops) : "-", p ? Rate(p->achieved_bandwidth) : "-",
-         p && p->intensity ? Number(*p->intensity) : "-", p ? Pct(p->pct_of_attainable) : "-",
-         RegimeTag(p),
-         SourceTag(g.timed.flops_source != trace::FigureSource::kUnknown ? g.timed.flops_source
-                                                                         : g.all.flops_source),
-         KernelLabel(g)});
+    table.AddRow({total > 0 ? fmt::format("{:.1f}", 100 * g.gpu_ns / total) : "-",
+                  g.executions ? Duration(g.gpu_ns) : "-", Grouped(count),
+                  g.executions ? Duration(g.gpu_ns / static_cast<double>(g.executions)) : "-",
+                  g.launches ? Duration(g.launch_ns / static_cast<double>(g.launches)) : "-",
+                  Figure(g.all.flops, g.all.flops_source), Figure(g.all.bytes, g.all.bytes_source),
+                  Intensity(g), p ? Rate(p->achieved_flops) : "-",
+                  p ? Rate(p->achieved_bandwidth) : "-", p ? Pct(p->pct_of_attainable) : "-",
+                  RegimeTag(p), SourcesTag(g.all), KernelLabel(g)});
   }
   table.Print(out);
   if (t.run.kernels.size() > limit) {
     fmt::print(out, "  ... {} more kernel signatures (--json has all)\n",
                t.run.kernels.size() - limit);
   }
+  fmt::print(out,
+             "  FLOPs and bytes: every launch of the row; src: where they come from (anl "
+             "analytic, cat catalog, ctr counters, ? unknown; FLOPs/bytes when they differ)\n");
 }
 
 std::string Shape(const LibraryGroup& g) {

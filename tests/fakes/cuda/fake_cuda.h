@@ -61,6 +61,12 @@ inline constexpr const char* kAddKernelDemangled = "add_kernel(int, float*, floa
 inline constexpr const char* kEmptyKernel = "_Z12empty_kernelv";
 // A cooperative kernel: grid_sync_kernel(int*, int).
 inline constexpr const char* kGridSync = "_Z16grid_sync_kernelPii";
+// An ATen reduction whose catalog model reads past the default 20 parameter bytes: a double
+// mean, ReduceOp<double, MeanOps<double, double, double, double>, unsigned int, double, 4, 4>
+// by value (ReduceConfig's sizes end at byte 28). Real ReduceOps are larger; 200 bytes suffice.
+inline constexpr const char* kAtenMeanDouble =
+    "_ZN2at6native13reduce_kernelILi512ELi1ENS0_8ReduceOpIdNS0_7MeanOpsIddddEEjdLi4ELi4EEEEEvT1_";
+inline constexpr uint16_t kReduceOpBytes = 200;
 
 inline constexpr KernelSpec kKernels[] = {
     {kAtenMul, 3, {0, 4, 16}, {4, 8, 16}, 0, 32},
@@ -68,6 +74,7 @@ inline constexpr KernelSpec kKernels[] = {
     {kAddKernel, 3, {0, 8, 16}, {4, 8, 8}, 0, 24},
     {kEmptyKernel, 0, {}, {}, -1, 0},
     {kGridSync, 2, {0, 8}, {8, 4}, 1, 12},
+    {kAtenMeanDouble, 1, {0}, {kReduceOpBytes}, -1, kReduceOpBytes},
 };
 inline constexpr int kKernelCount = sizeof(kKernels) / sizeof(kKernels[0]);
 

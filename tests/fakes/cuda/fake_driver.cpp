@@ -91,9 +91,9 @@ CUresult ApiResult() {
 struct Object {
   int index;
 };
-Object g_functions[kKernelCount] = {{0}, {1}, {2}, {3}, {4}};
-Object g_kernels[kKernelCount] = {{0}, {1}, {2}, {3}, {4}};
-static_assert(kKernelCount == 5, "extend g_functions and g_kernels");
+Object g_functions[kKernelCount] = {{0}, {1}, {2}, {3}, {4}, {5}};
+Object g_kernels[kKernelCount] = {{0}, {1}, {2}, {3}, {4}, {5}};
+static_assert(kKernelCount == 6, "extend g_functions and g_kernels");
 Object g_module{0};
 Object g_library{0};
 

@@ -5,9 +5,13 @@
 //   driver_app triton       Triton: dlsym(dlopen("libcuda.so.1"), "cuLaunchKernelEx") with a
 //                           CUlaunchConfig carrying a cluster dimension (program (c))
 //   driver_app streams      the default-stream handles through cuLaunchKernel and _ptsz (d)
+//   driver_app catalog      an ATen double-mean reduce_kernel launched, then again after a
+//                           pause: flopspy keeps more of its parameter bytes once its flusher
+//                           has classified the kernel (the catalog's model reads 28 bytes)
 #include <cuda.h>
 #include <cudaTypedefs.h>
 #include <dlfcn.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <cstring>
@@ -277,6 +281,35 @@ int RunStreams() {
   return 0;
 }
 
+int RunCatalog() {
+  void* h = dlopen("libcuda.so.1", RTLD_NOW);
+  if (h == nullptr) return 10;
+  const auto launch = Sym<PFN_cuLaunchKernel_v4000>(h, "cuLaunchKernel");
+  const auto init = Sym<PFN_cuInit_v2000>(h, "cuInit");
+  const auto load = Sym<PFN_cuModuleLoadData_v2000>(h, "cuModuleLoadData");
+  const auto get_function = Sym<PFN_cuModuleGetFunction_v2000>(h, "cuModuleGetFunction");
+  if (!launch || !init || !load || !get_function) return 11;
+  Print("cuInit", init(0));
+  CUmodule module = nullptr;
+  CUfunction f = nullptr;
+  Print("cuModuleLoadData", load(&module, "cubin"));
+  Print("cuModuleGetFunction", get_function(&f, module, fakecuda::kAtenMeanDouble));
+  // ReduceOp<double, MeanOps<double...>>: factor, ident, then ReduceConfig's
+  // element_size_bytes = sizeof(double), num_inputs (per output), num_outputs.
+  unsigned char op[fakecuda::kReduceOpBytes] = {};
+  const double factor = 1.0 / 4096, ident = 0.0;
+  const int config[3] = {8, 4096, 16};
+  std::memcpy(op, &factor, 8);
+  std::memcpy(op + 8, &ident, 8);
+  std::memcpy(op + 16, config, sizeof(config));
+  void* params[] = {op};
+  Print("cuLaunchKernel reduce first", launch(f, 16, 1, 1, 512, 1, 1, 0, nullptr, params, nullptr));
+  // Long enough for the flusher (every 10 ms in the tests) to define the kernel.
+  usleep(500 * 1000);
+  Print("cuLaunchKernel reduce later", launch(f, 16, 1, 1, 512, 1, 1, 0, nullptr, params, nullptr));
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -285,6 +318,7 @@ int main(int argc, char** argv) {
   if (mode == "procaddress") status = RunProcAddress();
   if (mode == "triton") status = RunTriton();
   if (mode == "streams") status = RunStreams();
+  if (mode == "catalog") status = RunCatalog();
   launchtest::PrintFakeReports();
   return status;
 }

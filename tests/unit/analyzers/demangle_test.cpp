@@ -147,5 +147,31 @@ TEST(LastLambdaParams, ReadsTheInnermostLambda) {
   EXPECT_FALSE(LastLambdaParams("at::native::FillFunctor<float>").has_value());
 }
 
+TEST(NormalizeDemangledName, RewritesNvidiaSpellings) {
+  // [S29] as Nsight Systems printed it, and what GNU __cxa_demangle prints for the same kernel.
+  EXPECT_EQ(NormalizeDemangledName(
+                "void at::native::elementwise_kernel<(int)128, (int)2, void at::native::gpu_kernel_"
+                "impl_nocast<at::native::BinaryFunctor<float, float, float, at::native::binary_"
+                "internal::MulFunctor<float>>>(at::TensorIteratorBase &, const T1 &)::[lambda(int) "
+                "(instance 1)]>(int, T3)"),
+            "void at::native::elementwise_kernel<128, 2, void at::native::gpu_kernel_impl_nocast<"
+            "at::native::BinaryFunctor<float, float, float, at::native::binary_internal::"
+            "MulFunctor<float>>>(at::TensorIteratorBase&, const T1&)::{lambda(int)#1}>(int, T3)");
+  EXPECT_EQ(NormalizeDemangledName("std::array<char *, (unsigned long)3>"),
+            "std::array<char*, 3ul>");
+  EXPECT_EQ(NormalizeDemangledName("f<(bool)1, (bool)0, (long)-2>"), "f<true, false, -2l>");
+  EXPECT_EQ(NormalizeDemangledName("at::native::<unnamed>::k()::[lambda() (instance 12)]::operator "
+                                   "()() const"),
+            "at::native::(anonymous namespace)::k()::{lambda()#12}::operator()() const");
+  // GNU names, C names and text that only looks similar pass unchanged.
+  for (const char* same : {"void at::native::vectorized_elementwise_kernel<4, at::native::"
+                           "CUDAFunctor_add<float>, std::array<char*, 3ul> >(int, at::native::"
+                           "CUDAFunctor_add<float>, std::array<char*, 3ul>)",
+                           "triton_poi_fused_add_0", "f(int)::{lambda(int)#1}", "[lambda(", "(int)",
+                           "x [lambda(float) (instance )]", ""}) {
+    EXPECT_EQ(NormalizeDemangledName(same), same);
+  }
+}
+
 }  // namespace
 }  // namespace flopspy::analyzers

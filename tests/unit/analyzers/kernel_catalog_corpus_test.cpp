@@ -3,6 +3,7 @@
 // profiler output (SOURCES.md says where each came from).
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -116,6 +117,119 @@ TEST(KernelCatalogCorpus, NothingIsModelledWithoutParameterBytes) {
     EXPECT_FALSE(est.elements.has_value());
     EXPECT_EQ(KernelFamilyName(est.family), e.family);
   }
+}
+
+TEST(KernelCatalogCorpus, ElementCountDecodedFromParameterBytes) {
+  // Every modelled elementwise, copy, fill and demo kernel reads N from parameter 0 (an int32)
+  // and moves N x (the corpus's input and output element sizes) bytes. The sizes come from the
+  // corpus columns, written by hand, not from the catalog.
+  int checked = 0;
+  for (const CorpusEntry& e : LoadCorpus()) {
+    const bool elementwise = e.family.starts_with("elementwise") || e.family == "copy" ||
+                             e.family == "fill" || e.family == "demo";
+    if (!elementwise || e.output == "unknown") continue;
+    const KernelClass kc = ClassifyKernel(e.name);
+    if (kc.model != KernelModel::kElementwise || !kc.bytes_known) continue;
+    SCOPED_TRACE("corpus line " + std::to_string(e.line) + ": " + e.name.substr(0, 120));
+    double element_bytes = DataTypeSize(*DataTypeFromName(e.output));
+    if (e.inputs != "-") {
+      std::stringstream in(e.inputs);
+      std::string type;
+      while (std::getline(in, type, ',')) element_bytes += DataTypeSize(*DataTypeFromName(type));
+    }
+    for (int32_t n : {1, 4097, 67108864, 2147483647}) {
+      std::vector<uint8_t> bytes(20, 0xAB);  // what follows N must not matter
+      std::memcpy(bytes.data(), &n, 4);
+      LaunchFacts launch;
+      launch.params = bytes;
+      const KernelEstimate est = EstimateKernel(kc, launch);
+      ASSERT_TRUE(est.elements.has_value()) << est.reason;
+      EXPECT_EQ(*est.elements, n);
+      EXPECT_EQ(est.bytes_source, trace::FigureSource::kCatalog);
+      EXPECT_DOUBLE_EQ(est.bytes, static_cast<double>(n) * element_bytes);
+      EXPECT_EQ(est.shape_key, "n=" + std::to_string(n));
+      if (est.source == trace::FigureSource::kCatalog) {
+        EXPECT_DOUBLE_EQ(est.flops, static_cast<double>(n) * kc.flops_per_element);
+      }
+    }
+    ++checked;
+  }
+  EXPECT_GE(checked, 60);
+}
+
+TEST(KernelCatalogCorpus, ModelsReadExactlyTheBytesTheyAskFor) {
+  // ParamBytesWanted is what the interposer captures for a kernel. For every corpus name and a
+  // few byte patterns: the estimate from the first ParamBytesWanted bytes equals the one from
+  // 255 bytes (the model reads nothing further), and with one byte fewer nothing is modelled
+  // (it needs them all).
+  std::vector<std::vector<uint8_t>> patterns;
+  patterns.emplace_back(255, 0);
+  std::vector<uint8_t> small(255, 0);
+  for (size_t i = 0; i < small.size(); i += 4) small[i] = static_cast<uint8_t>(1 + (i / 4) % 7);
+  patterns.push_back(small);
+  std::vector<uint8_t> noise(255);
+  uint32_t state = 99;
+  for (uint8_t& b : noise) {
+    state = state * 1664525u + 1013904223u;
+    b = static_cast<uint8_t>(state >> 24);
+  }
+  patterns.push_back(noise);
+  int modelled = 0;
+  for (const CorpusEntry& e : LoadCorpus()) {
+    SCOPED_TRACE(e.name.substr(0, 120));
+    const KernelClass kc = ClassifyKernel(e.name);
+    const int wanted = ParamBytesWanted(kc);
+    EXPECT_GE(wanted, 0);
+    EXPECT_LE(wanted, 255);
+    if (kc.model == KernelModel::kNone) {
+      EXPECT_EQ(wanted, 0);
+    }
+    // One more pattern that each model accepts, so that a ParamBytesWanted too small shows: small
+    // counts everywhere (and non-null pointers), a ReduceConfig that passes its size check, a
+    // two-dimensional TensorInfo.
+    std::vector<uint8_t> plausible = small;
+    const auto put = [&plausible](size_t at, int32_t v) { std::memcpy(&plausible[at], &v, 4); };
+    if (kc.model == KernelModel::kReduce && kc.reduce_config_offset >= 0) {
+      const auto at = static_cast<size_t>(kc.reduce_config_offset);
+      put(at, kc.reduce_arg_bytes);
+      put(at + 4, 64);
+      put(at + 8, 16);
+    }
+    if (kc.model == KernelModel::kIndexSelect || kc.model == KernelModel::kFusedDropout) {
+      put(8, 16);
+      put(12, 32);
+      put(208, 2);
+    }
+    auto all = patterns;
+    all.push_back(plausible);
+    for (const auto& pattern : all) {
+      LaunchFacts full;
+      full.params = pattern;
+      full.grid = {64, 1, 1};
+      LaunchFacts prefix = full;
+      prefix.params = std::span<const uint8_t>(pattern).first(static_cast<size_t>(wanted));
+      const KernelEstimate a = EstimateKernel(kc, full);
+      const KernelEstimate b = EstimateKernel(kc, prefix);
+      EXPECT_EQ(a.source, b.source) << a.reason << " / " << b.reason;
+      EXPECT_EQ(a.bytes_source, b.bytes_source);
+      EXPECT_EQ(a.flops, b.flops);
+      EXPECT_EQ(a.bytes, b.bytes);
+      EXPECT_EQ(a.elements, b.elements);
+      if (wanted > 0) {
+        LaunchFacts shorter = full;
+        shorter.params = std::span<const uint8_t>(pattern).first(static_cast<size_t>(wanted - 1));
+        const KernelEstimate c = EstimateKernel(kc, shorter);
+        EXPECT_EQ(c.source, trace::FigureSource::kUnknown);
+        EXPECT_EQ(c.bytes_source, trace::FigureSource::kUnknown);
+      }
+    }
+    if (EstimateKernel(kc, LaunchFacts{plausible, {}, {64, 1, 1}, {}}).bytes_source ==
+        trace::FigureSource::kCatalog) {
+      ++modelled;
+    }
+  }
+  // The plausible pattern is modelled for most corpus names, so the checks above have teeth.
+  EXPECT_GE(modelled, 120);
 }
 
 TEST(KernelCatalogCorpus, UnknownAndTritonNamesStayUnknownWithParameters) {
