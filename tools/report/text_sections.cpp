@@ -58,14 +58,16 @@ std::string RegimeTag(const std::optional<analyzers::Placement>& p) {
   return "?";
 }
 
-// A name that fits: the catalog's reading of ATen kernels, else the function's base name.
+// A name that fits: the catalog's reading (functor and shape first, so that they survive
+// truncation), then the function's base name.
 std::string KernelLabel(const KernelGroup& g) {
   if (g.name.empty()) return "(unnamed kernel)";
   const analyzers::FunctionNameParts parts = analyzers::SplitFunctionName(g.name);
-  std::string base = parts.base.empty() ? g.name : std::string(parts.base);
-  if (!g.functor.empty()) base = g.functor + " · " + base;
-  if (!g.shape_key.empty()) base += " [" + g.shape_key + "]";
-  return base;
+  std::string label;
+  if (!g.functor.empty()) label = g.functor + " ";
+  if (!g.shape_key.empty()) label += "[" + g.shape_key + "] ";
+  if (!label.empty()) label += "· ";
+  return label + (parts.base.empty() ? g.name : std::string(parts.base));
 }
 
 void PrintDevices(const TraceReport& t, std::ostream& out) {
@@ -125,6 +127,9 @@ std::string Figure(double value, trace::FigureSource source) {
   return source == trace::FigureSource::kUnknown ? "-" : SiValue(value);
 }
 
+// Wider than the other tables: eleven figures per row and a name that must stay readable.
+constexpr size_t kKernelTableWidth = 132;
+
 void PrintKernels(const TraceReport& t, std::ostream& out, size_t limit) {
   if (t.run.kernels.empty()) return;
   double total = 0;
@@ -144,7 +149,8 @@ void PrintKernels(const TraceReport& t, std::ostream& out, size_t limit) {
                    {"%roof"},
                    {"regime", TextTable::Align::kLeft},
                    {"src", TextTable::Align::kLeft},
-                   {"kernel", TextTable::Align::kLeft}});
+                   {"kernel", TextTable::Align::kLeft}},
+                  kKernelTableWidth);
   size_t shown = 0;
   for (const KernelGroup& g : t.run.kernels) {
     if (shown++ == limit) break;

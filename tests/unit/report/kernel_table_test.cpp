@@ -63,9 +63,11 @@ TraceReport Report() {
   w.mean_launch_ns = 5000;
   sin.placement = analyzers::PlaceOnRoofline(T4(), w);
   t.run.kernels.push_back(sin);
-  t.run.kernels.push_back(Group("void at::native::vectorized_elementwise_kernel<4, entr>(int)", "",
-                                1'000'000, 0, FigureSource::kUnknown, 4000,
-                                FigureSource::kCatalog));
+  KernelGroup bytes_only =
+      Group("void at::native::vectorized_elementwise_kernel<4, entr>(int)", "", 1'000'000, 0,
+            FigureSource::kUnknown, 4000, FigureSource::kCatalog);
+  bytes_only.shape_key = "n=1000";
+  t.run.kernels.push_back(bytes_only);
   t.run.kernels.push_back(Group("triton_poi_fused_add_0", "pointwise", 100'000, 0,
                                 FigureSource::kUnknown, 0, FigureSource::kUnknown));
   analyzers::DeviceActivity d;
@@ -97,17 +99,17 @@ TEST(KernelTable, EveryRowShowsFlopsBytesIntensityAndSource) {
     EXPECT_NE(header.find(column), std::string::npos) << column << "\n" << text;
   }
   // sin: 67.1 MFLOP over 537 MB = 0.125 FLOP/B, from the catalog.
-  const std::string sin = LineWith(text, "sin · vectorized_elementwise_kernel [n=67108864]");
-  EXPECT_NE(sin.find("67.1 M"), std::string::npos) << sin;
+  const std::string sin = LineWith(text, "sin [n=67108864] · vectorized");
+  EXPECT_NE(sin.find("67.1 M"), std::string::npos) << text;
   EXPECT_NE(sin.find("537 M"), std::string::npos) << sin;
   EXPECT_NE(sin.find("0.125"), std::string::npos) << sin;
   EXPECT_NE(sin.find(" cat "), std::string::npos) << sin;
   // Bytes from the catalog, FLOPs unknown: "-" for FLOPs and intensity, "?/cat".
-  const std::string bytes_only = LineWith(text, "entr");
+  const std::string bytes_only = LineWith(text, "[n=1000] · vectorized");
   EXPECT_NE(bytes_only.find("4 k"), std::string::npos) << bytes_only;
   EXPECT_NE(bytes_only.find(" ?/cat "), std::string::npos) << bytes_only;
   // Nothing known.
-  const std::string triton = LineWith(text, "triton_poi_fused_add_0");
+  const std::string triton = LineWith(text, "pointwise · triton_poi");
   EXPECT_NE(triton.find(" ? "), std::string::npos) << triton;
   // Coverage of the GPU time by source.
   EXPECT_NE(text.find("kernel time with FLOPs known from: analytic 0%, catalog 97%, counters 0%, "
