@@ -127,9 +127,6 @@ std::string Figure(double value, trace::FigureSource source) {
   return source == trace::FigureSource::kUnknown ? "-" : SiValue(value);
 }
 
-// Wider than the other tables: eleven figures per row and a name that must stay readable.
-constexpr size_t kKernelTableWidth = 132;
-
 void PrintKernels(const TraceReport& t, std::ostream& out, size_t limit) {
   if (t.run.kernels.empty()) return;
   double total = 0;
@@ -149,8 +146,8 @@ void PrintKernels(const TraceReport& t, std::ostream& out, size_t limit) {
                    {"%roof"},
                    {"regime", TextTable::Align::kLeft},
                    {"src", TextTable::Align::kLeft},
-                   {"kernel", TextTable::Align::kLeft}},
-                  kKernelTableWidth);
+                   {"kernel", TextTable::Align::kLeft}});
+  table.WrapLastColumn();
   size_t shown = 0;
   for (const KernelGroup& g : t.run.kernels) {
     if (shown++ == limit) break;
