@@ -90,6 +90,18 @@ std::string LineWith(const std::string& text, const std::string& needle) {
   return "";
 }
 
+// A kernel's row: the line naming it, with the line before it, since a name that does not fit
+// goes on a line of its own under its figures.
+std::string RowFor(const std::string& text, const std::string& name) {
+  std::istringstream in(text);
+  std::string previous, line;
+  while (std::getline(in, line)) {
+    if (line.find(name) != std::string::npos) return previous + " " + line + " ";
+    previous = line;
+  }
+  return "";
+}
+
 TEST(KernelTable, EveryRowShowsFlopsBytesIntensityAndSource) {
   std::ostringstream out;
   WriteAnalysisSections(Report(), out);
@@ -99,17 +111,17 @@ TEST(KernelTable, EveryRowShowsFlopsBytesIntensityAndSource) {
     EXPECT_NE(header.find(column), std::string::npos) << column << "\n" << text;
   }
   // sin: 67.1 MFLOP over 537 MB = 0.125 FLOP/B, from the catalog.
-  const std::string sin = LineWith(text, "sin [n=67108864] · vectorized");
+  const std::string sin = RowFor(text, "sin [n=67108864] · vectorized");
   EXPECT_NE(sin.find("67.1 M"), std::string::npos) << text;
   EXPECT_NE(sin.find("537 M"), std::string::npos) << sin;
   EXPECT_NE(sin.find("0.125"), std::string::npos) << sin;
   EXPECT_NE(sin.find(" cat "), std::string::npos) << sin;
   // Bytes from the catalog, FLOPs unknown: "-" for FLOPs and intensity, "?/cat".
-  const std::string bytes_only = LineWith(text, "[n=1000] · vectorized");
+  const std::string bytes_only = RowFor(text, "[n=1000] · vectorized");
   EXPECT_NE(bytes_only.find("4 k"), std::string::npos) << bytes_only;
   EXPECT_NE(bytes_only.find(" ?/cat "), std::string::npos) << bytes_only;
   // Nothing known.
-  const std::string triton = LineWith(text, "pointwise · triton_poi");
+  const std::string triton = RowFor(text, "pointwise · triton_poi");
   EXPECT_NE(triton.find(" ? "), std::string::npos) << triton;
   // Coverage of the GPU time by source.
   EXPECT_NE(text.find("kernel time with FLOPs known from: analytic 0%, catalog 97%, counters 0%, "
