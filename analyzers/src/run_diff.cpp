@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <map>
 
+#include "flopspy/analyzers/blas_types.h"
 #include "flopspy/analyzers/stragglers.h"
 
 namespace flopspy::analyzers {
@@ -18,6 +19,7 @@ struct Side {
   bool flops_known = false;
   std::optional<double> pct;  // of the only model it ran on
   std::string label, name;
+  std::string detail;  // tells apart groups with one label: "grid 8x1x1 block 256x1x1"
 };
 
 void Add(Side& s, uint64_t count, double gpu_ns, double flops, bool flops_known,
@@ -55,17 +57,25 @@ std::optional<double> ChangePct(const std::optional<double>& a, const std::optio
 std::vector<DiffRow> Rows(const std::map<std::string, Side>& a,
                           const std::map<std::string, Side>& b) {
   std::map<std::string, DiffRow> rows;
+  std::map<std::string, std::string> details;
   const auto take = [&](const std::map<std::string, Side>& sides, bool is_a) {
     for (const auto& [key, side] : sides) {
       DiffRow& row = rows[key];
       row.key = key;
       if (row.label.empty()) row.label = side.label;
       if (row.name.empty()) row.name = side.name;
+      details[key] = side.detail;
       (is_a ? row.a : row.b) = side.figures;
     }
   };
   take(a, true);
   take(b, false);
+  // Two rows with one label (a kernel whose launch shape changed) are told apart.
+  std::map<std::string, int> uses;
+  for (const auto& [key, row] : rows) ++uses[row.label];
+  for (auto& [key, row] : rows) {
+    if (uses[row.label] > 1 && !details[key].empty()) row.label += " (" + details[key] + ")";
+  }
   std::vector<DiffRow> out;
   for (auto& [key, row] : rows) {
     row.presence = row.a.present && row.b.present ? DiffPresence::kBoth
@@ -96,6 +106,10 @@ std::map<std::string, Side> KernelSides(const RunAggregate& run) {
     Side& s = sides[KernelKey(g)];
     s.label = KernelShortLabel(g);
     s.name = g.name;
+    const auto dims = [](const std::array<uint32_t, 3>& d) {
+      return std::to_string(d[0]) + "x" + std::to_string(d[1]) + "x" + std::to_string(d[2]);
+    };
+    s.detail = "grid " + dims(g.grid) + " block " + dims(g.block);
     Add(s, g.executions, g.gpu_ns, g.timed.flops, g.timed.flops_source != FigureSource::kUnknown,
         g.placement);
   }
@@ -110,6 +124,9 @@ std::map<std::string, Side> LibrarySides(const RunAggregate& run) {
     Side& s = sides[LibraryKey(g)];
     s.label = LibraryShortLabel(g);
     s.name = g.routine;
+    s.detail = "compute " + std::string(ComputeTypeName(g.shape.compute_type)) + ", trans " +
+               std::to_string(g.shape.trans_a) + std::to_string(g.shape.trans_b) + ", epilogue " +
+               std::string(EpilogueName(g.shape.epilogue));
     Add(s, g.calls, g.gpu_ns, g.timed_flops, g.source != FigureSource::kUnknown, g.placement);
   }
   for (auto& [key, s] : sides) Finish(s);

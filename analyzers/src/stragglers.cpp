@@ -196,7 +196,7 @@ StragglerReport FindStragglers(const RankTable& table, const StragglerRule& rule
                      : ", a rank stands out " +
                            std::string(side == OutlierSide::kHigh ? "above " : "below ") +
                            show(test.threshold)) +
-        (test.outliers.empty() ? "; none does" : ""));
+        (test.outliers.empty() ? ". None does" : ""));
     for (const size_t i : test.outliers) {
       Straggler s;
       s.row = i;

@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <set>
+
 namespace flopspy::analyzers {
 namespace {
 
@@ -114,6 +116,18 @@ TEST(RunDiff, LibraryShapesCompareByRoutineAndShape) {
   EXPECT_DOUBLE_EQ(*d.libraries[1].change_pct, -20);
   EXPECT_NEAR(*d.libraries[1].rate_change_pct, 25, 1e-9);
   EXPECT_EQ(d.libraries[1].label, "cublasGemmEx 4096x4096x4096 R_32F");
+}
+
+TEST(RunDiff, OneLabelTwiceIsToldApartByItsLaunchShape) {
+  RunAggregate a, b;
+  a.kernels = {Kernel("k1", 10, 1000, 0)};
+  b.kernels = {Kernel("k1", 10, 1000, 0)};
+  b.kernels[0].group.grid = {16, 1, 1};  // another signature with the same name
+  const RunDiff d = DiffRuns(a, RankTable{}, b, RankTable{});
+  ASSERT_EQ(d.kernels.size(), 2u);
+  std::set<std::string> labels = {d.kernels[0].label, d.kernels[1].label};
+  EXPECT_EQ(labels, (std::set<std::string>{"k1 (grid 8x1x1 block 256x1x1)",
+                                           "k1 (grid 16x1x1 block 256x1x1)"}));
 }
 
 TEST(RunDiff, PooledStepOverRanks) {

@@ -148,7 +148,7 @@ TEST(Stragglers, EvenRanksHaveNone) {
   t.rows[3].rank = 3;
   const StragglerReport r = FindStragglers(t);
   EXPECT_TRUE(r.stragglers.empty());
-  EXPECT_NE(r.checks[0].find("none does"), std::string::npos) << r.checks[0];
+  EXPECT_NE(r.checks[0].find("None does"), std::string::npos) << r.checks[0];
 }
 
 TEST(Stragglers, TwoRanksNameTheOther) {
