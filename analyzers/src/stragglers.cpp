@@ -198,6 +198,8 @@ StragglerReport FindStragglers(const RankTable& table, const StragglerRule& rule
                            show(test.threshold)) +
         (test.outliers.empty() ? ". None does" : ""));
     for (const size_t i : test.outliers) {
+      // "N% over 0 ns" says nothing: a time is compared only with a positive reference.
+      if (as_time && test.reference <= 0) continue;
       Straggler s;
       s.row = i;
       s.metric = metric;

@@ -168,6 +168,15 @@ TEST(Stragglers, OneRankHasNothingToCompare) {
   ASSERT_EQ(r.checks.size(), 1u);
 }
 
+TEST(Stragglers, NoRankIsNamedAgainstAZeroReference) {
+  RankTable t = FourRanks(false);
+  t.rows.resize(2);
+  t.rows[0].kernel_ns = 0;  // timed, but ran no kernel
+  t.rows[1].busy_fraction = t.rows[0].busy_fraction;
+  const StragglerReport r = FindStragglers(t);
+  EXPECT_TRUE(r.stragglers.empty()) << r.stragglers[0].sentence;
+}
+
 TEST(Stragglers, DurationsReadLikeTheReport) {
   EXPECT_EQ(FormatDuration(850), "850 ns");
   EXPECT_EQ(FormatDuration(41.2e6), "41.2 ms");
