@@ -8,6 +8,7 @@
 
 #include "report/format.h"
 #include "report/html_assets.h"
+#include "report/html_run.h"
 #include "report/html_sections.h"
 #include "report/html_tables.h"
 #include "report/html_util.h"
@@ -283,11 +284,13 @@ std::string RenderHtmlReport(const json& report) {
   std::string title = "flopspy report";
   if (traces.size() == 1) {
     title += ": " + TraceName(traces[0], 0).substr(TraceName(traces[0], 0).find(':') + 1);
+  } else if (report.contains("diff") && traces.empty()) {
+    title += ": two runs compared";
   } else {
     title += fmt::format(": {} traces", traces.size());
   }
   s += "<title>" + Escape(title) + "</title>\n<style>" + kStyleSheet + "</style></head>\n<body>\n";
-  s += Header(report);
+  s += report.contains("diff") && traces.empty() ? DiffHeader(report) : Header(report);
   if (traces.size() > 1) {
     s += R"(<nav class="toc"><ul>)";
     for (size_t i = 0; i < traces.size(); ++i) {
@@ -299,9 +302,24 @@ std::string RenderHtmlReport(const json& report) {
   std::string run;
   for (const auto& [key, value] : report.items()) {
     if (kDocumentKeys.contains(key)) continue;
-    run += "<h3>" + Escape(SectionTitle(key)) + "</h3>";
-    run +=
-        key == "advice" ? AdviceSection(value, "run-advice") : GenericSection(value, "run-" + key);
+    run += "<h3>" +
+           Escape(key == "aggregate" ? "Whole run"
+                  : key == "diff"    ? "Comparison per kernel and library shape"
+                                     : SectionTitle(key)) +
+           "</h3>";
+    if (key == "advice") {
+      run += AdviceSection(value, "run-advice");
+    } else if (key == "aggregate") {
+      run += AggregateSection(value, traces.size());
+    } else if (key == "ranks") {
+      run += RanksSection(value, report.value("stragglers", json()));
+    } else if (key == "stragglers") {
+      run += StragglersSection(value, report.value("aggregate", json()));
+    } else if (key == "diff") {
+      run += DiffSection(value);
+    } else {
+      run += GenericSection(value, "run-" + key);
+    }
   }
   if (!run.empty()) s += "<section id=\"run\"><h2>Run</h2>" + run + "</section>\n";
   for (size_t i = 0; i < traces.size(); ++i) s += TraceSection(traces[i], i);

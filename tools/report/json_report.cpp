@@ -8,6 +8,7 @@
 #include "flopspy/analyzers/kernel_catalog.h"
 #include "flopspy/gpu_roofline/device_properties_json.h"
 #include "report/launch_overhead_section.h"
+#include "report/run_json.h"
 #include "report/sections_json.h"
 
 namespace flopspy::tools {
@@ -23,6 +24,8 @@ json Opt(const std::optional<double>& v) {
 std::string SourceName(trace::FigureSource s) {
   return std::string(trace::FigureSourceName(s));
 }
+
+}  // namespace
 
 json PlacementJson(const std::optional<analyzers::Placement>& placement) {
   if (!placement) return nullptr;
@@ -46,6 +49,8 @@ json PlacementJson(const std::optional<analyzers::Placement>& placement) {
           {"pct_of_bandwidth", Opt(p.pct_of_bandwidth)},
           {"roof_time_ns", Opt(p.roof_time_ns)}};
 }
+
+namespace {
 
 json FiguresJson(const analyzers::WorkFigures& w) {
   return {{"flops", w.flops},
@@ -90,6 +95,8 @@ json CrossCheck(const analyzers::KernelGroup& g) {
   j["catalog_off_by_more_than_10pct"] = off(flops_diff) || off(bytes_diff);
   return j;
 }
+
+}  // namespace
 
 json KernelJson(const analyzers::KernelGroup& g, double trace_gpu_ns) {
   const double mean = g.executions ? g.gpu_ns / static_cast<double>(g.executions) : 0;
@@ -163,6 +170,8 @@ json LibraryJson(const analyzers::LibraryGroup& g) {
           {"diagnostics", findings}};
 }
 
+namespace {
+
 std::string CopyKindName(trace::CopyKind k) {
   switch (k) {
     case trace::CopyKind::kHostToDevice:
@@ -214,6 +223,8 @@ json CopyJson(const analyzers::CopyGroup& c) {
           {"device", c.device}};
 }
 
+}  // namespace
+
 json RoofsJson(const analyzers::DeviceRoofs& r) {
   json paths = json::object();
   for (int p = 1; p < analyzers::kComputePathCount; ++p) {
@@ -236,6 +247,8 @@ json RoofsJson(const analyzers::DeviceRoofs& r) {
   return {{"name", r.name}, {"table_key", r.table_key}, {"sm_count", r.sm_count},
           {"flops", paths}, {"bandwidth", memory},      {"notes", r.notes}};
 }
+
+namespace {
 
 json DeviceJson(const TraceReport& t, const analyzers::DeviceActivity& d) {
   json j;
@@ -392,6 +405,7 @@ nlohmann::json BuildJsonReport(const std::vector<TraceReport>& traces) {
   doc["totals"] = {
       {"traces", traces.size()}, {"readable", readable},    {"events", events},     {"lost", lost},
       {"launches", launches},    {"kernel_gpu_ns", gpu_ns}, {"kernel_flops", flops}};
+  AddRunSections(doc, traces);  // aggregate, ranks, stragglers when several traces were read
   return doc;
 }
 

@@ -10,6 +10,7 @@
 #include "report/chrome_export.h"
 #include "report/crash_handler.h"
 #include "report/csv_report.h"
+#include "report/diff_report.h"
 #include "report/html_report.h"
 #include "report/json_report.h"
 #include "report/text_report.h"
@@ -41,6 +42,10 @@ int Main(int argc, char** argv) {
   app.add_option("--ceilings", ceilings_path,
                  "measured GPU ceilings (JSON of flopspy ceilings --gpu; default: "
                  "$FLOPSPY_CEILINGS or ~/.cache/flopspy/gpu-ceilings.json when present)");
+  bool diff = false;
+  app.add_flag("--diff", diff,
+               "compare two runs given as the two paths A B (each a trace or a folder of "
+               "traces) per kernel and library shape (docs/flopspy-report.md)");
   app.add_option("--color", color, "colour in the text report")
       ->check(CLI::IsMember({"auto", "always", "never"}));
   app.set_version_flag("--version", std::string("flopspy-report ") + FLOPSPY_VERSION);
@@ -61,6 +66,16 @@ int Main(int argc, char** argv) {
     }
     for (const auto& w : load.warnings)
       std::cerr << "flopspy-report: " << ceilings_path << ": " << w << "\n";
+  }
+  if (diff) {
+    if (arguments.size() != 2) {
+      std::cerr << "flopspy-report: --diff compares two runs: give exactly two paths, A and B "
+                   "(each a trace file or a folder of traces), not "
+                << arguments.size() << "\n";
+      return 2;
+    }
+    return RunDiffReport(arguments[0], arguments[1], options, {json, html_path, csv_dir}, std::cout,
+                         std::cerr);
   }
   std::vector<TraceReport> traces = AnalyzeTraces(inputs.files, options);
   size_t usable = 0;

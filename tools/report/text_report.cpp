@@ -6,6 +6,7 @@
 
 #include "report/format.h"
 #include "report/launch_overhead_section.h"
+#include "report/run_text.h"
 #include "report/text_sections.h"
 
 namespace flopspy::tools {
@@ -126,6 +127,8 @@ void WriteTextReport(const std::vector<TraceReport>& traces, const TextOptions& 
   for (const auto& t : traces) readable += t.usable() ? 1 : 0;
   fmt::print(out, "flopspy-report: {} trace{}, {} readable\n\n", traces.size(),
              traces.size() == 1 ? "" : "s", readable);
+  // Several processes: the run as a whole, its ranks and stragglers come first.
+  if (readable > 1) WriteRunText(BuildRunViews(traces), out);
   for (const auto& t : traces) WriteOne(t, style, out);
 }
 

@@ -1,0 +1,67 @@
+// Two runs compared (flopspy-report --diff A B): per kernel signature and per library shape,
+// the count, GPU time, mean time, achieved FLOP/s and share of the roof in A and in B, and the
+// change; work found in one run only is listed as such. docs/flopspy-report.md, "Comparing
+// runs".
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "flopspy/analyzers/rank_table.h"
+#include "flopspy/analyzers/run_merge.h"
+
+namespace flopspy::analyzers {
+
+// One kernel signature or library shape in one run, over every GPU model it ran on.
+struct DiffFigures {
+  bool present = false;
+  uint64_t count = 0;  // GPU executions (kernels) or calls (libraries)
+  double gpu_ns = 0;
+  double mean_ns = 0;                 // per execution or call; 0 without GPU time
+  std::optional<double> flops_per_s;  // achieved: timed FLOPs (known figure) over GPU time
+  std::optional<double> pct_of_roof;  // of the attainable FLOP/s; only on a single GPU model
+  uint32_t models = 0;                // GPU models it ran on
+};
+
+enum class DiffPresence { kBoth, kOnlyA, kOnlyB };
+std::string_view DiffPresenceName(DiffPresence presence);  // both, only_a, only_b
+
+struct DiffRow {
+  std::string key;    // KernelKey or LibraryKey
+  std::string label;  // short name
+  std::string name;   // the full kernel name, or the routine
+  DiffFigures a, b;
+  DiffPresence presence = DiffPresence::kBoth;
+  double change_ns = 0;                    // GPU time, B - A
+  std::optional<double> change_pct;        // 100 (B - A) / A, when A has GPU time
+  std::optional<double> mean_change_pct;   // of the mean time per execution
+  std::optional<double> rate_change_pct;   // of the achieved FLOP/s
+  std::optional<double> count_change_pct;  // of the count
+};
+
+// The step of one run: the step region pooled over its ranks.
+struct DiffStep {
+  std::string region;
+  uint64_t count = 0;
+  double mean_ns = 0;
+  size_t ranks = 0;
+};
+
+struct RunDiff {
+  std::vector<DiffRow> kernels;    // by |change_ns|, largest first
+  std::vector<DiffRow> libraries;  // same
+  double kernel_ns_a = 0, kernel_ns_b = 0;
+  uint64_t executions_a = 0, executions_b = 0;
+  std::optional<DiffStep> step_a, step_b;
+  std::string summary;  // one or two sentences: kernel time A vs B, step time when both have it
+  std::vector<std::string> notes;
+};
+
+DiffStep PooledStep(const RankTable& table);  // count 0 when the run has no step region
+
+RunDiff DiffRuns(const RunAggregate& a, const RankTable& ranks_a, const RunAggregate& b,
+                 const RankTable& ranks_b);
+
+}  // namespace flopspy::analyzers

@@ -1,0 +1,232 @@
+#include "flopspy/analyzers/run_diff.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+
+#include "flopspy/analyzers/blas_types.h"
+#include "flopspy/analyzers/stragglers.h"
+
+namespace flopspy::analyzers {
+namespace {
+
+using trace::FigureSource;
+
+struct Side {
+  DiffFigures figures;
+  double flops = 0;  // timed FLOPs with a known figure
+  bool flops_known = false;
+  std::optional<double> pct;  // of the only model it ran on
+  std::string label, name;
+  std::string detail;  // tells apart groups with one label: "grid 8x1x1 block 256x1x1"
+};
+
+void Add(Side& s, uint64_t count, double gpu_ns, double flops, bool flops_known,
+         const std::optional<Placement>& placement) {
+  DiffFigures& f = s.figures;
+  f.present = true;
+  f.count += count;
+  f.gpu_ns += gpu_ns;
+  ++f.models;
+  if (flops_known) {
+    s.flops += flops;
+    s.flops_known = true;
+  }
+  s.pct = placement ? placement->pct_of_attainable : std::nullopt;
+}
+
+void Finish(Side& s) {
+  DiffFigures& f = s.figures;
+  if (f.count > 0 && f.gpu_ns > 0) f.mean_ns = f.gpu_ns / static_cast<double>(f.count);
+  if (s.flops_known && f.gpu_ns > 0) f.flops_per_s = s.flops / f.gpu_ns * 1e9;
+  // A share of the roof means something only against one set of roofs.
+  if (f.models == 1) f.pct_of_roof = s.pct;
+}
+
+std::optional<double> ChangePct(double a, double b) {
+  if (a <= 0) return std::nullopt;
+  return 100 * (b - a) / a;
+}
+
+std::optional<double> ChangePct(const std::optional<double>& a, const std::optional<double>& b) {
+  if (!a || !b) return std::nullopt;
+  return ChangePct(*a, *b);
+}
+
+std::vector<DiffRow> Rows(const std::map<std::string, Side>& a,
+                          const std::map<std::string, Side>& b) {
+  std::map<std::string, DiffRow> rows;
+  std::map<std::string, std::string> details;
+  const auto take = [&](const std::map<std::string, Side>& sides, bool is_a) {
+    for (const auto& [key, side] : sides) {
+      DiffRow& row = rows[key];
+      row.key = key;
+      if (row.label.empty()) row.label = side.label;
+      if (row.name.empty()) row.name = side.name;
+      details[key] = side.detail;
+      (is_a ? row.a : row.b) = side.figures;
+    }
+  };
+  take(a, true);
+  take(b, false);
+  // Two rows with one label (a kernel whose launch shape changed) are told apart.
+  std::map<std::string, int> uses;
+  for (const auto& [key, row] : rows) ++uses[row.label];
+  for (auto& [key, row] : rows) {
+    if (uses[row.label] > 1 && !details[key].empty()) row.label += " (" + details[key] + ")";
+  }
+  std::vector<DiffRow> out;
+  for (auto& [key, row] : rows) {
+    row.presence = row.a.present && row.b.present ? DiffPresence::kBoth
+                   : row.a.present                ? DiffPresence::kOnlyA
+                                                  : DiffPresence::kOnlyB;
+    row.change_ns = row.b.gpu_ns - row.a.gpu_ns;
+    if (row.presence == DiffPresence::kBoth) {
+      row.change_pct = ChangePct(row.a.gpu_ns, row.b.gpu_ns);
+      if (row.a.mean_ns > 0 && row.b.mean_ns > 0) {
+        row.mean_change_pct = ChangePct(row.a.mean_ns, row.b.mean_ns);
+      }
+      row.rate_change_pct = ChangePct(row.a.flops_per_s, row.b.flops_per_s);
+      row.count_change_pct =
+          ChangePct(static_cast<double>(row.a.count), static_cast<double>(row.b.count));
+    }
+    out.push_back(std::move(row));
+  }
+  std::stable_sort(out.begin(), out.end(), [](const DiffRow& x, const DiffRow& y) {
+    return std::fabs(x.change_ns) > std::fabs(y.change_ns);
+  });
+  return out;
+}
+
+std::map<std::string, Side> KernelSides(const RunAggregate& run) {
+  std::map<std::string, Side> sides;
+  for (const MergedKernel& k : run.kernels) {
+    const KernelGroup& g = k.group;
+    Side& s = sides[KernelKey(g)];
+    s.label = KernelShortLabel(g);
+    s.name = g.name;
+    const auto dims = [](const std::array<uint32_t, 3>& d) {
+      return std::to_string(d[0]) + "x" + std::to_string(d[1]) + "x" + std::to_string(d[2]);
+    };
+    s.detail = "grid " + dims(g.grid) + " block " + dims(g.block);
+    Add(s, g.executions, g.gpu_ns, g.timed.flops, g.timed.flops_source != FigureSource::kUnknown,
+        g.placement);
+  }
+  for (auto& [key, s] : sides) Finish(s);
+  return sides;
+}
+
+std::map<std::string, Side> LibrarySides(const RunAggregate& run) {
+  std::map<std::string, Side> sides;
+  for (const MergedLibrary& l : run.libraries) {
+    const LibraryGroup& g = l.group;
+    Side& s = sides[LibraryKey(g)];
+    s.label = LibraryShortLabel(g);
+    s.name = g.routine;
+    s.detail = "compute " + std::string(ComputeTypeName(g.shape.compute_type)) + ", trans " +
+               std::to_string(g.shape.trans_a) + std::to_string(g.shape.trans_b) + ", epilogue " +
+               std::string(EpilogueName(g.shape.epilogue));
+    Add(s, g.calls, g.gpu_ns, g.timed_flops, g.source != FigureSource::kUnknown, g.placement);
+  }
+  for (auto& [key, s] : sides) Finish(s);
+  return sides;
+}
+
+std::string SignedPercent(double pct) {
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "%+.1f%%", pct);
+  return buf;
+}
+
+std::string Models(const RunAggregate& run) {
+  std::string s;
+  for (const DeviceModel& m : run.models) s += (s.empty() ? "" : ", ") + m.name;
+  return s;
+}
+
+}  // namespace
+
+std::string_view DiffPresenceName(DiffPresence presence) {
+  switch (presence) {
+    case DiffPresence::kBoth:
+      return "both";
+    case DiffPresence::kOnlyA:
+      return "only_a";
+    case DiffPresence::kOnlyB:
+      return "only_b";
+  }
+  return "both";
+}
+
+DiffStep PooledStep(const RankTable& table) {
+  DiffStep step;
+  step.region = table.step_region;
+  double total = 0;
+  for (const RankRow& r : table.rows) {
+    if (!r.step) continue;
+    step.count += r.step->count;
+    total += r.step->mean_ns * static_cast<double>(r.step->count);
+    ++step.ranks;
+  }
+  if (step.count > 0) step.mean_ns = total / static_cast<double>(step.count);
+  return step;
+}
+
+RunDiff DiffRuns(const RunAggregate& a, const RankTable& ranks_a, const RunAggregate& b,
+                 const RankTable& ranks_b) {
+  RunDiff diff;
+  diff.kernels = Rows(KernelSides(a), KernelSides(b));
+  diff.libraries = Rows(LibrarySides(a), LibrarySides(b));
+  diff.kernel_ns_a = a.kernel_gpu_ns;
+  diff.kernel_ns_b = b.kernel_gpu_ns;
+  for (const MergedKernel& k : a.kernels) diff.executions_a += k.group.executions;
+  for (const MergedKernel& k : b.kernels) diff.executions_b += k.group.executions;
+  const DiffStep step_a = PooledStep(ranks_a), step_b = PooledStep(ranks_b);
+  if (step_a.count > 0) diff.step_a = step_a;
+  if (step_b.count > 0) diff.step_b = step_b;
+
+  std::string s = "Kernel GPU time: A " + FormatDuration(diff.kernel_ns_a) + ", B " +
+                  FormatDuration(diff.kernel_ns_b);
+  if (const auto pct = ChangePct(diff.kernel_ns_a, diff.kernel_ns_b)) {
+    s += " (" + SignedPercent(*pct) + ")";
+  }
+  s += ".";
+  if (diff.step_a && diff.step_b && diff.step_a->region == diff.step_b->region) {
+    s += " Step time (region \"" + diff.step_a->region + "\", mean over " +
+         std::to_string(diff.step_a->count) + " and " + std::to_string(diff.step_b->count) +
+         " steps): A " + FormatDuration(diff.step_a->mean_ns) + ", B " +
+         FormatDuration(diff.step_b->mean_ns) + " (" +
+         SignedPercent(*ChangePct(diff.step_a->mean_ns, diff.step_b->mean_ns)) + ").";
+  } else if (diff.step_a && diff.step_b) {
+    s += " Step time not compared: the runs mark different regions (\"" + diff.step_a->region +
+         "\" and \"" + diff.step_b->region + "\").";
+  } else {
+    s += std::string(" Step time unknown: ") +
+         (!diff.step_a && !diff.step_b ? "neither run"
+          : !diff.step_a               ? "run A does not"
+                                       : "run B does not") +
+         " mark regions.";
+  }
+  diff.summary = s;
+  if (Models(a) != Models(b)) {
+    diff.notes.push_back("The runs used different GPUs (A: " + Models(a) + "; B: " + Models(b) +
+                         "): times and rates compare across them, shares of the roof are each "
+                         "against its own GPU's roofs.");
+  }
+  if (diff.executions_a != 0 && diff.executions_b != 0) {
+    const double ratio =
+        static_cast<double>(diff.executions_b) / static_cast<double>(diff.executions_a);
+    if (ratio > 1.2 || ratio < 1 / 1.2) {
+      char buf[160];
+      std::snprintf(buf, sizeof(buf),
+                    "B ran %.2fx as many kernels as A: compare mean times and rates rather than "
+                    "totals.",
+                    ratio);
+      diff.notes.push_back(buf);
+    }
+  }
+  return diff;
+}
+
+}  // namespace flopspy::analyzers

@@ -1,0 +1,252 @@
+#include "flopspy/analyzers/stragglers.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <set>
+
+namespace flopspy::analyzers {
+namespace {
+
+// 0.6745 is the 75th percentile of the standard normal: MAD / 0.6745 estimates the standard
+// deviation of normal data.
+constexpr double kMadToSigma = 0.6745;
+
+double Median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+std::string Percent(double fraction) {
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "%.0f%%", 100 * fraction);
+  return buf;
+}
+
+// Index of the only other row with a value (two-rank comparisons).
+size_t OtherRow(const std::vector<std::optional<double>>& values, size_t row) {
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (i != row && values[i]) return i;
+  }
+  return row;
+}
+
+}  // namespace
+
+std::string_view StragglerMetricName(StragglerMetric metric) {
+  switch (metric) {
+    case StragglerMetric::kStepTime:
+      return "step_time";
+    case StragglerMetric::kKernelTime:
+      return "kernel_time";
+    case StragglerMetric::kBusyShare:
+      return "busy";
+  }
+  return "unknown";
+}
+
+std::string FormatDuration(double ns) {
+  char buf[48];
+  if (!std::isfinite(ns)) return "-";
+  const double a = std::fabs(ns);
+  if (a < 1e3) {
+    std::snprintf(buf, sizeof(buf), "%.0f ns", ns);
+  } else if (a < 1e6) {
+    std::snprintf(buf, sizeof(buf), "%.3g us", ns / 1e3);
+  } else if (a < 1e9) {
+    std::snprintf(buf, sizeof(buf), "%.3g ms", ns / 1e6);
+  } else {
+    std::snprintf(buf, sizeof(buf), "%.3g s", ns / 1e9);
+  }
+  return buf;
+}
+
+OutlierTest FindOutliers(std::span<const std::optional<double>> values, OutlierSide side,
+                         double modified_z, double min_difference_relative,
+                         double min_difference_absolute) {
+  OutlierTest test;
+  std::vector<std::pair<size_t, double>> known;
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (values[i] && std::isfinite(*values[i])) known.emplace_back(i, *values[i]);
+  }
+  test.n = known.size();
+  if (known.size() < 2) return test;
+  const double sign = side == OutlierSide::kHigh ? 1 : -1;
+  const auto beyond = [&](double v, double reference, double bound) {
+    return sign * (v - reference) > bound;
+  };
+  const auto bound_for = [&](double reference, double mad) {
+    return std::max({modified_z / kMadToSigma * mad, min_difference_relative * std::fabs(reference),
+                     min_difference_absolute});
+  };
+  if (known.size() == 2) {
+    // Two ranks have no median to speak of: each is held against the other.
+    test.reference = (known[0].second + known[1].second) / 2;
+    test.threshold = test.reference;
+    for (size_t j = 0; j < 2; ++j) {
+      const double other = known[1 - j].second;
+      const double bound = bound_for(other, 0);
+      if (beyond(known[j].second, other, bound)) {
+        test.reference = other;
+        test.threshold = other + sign * bound;
+        test.outliers.push_back(known[j].first);
+      }
+    }
+    return test;
+  }
+  std::vector<double> v;
+  for (const auto& [i, x] : known) v.push_back(x);
+  test.reference = Median(v);
+  std::vector<double> deviations;
+  for (const double x : v) deviations.push_back(std::fabs(x - test.reference));
+  test.mad = Median(deviations);
+  const double bound = bound_for(test.reference, test.mad);
+  test.threshold = test.reference + sign * bound;
+  for (const auto& [i, x] : known) {
+    if (beyond(x, test.reference, bound)) test.outliers.push_back(i);
+  }
+  std::stable_sort(test.outliers.begin(), test.outliers.end(),
+                   [&](size_t a, size_t b) { return sign * *values[a] > sign * *values[b]; });
+  return test;
+}
+
+StragglerReport FindStragglers(const RankTable& table, const StragglerRule& rule) {
+  StragglerReport report;
+  const std::vector<RankRow>& rows = table.rows;
+  if (rows.size() < 2) {
+    report.checks.push_back(rows.empty() ? "no readable trace: nothing to compare"
+                                         : "one rank only: nothing to compare it with");
+    return report;
+  }
+  std::vector<std::optional<double>> step(rows.size()), kernel(rows.size()), busy(rows.size());
+  size_t with_steps = 0;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    if (rows[i].step) {
+      step[i] = rows[i].step->mean_ns;
+      ++with_steps;
+    }
+    // Kernel time is known where the GPU was timed (a GPU window exists).
+    if (rows[i].gpu_window_ns > 0) kernel[i] = rows[i].kernel_ns;
+    busy[i] = rows[i].busy_fraction;
+  }
+  std::optional<double> busy_median;
+  {
+    std::vector<double> b;
+    for (const auto& x : busy) {
+      if (x) b.push_back(*x);
+    }
+    if (!b.empty()) busy_median = Median(b);
+  }
+
+  // Where a rank's kernel time differs most from the median of the ranks (per step when every
+  // rank has steps).
+  const bool per_step = with_steps == rows.size();
+  std::set<std::string> keys;
+  for (const RankRow& r : rows) {
+    for (const auto& [key, ns] : r.kernel_ns_by_key) keys.insert(key);
+  }
+  const auto kernel_value = [&](const RankRow& r, const std::string& key) {
+    const auto it = r.kernel_ns_by_key.find(key);
+    const double ns = it == r.kernel_ns_by_key.end() ? 0 : it->second;
+    return per_step ? ns / static_cast<double>(r.step->count) : ns;
+  };
+  const auto where_time_goes = [&](Straggler& s) {
+    double most = 0;
+    for (const std::string& key : keys) {
+      std::vector<double> all;
+      for (const RankRow& r : rows) all.push_back(kernel_value(r, key));
+      const double mine = kernel_value(rows[s.row], key);
+      const double reference =
+          rows.size() == 2 ? kernel_value(rows[1 - s.row], key) : Median(std::move(all));
+      if (std::fabs(mine - reference) > most) {
+        most = std::fabs(mine - reference);
+        s.kernel_key = key;
+        s.kernel_ns = mine;
+        s.kernel_reference_ns = reference;
+      }
+    }
+    if (s.kernel_key.empty()) return std::string();
+    const auto label = table.kernel_labels.find(s.kernel_key);
+    s.kernel_label = label != table.kernel_labels.end() ? label->second : s.kernel_key;
+    return "; the kernel time that differs most is " + s.kernel_label + ": " +
+           FormatDuration(s.kernel_ns) + " vs " + FormatDuration(s.kernel_reference_ns) +
+           (per_step ? " per step" : "");
+  };
+  const auto busy_phrase = [&](const Straggler& s) -> std::string {
+    if (!s.busy_fraction || !s.busy_reference) return "";
+    return "; its GPU is busy " + Percent(*s.busy_fraction) + " vs " + Percent(*s.busy_reference);
+  };
+
+  const auto collect = [&](StragglerMetric metric, const std::vector<std::optional<double>>& values,
+                           OutlierSide side, const std::string& what, bool as_time) {
+    const OutlierTest test =
+        FindOutliers(values, side, rule.modified_z, as_time ? rule.min_relative : 0,
+                     as_time ? 0 : rule.min_busy_points);
+    const auto show = [&](double v) { return as_time ? FormatDuration(v) : Percent(v); };
+    if (test.n < 2) {
+      report.checks.push_back(what + ": fewer than two ranks have it");
+      return;
+    }
+    report.checks.push_back(
+        what + " of " + std::to_string(test.n) + " ranks: " +
+        (test.n == 2 ? "each is held against the other" : "median " + show(test.reference)) +
+        (test.n == 2 ? ""
+                     : ", a rank stands out " +
+                           std::string(side == OutlierSide::kHigh ? "above " : "below ") +
+                           show(test.threshold)) +
+        (test.outliers.empty() ? ". None does" : ""));
+    for (const size_t i : test.outliers) {
+      // "N% over 0 ns" says nothing: a time is compared only with a positive reference.
+      if (as_time && test.reference <= 0) continue;
+      Straggler s;
+      s.row = i;
+      s.metric = metric;
+      s.value = *values[i];
+      s.reference = test.reference;
+      s.reference_is_median = test.n > 2;
+      s.threshold = test.threshold;
+      s.busy_fraction = busy[i];
+      if (test.n == 2) {
+        s.busy_reference = busy[OtherRow(busy, i)];
+        if (OtherRow(busy, i) == i) s.busy_reference.reset();
+      } else {
+        s.busy_reference = busy_median;
+      }
+      const std::string ref_text =
+          s.reference_is_median ? "the median " + show(s.reference)
+                                : rows[OtherRow(values, i)].Name() + "'s " + show(s.reference);
+      const RankRow& row = rows[i];
+      if (metric == StragglerMetric::kBusyShare) {
+        s.excess = s.value - s.reference;
+        s.sentence = row.Name() + "'s GPU is busy " + Percent(s.value) +
+                     " of its active span, against " + ref_text;
+      } else {
+        s.excess = s.reference != 0 ? (s.value - s.reference) / s.reference : 0;
+        s.sentence =
+            row.Name() +
+            (metric == StragglerMetric::kStepTime ? " takes " + show(s.value) + " per step"
+                                                  : " spends " + show(s.value) + " in kernels") +
+            ", " + Percent(s.excess) + " over " + ref_text + busy_phrase(s);
+      }
+      s.sentence += where_time_goes(s) + ".";
+      report.stragglers.push_back(std::move(s));
+    }
+  };
+
+  if (with_steps >= 2) {
+    collect(StragglerMetric::kStepTime, step, OutlierSide::kHigh,
+            "step time (region \"" + table.step_region + "\")", true);
+  } else {
+    report.checks.push_back(table.step_region.empty()
+                                ? "step time: unknown (no trace has marked regions)"
+                                : "step time: fewer than two ranks have the region \"" +
+                                      table.step_region + "\"");
+    collect(StragglerMetric::kKernelTime, kernel, OutlierSide::kHigh, "kernel GPU time", true);
+  }
+  collect(StragglerMetric::kBusyShare, busy, OutlierSide::kLow, "GPU busy share", false);
+  return report;
+}
+
+}  // namespace flopspy::analyzers

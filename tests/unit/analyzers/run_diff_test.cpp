@@ -1,0 +1,145 @@
+// Two runs compared per kernel signature and library shape, by hand-computed figures.
+#include "flopspy/analyzers/run_diff.h"
+
+#include <gtest/gtest.h>
+
+#include <set>
+
+namespace flopspy::analyzers {
+namespace {
+
+using trace::FigureSource;
+
+MergedKernel Kernel(const std::string& name, uint64_t count, double gpu_ns, double flops,
+                    std::optional<double> pct = std::nullopt) {
+  MergedKernel k;
+  k.group.name = name;
+  k.group.grid = {8, 1, 1};
+  k.group.block = {256, 1, 1};
+  k.group.executions = count;
+  k.group.gpu_ns = gpu_ns;
+  k.group.timed.flops = flops;
+  k.group.timed.flops_source = flops > 0 ? FigureSource::kCatalog : FigureSource::kUnknown;
+  k.group.device = 0;
+  if (pct) {
+    Placement p;
+    p.pct_of_attainable = pct;
+    k.group.placement = p;
+  }
+  k.traces = 1;
+  return k;
+}
+
+RankTable Steps(double mean_ns, uint64_t count) {
+  RankTable t;
+  t.step_region = "step";
+  RankRow r;
+  r.rank = 0;
+  r.step = StepTime{count, mean_ns, mean_ns};
+  t.rows.push_back(r);
+  return t;
+}
+
+TEST(RunDiff, PerKernelChangesSortedByTime) {
+  RunAggregate a, b;
+  a.models.resize(1), b.models.resize(1);
+  a.models[0].name = b.models[0].name = "H100";
+  // K1: 10 runs of 1e5 FLOPs each in A (1 us total), slower in B (1.5 us).
+  a.kernels = {Kernel("k1", 10, 1000, 1e6, 80.0), Kernel("k2", 3, 300, 0)};
+  b.kernels = {Kernel("k1", 10, 1500, 1e6, 53.0), Kernel("k3", 4, 2000, 0)};
+  a.kernel_gpu_ns = 1300, b.kernel_gpu_ns = 3500;
+  const RunDiff d = DiffRuns(a, Steps(40e6, 100), b, Steps(30e6, 100));
+  ASSERT_EQ(d.kernels.size(), 3u);
+  // |change|: k3 +2000, k1 +500, k2 -300.
+  EXPECT_EQ(d.kernels[0].name, "k3");
+  EXPECT_EQ(d.kernels[0].presence, DiffPresence::kOnlyB);
+  EXPECT_DOUBLE_EQ(d.kernels[0].change_ns, 2000);
+  EXPECT_FALSE(d.kernels[0].change_pct.has_value());
+  const DiffRow& k1 = d.kernels[1];
+  EXPECT_EQ(k1.name, "k1");
+  EXPECT_EQ(k1.presence, DiffPresence::kBoth);
+  EXPECT_DOUBLE_EQ(k1.change_ns, 500);
+  EXPECT_DOUBLE_EQ(*k1.change_pct, 50);
+  EXPECT_DOUBLE_EQ(k1.a.mean_ns, 100);
+  EXPECT_DOUBLE_EQ(k1.b.mean_ns, 150);
+  EXPECT_DOUBLE_EQ(*k1.mean_change_pct, 50);
+  // 1e6 FLOPs in 1 us = 1e12 FLOP/s; in 1.5 us = 6.67e11: -33.3%.
+  EXPECT_DOUBLE_EQ(*k1.a.flops_per_s, 1e12);
+  EXPECT_NEAR(*k1.b.flops_per_s, 1e12 / 1.5, 1);
+  EXPECT_NEAR(*k1.rate_change_pct, -100.0 / 3, 1e-9);
+  EXPECT_DOUBLE_EQ(*k1.a.pct_of_roof, 80);
+  EXPECT_DOUBLE_EQ(*k1.b.pct_of_roof, 53);
+  EXPECT_DOUBLE_EQ(*k1.count_change_pct, 0);
+  EXPECT_EQ(d.kernels[2].name, "k2");
+  EXPECT_EQ(d.kernels[2].presence, DiffPresence::kOnlyA);
+  EXPECT_DOUBLE_EQ(d.kernels[2].change_ns, -300);
+  EXPECT_FALSE(d.kernels[2].a.flops_per_s.has_value());  // FLOPs unknown
+  EXPECT_FALSE(d.kernels[2].b.present);
+  EXPECT_EQ(d.summary,
+            "Kernel GPU time: A 1.3 us, B 3.5 us (+169.2%). Step time (region \"step\", mean over "
+            "100 and 100 steps): A 40 ms, B 30 ms (-25.0%).");
+}
+
+TEST(RunDiff, OneGroupOnTwoModelsHasNoShareOfRoof) {
+  RunAggregate a, b;
+  a.kernels = {Kernel("k1", 10, 1000, 1e6, 80.0), Kernel("k1", 10, 1000, 1e6, 40.0)};
+  a.kernels[1].group.device = 1;
+  b.kernels = {Kernel("k1", 20, 1000, 2e6, 70.0)};
+  const RunDiff d = DiffRuns(a, RankTable{}, b, RankTable{});
+  ASSERT_EQ(d.kernels.size(), 1u);
+  EXPECT_EQ(d.kernels[0].a.count, 20u);
+  EXPECT_EQ(d.kernels[0].a.models, 2u);
+  EXPECT_FALSE(d.kernels[0].a.pct_of_roof.has_value());
+  EXPECT_DOUBLE_EQ(*d.kernels[0].b.pct_of_roof, 70);
+  EXPECT_DOUBLE_EQ(d.kernels[0].change_ns, -1000);
+  EXPECT_NE(d.summary.find("Step time unknown: neither run mark"), std::string::npos) << d.summary;
+}
+
+TEST(RunDiff, LibraryShapesCompareByRoutineAndShape) {
+  RunAggregate a, b;
+  MergedLibrary l;
+  l.group.routine = "cublasGemmEx";
+  l.group.shape.m = l.group.shape.n = l.group.shape.k = 4096;
+  l.group.calls = 10;
+  l.group.gpu_ns = 10e6;
+  l.group.timed_flops = 10 * 2.0 * 4096.0 * 4096 * 4096;
+  l.group.source = FigureSource::kAnalytic;
+  a.libraries = {l};
+  l.group.gpu_ns = 8e6;
+  b.libraries = {l};
+  l.group.shape.k = 1024;  // another shape: only in B
+  b.libraries.push_back(l);
+  const RunDiff d = DiffRuns(a, RankTable{}, b, RankTable{});
+  ASSERT_EQ(d.libraries.size(), 2u);
+  EXPECT_EQ(d.libraries[0].presence, DiffPresence::kOnlyB);  // +8 ms
+  EXPECT_EQ(d.libraries[1].presence, DiffPresence::kBoth);   // -2 ms
+  EXPECT_DOUBLE_EQ(*d.libraries[1].change_pct, -20);
+  EXPECT_NEAR(*d.libraries[1].rate_change_pct, 25, 1e-9);
+  EXPECT_EQ(d.libraries[1].label, "cublasGemmEx 4096x4096x4096 R_32F");
+}
+
+TEST(RunDiff, OneLabelTwiceIsToldApartByItsLaunchShape) {
+  RunAggregate a, b;
+  a.kernels = {Kernel("k1", 10, 1000, 0)};
+  b.kernels = {Kernel("k1", 10, 1000, 0)};
+  b.kernels[0].group.grid = {16, 1, 1};  // another signature with the same name
+  const RunDiff d = DiffRuns(a, RankTable{}, b, RankTable{});
+  ASSERT_EQ(d.kernels.size(), 2u);
+  std::set<std::string> labels = {d.kernels[0].label, d.kernels[1].label};
+  EXPECT_EQ(labels, (std::set<std::string>{"k1 (grid 8x1x1 block 256x1x1)",
+                                           "k1 (grid 16x1x1 block 256x1x1)"}));
+}
+
+TEST(RunDiff, PooledStepOverRanks) {
+  RankTable t = Steps(10, 100);
+  RankRow r;
+  r.step = StepTime{300, 20, 20};
+  t.rows.push_back(r);
+  const DiffStep s = PooledStep(t);
+  EXPECT_EQ(s.count, 400u);
+  EXPECT_EQ(s.ranks, 2u);
+  EXPECT_DOUBLE_EQ(s.mean_ns, (10.0 * 100 + 20.0 * 300) / 400);
+}
+
+}  // namespace
+}  // namespace flopspy::analyzers

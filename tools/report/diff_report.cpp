@@ -1,0 +1,233 @@
+#include "report/diff_report.h"
+
+#include <fmt/format.h>
+#include <fmt/ostream.h>
+
+#include <cmath>
+#include <memory>
+
+#include "report/csv_report.h"
+#include "report/format.h"
+#include "report/html_report.h"
+#include "report/json_report.h"
+#include "report/text_table.h"
+#include "report/trace_inputs.h"
+
+namespace flopspy::tools {
+namespace {
+
+using nlohmann::json;
+
+json Opt(const std::optional<double>& v) {
+  return v && std::isfinite(*v) ? json(*v) : json(nullptr);
+}
+
+json SideJson(const DiffRun& run) {
+  const analyzers::RunAggregate& a = run.views.aggregate;
+  json models = json::array();
+  for (const auto& m : a.models) models.push_back(m.name);
+  return {{"path", run.path},
+          {"traces", run.traces.size()},
+          {"readable", UsableTraces(run.traces)},
+          {"ranks", a.ranks},
+          {"gpus", a.gpus},
+          {"gpu_models", models},
+          {"launches", a.launches},
+          {"kernel_gpu_ns", a.kernel_gpu_ns},
+          {"kernel_flops", a.kernel_flops},
+          {"busy_fraction", Opt(a.busy_fraction)},
+          {"mfu", Opt(a.mfu)}};
+}
+
+json FiguresJson(const analyzers::DiffFigures& f) {
+  if (!f.present) return nullptr;
+  return {{"count", f.count},
+          {"gpu_ns", f.gpu_ns},
+          {"mean_ns", f.mean_ns},
+          {"flops_per_s", Opt(f.flops_per_s)},
+          {"pct_of_roof", Opt(f.pct_of_roof)},
+          {"gpu_models", f.models}};
+}
+
+json RowsJson(const std::vector<analyzers::DiffRow>& rows) {
+  json list = json::array();
+  for (const analyzers::DiffRow& r : rows) {
+    list.push_back({{"label", r.label},
+                    {"name", r.name},
+                    {"presence", std::string(analyzers::DiffPresenceName(r.presence))},
+                    {"a", FiguresJson(r.a)},
+                    {"b", FiguresJson(r.b)},
+                    {"change_ns", r.change_ns},
+                    {"change_pct", Opt(r.change_pct)},
+                    {"count_change_pct", Opt(r.count_change_pct)},
+                    {"mean_change_pct", Opt(r.mean_change_pct)},
+                    {"rate_change_pct", Opt(r.rate_change_pct)}});
+  }
+  return list;
+}
+
+json StepJson(const std::optional<analyzers::DiffStep>& s) {
+  if (!s) return nullptr;
+  return {{"region", s->region}, {"count", s->count}, {"mean_ns", s->mean_ns}, {"ranks", s->ranks}};
+}
+
+std::string Signed(double ns) {
+  if (ns == 0) return "0";
+  return (ns < 0 ? "-" : "+") + Duration(std::fabs(ns));
+}
+
+std::string ChangeText(const analyzers::DiffRow& r) {
+  switch (r.presence) {
+    case analyzers::DiffPresence::kOnlyA:
+      return "only A";
+    case analyzers::DiffPresence::kOnlyB:
+      return "only B";
+    case analyzers::DiffPresence::kBoth:
+      break;
+  }
+  return r.change_pct ? fmt::format("{:+.0f}%", *r.change_pct) : "-";
+}
+
+std::string Count(const analyzers::DiffFigures& f) {
+  return f.present ? Grouped(f.count) : "-";
+}
+std::string Time(const analyzers::DiffFigures& f) {
+  return f.present && f.gpu_ns > 0 ? Duration(f.gpu_ns) : "-";
+}
+std::string Rate(const analyzers::DiffFigures& f) {
+  return f.flops_per_s ? SiValue(*f.flops_per_s) : "-";
+}
+std::string Roof(const analyzers::DiffRow& r) {
+  const auto one = [](const analyzers::DiffFigures& f) {
+    return f.pct_of_roof ? fmt::format("{:.0f}", *f.pct_of_roof) : "-";
+  };
+  if (!r.a.pct_of_roof && !r.b.pct_of_roof) return "-";
+  return one(r.a) + ">" + one(r.b);
+}
+
+void PrintRows(const std::vector<analyzers::DiffRow>& rows, const std::string& title,
+               const std::string& what, std::ostream& out, size_t limit) {
+  if (rows.empty()) return;
+  fmt::print(out, "\n  {}, largest change in GPU time first\n", title);
+  TextTable table({{"change"},
+                   {"%"},
+                   {"time A"},
+                   {"time B"},
+                   {"count A"},
+                   {"count B"},
+                   {"FLOP/s A"},
+                   {"FLOP/s B"},
+                   {"%roof"},
+                   {what, TextTable::Align::kLeft}});
+  size_t shown = 0;
+  for (const analyzers::DiffRow& r : rows) {
+    if (shown++ == limit) break;
+    table.AddRow({Signed(r.change_ns), ChangeText(r), Time(r.a), Time(r.b), Count(r.a), Count(r.b),
+                  Rate(r.a), Rate(r.b), Roof(r), r.label});
+  }
+  table.Print(out);
+  if (rows.size() > limit) fmt::print(out, "  ... {} more (--json has all)\n", rows.size() - limit);
+}
+
+}  // namespace
+
+DiffRun LoadDiffRun(const std::string& path, const ReportOptions& options,
+                    std::vector<std::string>* errors) {
+  DiffRun run;
+  run.path = path;
+  // Paths that are neither a file nor a folder were reported when the arguments were read.
+  const TraceInputs inputs = ExpandTraceArguments({path});
+  run.traces = AnalyzeTraces(inputs.files, options);
+  if (errors) {
+    for (const TraceReport& t : run.traces) {
+      if (t.read.status != trace::ReadStatus::kOk)
+        errors->push_back(t.path + ": " + t.read.message);
+    }
+  }
+  run.views = BuildRunViews(run.traces, options.thresholds);
+  return run;
+}
+
+analyzers::RunDiff DiffOf(const DiffRun& a, const DiffRun& b) {
+  return analyzers::DiffRuns(a.views.aggregate, a.views.ranks, b.views.aggregate, b.views.ranks);
+}
+
+json BuildDiffJson(const DiffRun& a, const DiffRun& b, const analyzers::RunDiff& d) {
+  json doc;
+  doc["schema"] = "flopspy-report";
+  doc["schema_version"] = kReportJsonSchemaVersion;
+  doc["flopspy_version"] = FLOPSPY_VERSION;
+  std::optional<double> step_change;
+  if (d.step_a && d.step_b && d.step_a->region == d.step_b->region && d.step_a->mean_ns > 0) {
+    step_change = 100 * (d.step_b->mean_ns - d.step_a->mean_ns) / d.step_a->mean_ns;
+  }
+  doc["diff"] = {{"a", SideJson(a)},
+                 {"b", SideJson(b)},
+                 {"summary", d.summary},
+                 {"notes", d.notes},
+                 {"kernel_gpu_ns_a", d.kernel_ns_a},
+                 {"kernel_gpu_ns_b", d.kernel_ns_b},
+                 {"kernel_change_ns", d.kernel_ns_b - d.kernel_ns_a},
+                 {"kernel_change_pct",
+                  d.kernel_ns_a > 0 ? json(100 * (d.kernel_ns_b - d.kernel_ns_a) / d.kernel_ns_a)
+                                    : json(nullptr)},
+                 {"step_a", StepJson(d.step_a)},
+                 {"step_b", StepJson(d.step_b)},
+                 {"step_change_pct", Opt(step_change)},
+                 {"kernels", RowsJson(d.kernels)},
+                 {"library_calls", RowsJson(d.libraries)}};
+  return doc;
+}
+
+void WriteDiffText(const DiffRun& a, const DiffRun& b, const analyzers::RunDiff& d,
+                   std::ostream& out, size_t limit) {
+  const auto side = [](const DiffRun& r) {
+    const auto& g = r.views.aggregate;
+    std::string models;
+    for (const auto& m : g.models) models += (models.empty() ? "" : ", ") + m.name;
+    return fmt::format("{} ({} of {} traces readable{}{})", r.path, UsableTraces(r.traces),
+                       r.traces.size(), g.ranks > 0 ? fmt::format(", {} ranks", g.ranks) : "",
+                       models.empty() ? "" : ", " + models);
+  };
+  fmt::print(out, "flopspy-report --diff\n  A  {}\n  B  {}\n\n", side(a), side(b));
+  fmt::print(out, "  {}\n", Wrap(d.summary, 96, 2));
+  for (const auto& note : d.notes) fmt::print(out, "  note: {}\n", Wrap(note, 90, 8));
+  PrintRows(d.kernels, "Kernels", "kernel", out, limit);
+  PrintRows(d.libraries, "cuBLAS / cuBLASLt shapes", "call", out, limit);
+  fmt::print(out,
+             "\n  change and %: GPU time B - A; %roof: share of the attainable FLOP/s in A>B.\n");
+}
+
+int RunDiffReport(const std::string& a_path, const std::string& b_path,
+                  const ReportOptions& options, const DiffOutputs& outputs, std::ostream& out,
+                  std::ostream& err) {
+  std::vector<std::string> errors;
+  const DiffRun a = LoadDiffRun(a_path, options, &errors);
+  const DiffRun b = LoadDiffRun(b_path, options, &errors);
+  for (const auto& e : errors) err << "flopspy-report: " << e << "\n";
+  for (const DiffRun* run : {&a, &b}) {
+    if (UsableTraces(run->traces) == 0) {
+      err << "flopspy-report: --diff: no trace of " << run->path
+          << " could be read; nothing to compare\n";
+      return 1;
+    }
+  }
+  const analyzers::RunDiff diff = DiffOf(a, b);
+  json model;
+  if (outputs.json || !outputs.html_path.empty() || !outputs.csv_dir.empty()) {
+    model = BuildDiffJson(a, b, diff);
+  }
+  if (outputs.json) {
+    out << model.dump(2) << "\n";
+  } else {
+    WriteDiffText(a, b, diff, out);
+  }
+  std::vector<std::unique_ptr<ReportSink>> sinks;
+  if (!outputs.html_path.empty())
+    sinks.push_back(std::make_unique<HtmlReportSink>(outputs.html_path));
+  if (!outputs.csv_dir.empty()) sinks.push_back(std::make_unique<CsvReportSink>(outputs.csv_dir));
+  for (const auto& sink : sinks) err << "flopspy-report: " << sink->Write(model).message << "\n";
+  return 0;
+}
+
+}  // namespace flopspy::tools

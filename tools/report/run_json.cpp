@@ -1,0 +1,165 @@
+#include "report/run_json.h"
+
+#include <cmath>
+
+#include "flopspy/analyzers/compute_path.h"
+#include "report/json_report.h"
+
+namespace flopspy::tools {
+namespace {
+
+using nlohmann::json;
+
+json Opt(const std::optional<double>& v) {
+  return v && std::isfinite(*v) ? json(*v) : json(nullptr);
+}
+
+json ModelJson(const analyzers::DeviceModel& m, size_t index) {
+  json props = {{"name", m.name}, {"sm_count", m.sm_count}};
+  if (m.roofs && m.roofs->cc_major > 0) {
+    props["cc_major"] = m.roofs->cc_major;
+    props["cc_minor"] = m.roofs->cc_minor;
+  }
+  json j = {{"device", index},
+            {"properties", props},
+            {"gpus", m.gpus},
+            {"active_ns", m.active_ns},
+            {"kernel_ns", m.kernel_ns},
+            {"copy_ns", m.copy_ns},
+            {"kernels", m.kernels},
+            {"gpu_ns_by_source",
+             {{"analytic", m.kernel_ns_by_source[1]},
+              {"catalog", m.kernel_ns_by_source[2]},
+              {"counters", m.kernel_ns_by_source[3]},
+              {"unknown", m.kernel_ns_by_source[0]}}},
+            {"analytic_flops", m.analytic_flops},
+            {"catalog_flops", m.catalog_flops},
+            {"counter_flops", m.counter_flops}};
+  if (m.roofs) j["roofs"] = RoofsJson(*m.roofs);
+  if (m.mfu_capacity > 0) {
+    j["utilization"] = {
+        {"path", m.mfu_path ? std::string(analyzers::ComputePathName(*m.mfu_path)) : "mixed"},
+        {"nominal_peak", m.mfu_path ? json(m.nominal_peak) : json(nullptr)},
+        {"nominal_source", "per GPU"},
+        {"capacity_flops", m.mfu_capacity},
+        {"mfu", Opt(m.mfu)}};
+  } else {
+    j["utilization"] = nullptr;
+  }
+  return j;
+}
+
+}  // namespace
+
+json AggregateJson(const analyzers::RunAggregate& a) {
+  json models = json::array();
+  for (size_t i = 0; i < a.models.size(); ++i) models.push_back(ModelJson(a.models[i], i));
+  json kernels = json::array();
+  for (const analyzers::MergedKernel& k : a.kernels) {
+    json j = KernelJson(k.group, a.kernel_gpu_ns);
+    j["traces"] = k.traces;
+    kernels.push_back(std::move(j));
+  }
+  json libraries = json::array();
+  for (const analyzers::MergedLibrary& l : a.libraries) {
+    json j = LibraryJson(l.group);
+    j["traces"] = l.traces;
+    libraries.push_back(std::move(j));
+  }
+  return {{"traces", a.traces},
+          {"processes", a.processes},
+          {"ranks", a.ranks},
+          {"hosts", a.hosts},
+          {"gpus", a.gpus},
+          {"first_realtime_ns", a.first_realtime_ns},
+          {"last_realtime_ns", a.last_realtime_ns},
+          {"wall_ns", a.last_realtime_ns - a.first_realtime_ns},
+          {"launches", a.launches},
+          {"kernel_gpu_ns", a.kernel_gpu_ns},
+          {"kernel_flops", a.kernel_flops},
+          {"analytic_flops", a.analytic_flops},
+          {"gpu_busy_ns", a.gpu_busy_ns},
+          {"gpu_window_ns", a.gpu_window_ns},
+          {"busy_fraction", Opt(a.busy_fraction)},
+          {"mfu", Opt(a.mfu)},
+          {"lost", a.lost},
+          {"mixed_devices", a.mixed_models()},
+          {"notes", a.notes},
+          {"devices", models},
+          {"kernels", kernels},
+          {"library_calls", libraries}};
+}
+
+json RanksJson(const analyzers::RankTable& table) {
+  json rows = json::array();
+  for (const analyzers::RankRow& r : table.rows) {
+    json step = nullptr;
+    if (r.step) {
+      step = {{"region", table.step_region},
+              {"count", r.step->count},
+              {"mean_ns", r.step->mean_ns},
+              {"p50_ns", r.step->p50_ns}};
+    }
+    rows.push_back({{"rank", r.rank},
+                    {"host", r.host},
+                    {"pid", r.pid},
+                    {"local_rank", r.local_rank},
+                    {"traces", r.traces.size()},
+                    {"start_offset_ns", r.start_offset_ns},
+                    {"first_realtime_ns", r.first_realtime_ns},
+                    {"span_ns", r.span_ns},
+                    {"gpu_busy_ns", r.gpu_busy_ns},
+                    {"gpu_window_ns", r.gpu_window_ns},
+                    {"busy_fraction", Opt(r.busy_fraction)},
+                    {"kernel_gpu_ns", r.kernel_ns},
+                    {"flops", r.flops},
+                    {"analytic_flops", r.analytic_flops},
+                    {"mfu", Opt(r.mfu)},
+                    {"launches", r.launches},
+                    {"step", step},
+                    {"lost", r.lost},
+                    {"end", r.end}});
+  }
+  return rows;
+}
+
+json StragglersJson(const analyzers::StragglerReport& report, const analyzers::RankTable& ranks) {
+  json list = json::array();
+  for (const analyzers::Straggler& s : report.stragglers) {
+    const analyzers::RankRow& r = ranks.rows.at(s.row);
+    list.push_back({{"rank", r.rank},
+                    {"host", r.host},
+                    {"pid", r.pid},
+                    {"metric", std::string(analyzers::StragglerMetricName(s.metric))},
+                    {"value", s.value},
+                    {"reference", s.reference},
+                    {"reference_is_median", s.reference_is_median},
+                    {"threshold", s.threshold},
+                    {"excess", s.excess},
+                    {"busy_fraction", Opt(s.busy_fraction)},
+                    {"busy_reference", Opt(s.busy_reference)},
+                    {"kernel", s.kernel_label},
+                    {"kernel_ns", s.kernel_ns},
+                    {"kernel_reference_ns", s.kernel_reference_ns},
+                    {"sentence", s.sentence}});
+  }
+  return list;
+}
+
+void AddRunSections(json& doc, const RunViews& views) {
+  json aggregate = AggregateJson(views.aggregate);
+  aggregate["step_region"] =
+      views.ranks.step_region.empty() ? json(nullptr) : json(views.ranks.step_region);
+  aggregate["straggler_checks"] = views.stragglers.checks;
+  for (const std::string& note : views.ranks.notes) aggregate["notes"].push_back(note);
+  doc["aggregate"] = std::move(aggregate);
+  doc["ranks"] = RanksJson(views.ranks);
+  doc["stragglers"] = StragglersJson(views.stragglers, views.ranks);
+}
+
+void AddRunSections(json& doc, const std::vector<TraceReport>& traces) {
+  if (UsableTraces(traces) < 2) return;
+  AddRunSections(doc, BuildRunViews(traces));
+}
+
+}  // namespace flopspy::tools

@@ -1,0 +1,209 @@
+#include "report/run_text.h"
+
+#include <fmt/format.h>
+#include <fmt/ostream.h>
+
+#include <cmath>
+
+#include "report/format.h"
+#include "report/text_table.h"
+
+namespace flopspy::tools {
+namespace {
+
+std::string Pct(std::optional<double> fraction, int decimals = 0) {
+  return fraction ? fmt::format("{:.{}f}%", 100 * *fraction, decimals) : "-";
+}
+
+std::string RegimeTag(const std::optional<analyzers::Placement>& p) {
+  if (!p) return "-";
+  switch (p->regime) {
+    case analyzers::Regime::kComputeBound:
+      return "compute";
+    case analyzers::Regime::kMemoryBound:
+      return "memory";
+    case analyzers::Regime::kOverheadBound:
+      return "overhead";
+    case analyzers::Regime::kUnknown:
+      break;
+  }
+  return "?";
+}
+
+std::string Offset(int64_t ns) {
+  if (ns == 0) return "0";
+  return (ns < 0 ? "-" : "+") + Duration(static_cast<double>(ns < 0 ? -ns : ns));
+}
+
+void PrintTotals(const analyzers::RunAggregate& a, std::ostream& out) {
+  std::string gpus = fmt::format("{} GPU{}", a.gpus, a.gpus == 1 ? "" : "s");
+  if (!a.models.empty()) {
+    std::string list;
+    for (const auto& m : a.models) {
+      list += (list.empty() ? "" : ", ") +
+              (a.models.size() > 1 ? fmt::format("{} x {}", m.gpus, m.name) : m.name);
+    }
+    gpus += " (" + list + ")";
+  }
+  fmt::print(out, "  run       {} processes, {} on {} host{}, {}\n", a.processes,
+             a.ranks > 0 ? fmt::format("{} rank{}", a.ranks, a.ranks == 1 ? "" : "s") : "no ranks",
+             a.hosts, a.hosts == 1 ? "" : "s", gpus);
+  if (a.last_realtime_ns > a.first_realtime_ns) {
+    fmt::print(out, "  wall      {} from the first event to the last, from {}\n",
+               Duration(static_cast<double>(a.last_realtime_ns - a.first_realtime_ns)),
+               UtcTime(a.first_realtime_ns));
+  }
+  if (a.busy_fraction) {
+    fmt::print(out, "  GPU busy  {} of the GPUs' active windows ({} of {})\n", Pct(a.busy_fraction),
+               Duration(static_cast<double>(a.gpu_busy_ns)),
+               Duration(static_cast<double>(a.gpu_window_ns)));
+  }
+  fmt::print(out, "  kernels   {} of GPU time in {} launches, {}FLOP with a known figure\n",
+             Duration(a.kernel_gpu_ns), Grouped(a.launches), SiValue(a.kernel_flops));
+  if (a.mfu) {
+    fmt::print(out, "  MFU       {} over every GPU (analytic FLOPs over active span x peak)\n",
+               Pct(a.mfu, 1));
+  }
+  if (a.lost > 0) fmt::print(out, "  lost      {} records\n", Grouped(a.lost));
+  for (const auto& note : a.notes) fmt::print(out, "  note      {}\n", Wrap(note, 88, 12));
+}
+
+void PrintMergedKernels(const analyzers::RunAggregate& a, std::ostream& out, size_t limit) {
+  if (a.kernels.empty()) return;
+  fmt::print(out, "\n  Kernels merged across traces, by GPU time\n");
+  const bool mixed = a.mixed_models();
+  std::vector<TextTable::Column> columns = {{"GPU %"},
+                                            {"total"},
+                                            {"count"},
+                                            {"mean"},
+                                            {"FLOP/s"},
+                                            {"%roof"},
+                                            {"regime", TextTable::Align::kLeft},
+                                            {"traces"}};
+  if (mixed) columns.push_back({"gpu"});
+  columns.push_back({"kernel", TextTable::Align::kLeft});
+  TextTable table(columns);
+  size_t shown = 0;
+  for (const analyzers::MergedKernel& k : a.kernels) {
+    if (shown++ == limit) break;
+    const analyzers::KernelGroup& g = k.group;
+    const auto& p = g.placement;
+    std::vector<std::string> row = {
+        a.kernel_gpu_ns > 0 ? fmt::format("{:.1f}", 100 * g.gpu_ns / a.kernel_gpu_ns) : "-",
+        g.executions ? Duration(g.gpu_ns) : "-",
+        Grouped(g.executions ? g.executions : g.launches),
+        g.executions ? Duration(g.gpu_ns / static_cast<double>(g.executions)) : "-",
+        p && p->achieved_flops ? SiValue(*p->achieved_flops) : "-",
+        p && p->pct_of_attainable ? fmt::format("{:.0f}%", *p->pct_of_attainable) : "-",
+        RegimeTag(p),
+        std::to_string(k.traces)};
+    if (mixed) row.push_back(g.device >= 0 ? std::to_string(g.device) : "-");
+    row.push_back(analyzers::KernelShortLabel(g));
+    table.AddRow(std::move(row));
+  }
+  table.Print(out);
+  if (a.kernels.size() > limit) {
+    fmt::print(out, "  ... {} more kernel signatures (--json has all)\n", a.kernels.size() - limit);
+  }
+  if (mixed) {
+    std::string legend;
+    for (size_t i = 0; i < a.models.size(); ++i) {
+      legend += fmt::format("{}{} = {}", legend.empty() ? "" : ", ", i, a.models[i].name);
+    }
+    fmt::print(out, "  gpu: {}\n", legend);
+  }
+}
+
+void PrintMergedLibraries(const analyzers::RunAggregate& a, std::ostream& out, size_t limit) {
+  if (a.libraries.empty()) return;
+  fmt::print(out, "\n  cuBLAS / cuBLASLt shapes merged across traces, by GPU time\n");
+  TextTable table({{"calls"},
+                   {"GPU"},
+                   {"FLOPs"},
+                   {"FLOP/s"},
+                   {"%roof"},
+                   {"traces"},
+                   {"call", TextTable::Align::kLeft}});
+  size_t shown = 0;
+  for (const analyzers::MergedLibrary& l : a.libraries) {
+    if (shown++ == limit) break;
+    const analyzers::LibraryGroup& g = l.group;
+    const auto& p = g.placement;
+    table.AddRow({Grouped(g.calls), g.gpu_ns > 0 ? Duration(g.gpu_ns) : "-", SiValue(g.flops),
+                  p && p->achieved_flops ? SiValue(*p->achieved_flops) : "-",
+                  p && p->pct_of_peak ? fmt::format("{:.0f}%", *p->pct_of_peak) : "-",
+                  std::to_string(l.traces), analyzers::LibraryShortLabel(g)});
+  }
+  table.Print(out);
+  if (a.libraries.size() > limit) {
+    fmt::print(out, "  ... {} more shapes (--json has all)\n", a.libraries.size() - limit);
+  }
+}
+
+void PrintRanks(const analyzers::RankTable& t, std::ostream& out) {
+  if (t.rows.empty()) return;
+  fmt::print(out,
+             "\n  Ranks (start: after the earliest trace start, {}; span: first to last event)\n",
+             UtcTime(t.earliest_start_realtime_ns));
+  TextTable where({{"rank"},
+                   {"pid"},
+                   {"local"},
+                   {"start"},
+                   {"span"},
+                   {"traces"},
+                   {"lost"},
+                   {"end", TextTable::Align::kLeft},
+                   {"host", TextTable::Align::kLeft}});
+  for (const analyzers::RankRow& r : t.rows) {
+    where.AddRow({r.rank >= 0 ? std::to_string(r.rank) : "-", std::to_string(r.pid),
+                  r.local_rank >= 0 ? std::to_string(r.local_rank) : "-", Offset(r.start_offset_ns),
+                  Duration(static_cast<double>(r.span_ns)), std::to_string(r.traces.size()),
+                  Grouped(r.lost), Truncate(r.end, 24), r.host});
+  }
+  where.Print(out);
+  fmt::print(out, "\n  Ranks at work ({})\n",
+             t.step_region.empty() ? "step time unknown: no trace marks regions"
+                                   : "step: the region \"" + t.step_region + "\"");
+  TextTable work({{"rank"},
+                  {"GPU busy"},
+                  {"kernel time"},
+                  {"FLOPs"},
+                  {"MFU"},
+                  {"launches"},
+                  {"steps"},
+                  {"step mean"},
+                  {"step p50"},
+                  {"pid", TextTable::Align::kLeft}});
+  for (const analyzers::RankRow& r : t.rows) {
+    work.AddRow({r.rank >= 0 ? std::to_string(r.rank) : "-", Pct(r.busy_fraction),
+                 Duration(r.kernel_ns), SiValue(r.flops), Pct(r.mfu, 1), Grouped(r.launches),
+                 r.step ? Grouped(r.step->count) : "-", r.step ? Duration(r.step->mean_ns) : "-",
+                 r.step ? Duration(r.step->p50_ns) : "-", std::to_string(r.pid)});
+  }
+  work.Print(out);
+  for (const auto& note : t.notes) fmt::print(out, "  note: {}\n", Wrap(note, 92, 8));
+}
+
+void PrintStragglers(const analyzers::StragglerReport& s, std::ostream& out) {
+  fmt::print(out, "\n  Stragglers\n");
+  if (s.stragglers.empty()) fmt::print(out, "  none: no rank stands out\n");
+  for (const analyzers::Straggler& st : s.stragglers) {
+    fmt::print(out, "  - {}\n", Wrap(st.sentence, 94, 4));
+  }
+  for (const auto& check : s.checks) fmt::print(out, "    ({})\n", Wrap(check, 92, 5));
+}
+
+}  // namespace
+
+void WriteRunText(const RunViews& views, std::ostream& out) {
+  fmt::print(out, "whole run: {} traces merged, aligned on their wall-clock anchors\n",
+             views.aggregate.processes);
+  PrintTotals(views.aggregate, out);
+  PrintMergedKernels(views.aggregate, out, 15);
+  PrintMergedLibraries(views.aggregate, out, 10);
+  PrintRanks(views.ranks, out);
+  PrintStragglers(views.stragglers, out);
+  fmt::print(out, "\n");
+}
+
+}  // namespace flopspy::tools

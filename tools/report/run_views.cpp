@@ -1,0 +1,71 @@
+#include "report/run_views.h"
+
+namespace flopspy::tools {
+
+std::string EndText(const TraceReport& t) {
+  if (!t.header_ok) return "unreadable";
+  if (t.read.status != trace::ReadStatus::kOk) return "damaged";
+  if (!t.summary.end) return "incomplete";
+  const auto& end = *t.summary.end;
+  const auto reason = static_cast<trace::EndReason>(end.reason);
+  switch (reason) {
+    case trace::EndReason::kExit:
+      return end.value >= 0 ? "exit " + std::to_string(end.value) : "exit";
+    case trace::EndReason::kSignal:
+      return "signal " + std::to_string(end.value);
+    default:
+      return EndReasonName(reason);
+  }
+}
+
+std::vector<analyzers::TraceFacts> TraceFactsOf(const std::vector<TraceReport>& traces) {
+  std::vector<analyzers::TraceFacts> facts;
+  facts.reserve(traces.size());
+  for (const TraceReport& t : traces) {
+    analyzers::TraceFacts f;
+    f.label = t.path;
+    f.end = EndText(t);
+    if (t.usable()) {
+      const trace::FileHeader& h = t.header;
+      f.host = t.host;
+      f.pid = h.pid;
+      f.parent_pid = h.parent_pid;
+      f.forked = (h.flags & trace::kFileForkedChild) != 0;
+      f.rank = h.rank;
+      f.local_rank = h.local_rank;
+      f.start_realtime_ns = h.start_realtime_ns;
+      f.start_monotonic_ns = h.start_monotonic_ns;
+      f.first_ns = t.summary.first_ns;
+      f.last_ns = t.summary.last_ns;
+      f.gpu_busy_ns = t.launch_overhead.judgement.busy_ns;
+      f.gpu_window_ns = t.launch_overhead.judgement.window_ns;
+      f.lost = t.summary.TotalLost();
+      f.run = &t.run;
+      f.regions = &t.regions;
+      f.roofs = &t.roofs;
+      for (const auto& [index, props] : t.devices) {
+        if (!props.uuid.empty()) f.device_ids[index] = props.uuid;
+      }
+    }
+    facts.push_back(std::move(f));
+  }
+  return facts;
+}
+
+RunViews BuildRunViews(const std::vector<TraceReport>& traces,
+                       const analyzers::RegimeThresholds& thresholds) {
+  RunViews views;
+  views.facts = TraceFactsOf(traces);
+  views.aggregate = analyzers::AggregateRun(views.facts, thresholds);
+  views.ranks = analyzers::BuildRankTable(views.facts);
+  views.stragglers = analyzers::FindStragglers(views.ranks);
+  return views;
+}
+
+size_t UsableTraces(const std::vector<TraceReport>& traces) {
+  size_t n = 0;
+  for (const TraceReport& t : traces) n += t.usable() ? 1 : 0;
+  return n;
+}
+
+}  // namespace flopspy::tools

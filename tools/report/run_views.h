@@ -1,0 +1,35 @@
+// The views of many traces as one run (docs/flopspy-report.md, "Many traces"): the traces'
+// facts handed to the analyzers, the merged groups and totals, the per-rank table and the
+// stragglers. Every output renders from these.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "flopspy/analyzers/rank_table.h"
+#include "flopspy/analyzers/run_merge.h"
+#include "flopspy/analyzers/stragglers.h"
+#include "report/trace_report.h"
+
+namespace flopspy::tools {
+
+struct RunViews {
+  std::vector<analyzers::TraceFacts> facts;  // one per trace, in order; unreadable: run null
+  analyzers::RunAggregate aggregate;
+  analyzers::RankTable ranks;
+  analyzers::StragglerReport stragglers;
+};
+
+// How a trace ended, in a few words: "exit 0", "signal 9", "incomplete", "damaged".
+std::string EndText(const TraceReport& t);
+
+// What the analyzers need of each trace; pointers into `traces`, which must outlive the result.
+std::vector<analyzers::TraceFacts> TraceFactsOf(const std::vector<TraceReport>& traces);
+
+RunViews BuildRunViews(const std::vector<TraceReport>& traces,
+                       const analyzers::RegimeThresholds& thresholds = {});
+
+// Traces that could be read at all: the run views are shown when there are two or more.
+size_t UsableTraces(const std::vector<TraceReport>& traces);
+
+}  // namespace flopspy::tools
