@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "ceilings_fake_gpu.h"
 #include "subprocess.h"
 #include "trace_builder.h"
 
@@ -189,6 +190,108 @@ TEST(GpuCeilingsCommand, WithoutADeviceSaysSoAndFails) {
   EXPECT_EQ(r.out, "");
   EXPECT_FALSE(std::filesystem::exists(dir.path() + "/flopspy/gpu-ceilings.json"));
 }
+
+#ifdef FLOPSPY_FAKE_GPU_DIR
+// The GPU half on a simulated device (ceilings_fake_gpu.h): every benchmark must come back at
+// exactly the rate the simulation ran it at, which holds only if flopspy launched each kernel with
+// the arguments it meant, timed it right and counted its FLOPs or bytes right.
+class SimulatedGpu : public ::testing::Test {
+ protected:
+  ChildResult Run(const std::vector<std::string>& args) {
+    ChildOptions options;
+    options.env["LD_LIBRARY_PATH"] = FLOPSPY_FAKE_GPU_DIR;
+    options.env["XDG_CACHE_HOME"] = dir_.path();
+    options.unset.push_back("FLOPSPY_CEILINGS");
+    std::vector<std::string> argv{kLauncher, "ceilings", "--gpu", "--quick"};
+    argv.insert(argv.end(), args.begin(), args.end());
+    return RunChild(argv, options);
+  }
+  TempDir dir_;
+};
+
+const json* Result(const json& run, const std::string& id) {
+  for (const json& r : run.at("results")) {
+    if (r.at("id") == id) return &r;
+  }
+  return nullptr;
+}
+
+TEST_F(SimulatedGpu, EveryBenchmarkComesBackAtItsSimulatedRate) {
+  namespace fg = fakegpu;
+  const auto r = Run({"--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json run = json::parse(r.out, nullptr, false);
+  ASSERT_TRUE(run.is_object()) << r.out;
+  EXPECT_EQ(run.at("device").at("uuid"), fg::kUuid);
+  EXPECT_EQ(run.at("device").at("table_key"), "a100-sxm4-80gb");
+  EXPECT_NEAR(run.at("sm_clock_mhz").get<double>(), fg::kClockHz / 1e6, 0.01);
+  const std::pair<const char*, double> expected[] = {{"fma_fp32", fg::kFp32},
+                                                     {"fma_fp64", fg::kFp64},
+                                                     {"fma_fp16", fg::kFp16},
+                                                     {"fma_bf16", fg::kBf16},
+                                                     {"copy_dram", fg::kCopy},
+                                                     {"read_dram", fg::kDramRead},
+                                                     {"read_l2", fg::kL2Read},
+                                                     {"gemm_fp16", fg::kGemmFp16},
+                                                     {"gemm_fp16_fp16acc", fg::kGemmFp16Acc},
+                                                     {"gemm_bf16", fg::kGemmBf16},
+                                                     {"gemm_tf32", fg::kGemmTf32},
+                                                     {"gemm_int8", fg::kGemmInt8},
+                                                     {"gemm_fp32", fg::kGemmFp32},
+                                                     {"gemm_fp64", fg::kGemmFp64}};
+  for (const auto& [id, rate] : expected) {
+    const json* result = Result(run, id);
+    ASSERT_NE(result, nullptr) << id;
+    ASSERT_FALSE(result->contains("skipped")) << result->dump();
+    EXPECT_NEAR(result->at("best_rate").get<double>(), rate, 1e-5 * rate) << id;
+    EXPECT_GE(result->at("repetitions").get<int>(), 3) << id;
+  }
+  // An A100 has no FP8 tensor cores: skipped, and said why.
+  const json* fp8 = Result(run, "gemm_fp8");
+  ASSERT_NE(fp8, nullptr);
+  EXPECT_NE(fp8->value("skipped", "").find("compute capability 8.9"), std::string::npos);
+  // Against the A100 datasheet: FP32 19.5 TFLOP/s, 2039 GB/s.
+  EXPECT_NEAR(Result(run, "fma_fp32")->at("fraction_of_nominal").get<double>(), fg::kFp32 / 19.5e12,
+              1e-5);
+  EXPECT_NEAR(Result(run, "copy_dram")->at("fraction_of_nominal").get<double>(), fg::kCopy / 2039e9,
+              1e-5);
+  // The ceilings: best per path and level; an A100's FP64 GEMM runs on its tensor cores.
+  const json& c = run.at("ceilings");
+  EXPECT_NEAR(c.at("flops").at("fp32").at("value").get<double>(), fg::kFp32, 1e-5 * fg::kFp32);
+  EXPECT_NE(c.at("flops").at("fp32").at("method").get<std::string>().find("FMA chains"),
+            std::string::npos);
+  EXPECT_TRUE(c.at("flops").contains("fp64_tensor"));
+  EXPECT_NEAR(c.at("bandwidth").at("dram").at("value").get<double>(), fg::kDramRead,
+              1e-5 * fg::kDramRead);
+  EXPECT_FALSE(c.at("flops").contains("fp8_tensor"));
+}
+
+TEST_F(SimulatedGpu, SavesWhereTheReportLooksKeyedByDevice) {
+  const auto r = Run({});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string path = dir_.path() + "/flopspy/gpu-ceilings.json";
+  EXPECT_NE(r.out.find("saved to " + path), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("fma_fp32"), std::string::npos);
+  EXPECT_NE(r.out.find("(datasheet)"), std::string::npos);
+  // A second run replaces its own entry and nothing else.
+  ASSERT_EQ(Run({}).exit_code, 0);
+  const json file = json::parse(ReadFile(path), nullptr, false);
+  ASSERT_TRUE(file.is_object()) << ReadFile(path);
+  EXPECT_EQ(file.at("format"), "flopspy-gpu-ceilings");
+  ASSERT_EQ(file.at("devices").size(), 1u);
+  const json& entry = file.at("devices").at(0);
+  EXPECT_EQ(entry.at("uuid"), fakegpu::kUuid);
+  // No /proc/driver/nvidia/version on the fake: the report finds the entry by UUID alone.
+  EXPECT_EQ(entry.at("driver_version"), "unknown");
+  EXPECT_TRUE(entry.at("flops").contains("bf16_tensor"));
+}
+
+TEST_F(SimulatedGpu, AnotherDeviceIndexIsRefused) {
+  const auto r = Run({"--device", "3"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("no CUDA device 3: the driver sees 1"), std::string::npos) << r.err;
+}
+#endif
 
 // Neither --cpu nor --gpu: both, and a missing GPU is a remark, not a failure.
 TEST(CeilingsCommand, WithoutFlagsMeasuresWhatThereIs) {

@@ -14,6 +14,9 @@ namespace {
 using analyzers::ComputePath;
 
 constexpr size_t kWorkspaceBytes = size_t{64} << 20;
+// GEMMs are sized to last about this long at the nominal peak (up to 8192^3), quick or not:
+// a smaller GEMM reaches a smaller share of the peak, and quick mode only times fewer of them.
+constexpr double kGemmSizingSeconds = 0.05;
 
 // The cuBLASLt types of each GemmCase, by id.
 struct GemmTypes {
@@ -158,7 +161,7 @@ GpuBenchResult RunGemm(const BenchContext& ctx, const CublasLtApi& lt, cublasLtH
   if (cu.MemGetInfo(&free_bytes, &total_bytes) != CUDA_SUCCESS) free_bytes = 0;
   const uint64_t budget = free_bytes / 10 * 8;  // leave room for cuBLASLt's own buffers
   const int n =
-      GemmSize(nominal ? nominal->flops_per_s : 0, ctx.target_seconds, 1024, 8192, gemm, budget);
+      GemmSize(nominal ? nominal->flops_per_s : 0, kGemmSizingSeconds, 1024, 8192, gemm, budget);
   if (n == 0) {
     r.skipped = "not enough free device memory for a 1024^3 GEMM";
     return r;
