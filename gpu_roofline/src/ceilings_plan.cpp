@@ -30,8 +30,8 @@ constexpr std::array<GemmCase, 8> kGemmCases{{
     {"gemm_tf32", "fp32 in, tf32 multiply, fp32 accumulate", ComputePath::kTf32Tensor, 4, 4, 8, 0},
     {"gemm_fp8", "fp8 e4m3 in, fp32 accumulate, bf16 out", ComputePath::kFp8Tensor, 1, 2, 8, 9},
     {"gemm_int8", "int8 in, int32 accumulate, int32 out", ComputePath::kInt8Tensor, 1, 4, 7, 5},
-    {"gemm_fp32", "fp32 (CUDA cores)", ComputePath::kFp32, 4, 4, 0, 0},
-    {"gemm_fp64", "fp64", ComputePath::kFp64Tensor, 8, 8, 0, 0},
+    {"gemm_fp32", "fp32 in, fp32 on CUDA cores, fp32 out", ComputePath::kFp32, 4, 4, 0, 0},
+    {"gemm_fp64", "fp64 in, fp64 accumulate, fp64 out", ComputePath::kFp64Tensor, 8, 8, 0, 0},
 }};
 
 }  // namespace
