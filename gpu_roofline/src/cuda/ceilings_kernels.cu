@@ -53,8 +53,8 @@ struct Convert<__nv_bfloat162> {
 // denormals. Every thread writes its sum so that nothing is dead code; thread 0 of each block
 // records clock64 at both ends, for the SM clock the kernel ran at.
 template <class T, int kChains, int kUnroll>
-__device__ __forceinline__ void FmaChains(float b_in, float c_in, long long iterations,
-                                          float* out, long long* clocks) {
+__device__ __forceinline__ void FmaChains(float b_in, float c_in, long long iterations, float* out,
+                                          long long* clocks) {
   using C = Convert<T>;
   const T b = C::From(b_in);
   const T c = C::From(c_in);
@@ -131,8 +131,8 @@ extern "C" __global__ void flopspy_fma_bf16(float b, float c, long long iteratio
 extern "C" __global__ void flopspy_read(const uint4* __restrict__ data, unsigned long long count,
                                         int passes, unsigned* out) {
   const unsigned long long stride = static_cast<unsigned long long>(gridDim.x) * blockDim.x;
-  const unsigned long long first = static_cast<unsigned long long>(blockIdx.x) * blockDim.x +
-                                   threadIdx.x;
+  const unsigned long long first =
+      static_cast<unsigned long long>(blockIdx.x) * blockDim.x + threadIdx.x;
   unsigned acc = 0;
   for (int pass = 0; pass < passes; ++pass) {
     unsigned long long i = first;
@@ -153,15 +153,15 @@ extern "C" __global__ void flopspy_read(const uint4* __restrict__ data, unsigned
 }
 
 // GEMM inputs, one kernel per element type; grid-stride.
-#define FLOPSPY_FILL(NAME, TYPE, EXPR)                                                       \
-  extern "C" __global__ void NAME(TYPE* p, unsigned long long n, unsigned seed) {            \
+#define FLOPSPY_FILL(NAME, TYPE, EXPR)                                                         \
+  extern "C" __global__ void NAME(TYPE* p, unsigned long long n, unsigned seed) {              \
     const unsigned long long stride = static_cast<unsigned long long>(gridDim.x) * blockDim.x; \
-    for (unsigned long long i = static_cast<unsigned long long>(blockIdx.x) * blockDim.x +   \
-                                threadIdx.x;                                                 \
-         i < n; i += stride) {                                                               \
-      const float u = Uniform(i, seed);                                                      \
-      p[i] = (EXPR);                                                                         \
-    }                                                                                        \
+    for (unsigned long long i =                                                                \
+             static_cast<unsigned long long>(blockIdx.x) * blockDim.x + threadIdx.x;           \
+         i < n; i += stride) {                                                                 \
+      const float u = Uniform(i, seed);                                                        \
+      p[i] = (EXPR);                                                                           \
+    }                                                                                          \
   }
 
 FLOPSPY_FILL(flopspy_fill_f32, float, u)
