@@ -12,5 +12,6 @@ void SetCommandAfterDashes(std::vector<std::string> command);
 
 void RegisterRun(CLI::App& app, CommandFn* run);
 void RegisterInfo(CLI::App& app, CommandFn* run);
+void RegisterCeilings(CLI::App& app, CommandFn* run);
 
 }  // namespace flopspy::tools
