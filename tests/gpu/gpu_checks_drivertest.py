@@ -264,6 +264,33 @@ class DriverTest(unittest.TestCase):
         self.assertTrue(any("ncu" in n for n in result["notes"]))
         self.assertTrue(any("--counters" in c for c in self.world.commands))
 
+    def test_seed_with_ncu_fills_the_comparison_table(self):
+        import seed_check
+        self.seed_reports(with_counters=True)
+        ncu_csv.ncu_path = lambda: "ncu"
+        header = ('"ID","Process ID","Process Name","Host Name","Kernel Name","Context","Stream",'
+                  '"Block Size","Grid Size","Device","CC","Section Name","Metric Name",'
+                  '"Metric Unit","Metric Value"\n')
+        rows = "".join('"0","1","p","h","sin_kernel","1","7","(128, 1, 1)","(4096, 1, 1)","0",'
+                       '"9.0","s","%s","byte","%s"\n' % (m, v) for m, v in (
+                           ("dram__bytes_read.sum", "268,435,456"),
+                           ("dram__bytes_write.sum", "268,435,456")))
+
+        def respond(cmd):
+            if cmd[0] == "ncu":
+                self.assertEqual(arg(cmd, "--clock-control"), "none")
+                return 0, 20.0, {arg(cmd, "--log-file"): "==PROF== x\n" + header + rows}
+            return 0, 7.0, {}
+
+        self.world.respond = respond
+        code, result = self.world.check(seed_check, [])
+        self.assertEqual(code, 0, result["failures"])
+        table = result["tables"]["ncu_comparison"]
+        self.assertEqual([r["op"] for r in table], ["sin"])
+        self.assertEqual(table[0]["ncu_dram_bytes"], 2 * 268_435_456)
+        self.assertEqual(table[0]["catalog_vs_ncu_bytes_pct"], 0.0)
+        self.assertEqual(result["numbers"]["ncu_kernels_profiled"], 1)
+
     def test_seed_without_counters_skips_and_keeps_the_rest(self):
         import seed_check
         self.seed_reports(with_counters=False)
@@ -337,6 +364,57 @@ class DriverTest(unittest.TestCase):
         code, result = self.world.check(demo_gpu_check, [])
         self.assertEqual((code, result["status"]), (0, "pass"), result["failures"])
         self.assertEqual(result["numbers"]["sgemm_calls"], 2)
+
+
+class TerminationTest(unittest.TestCase):
+    """The runner's `timeout` sends SIGTERM: the check must kill its workload's process group
+    and still leave a result.json that says what happened."""
+
+    @staticmethod
+    def dead(pid, wait=5.0):
+        """Gone, or a zombie waiting for whoever adopted it to reap it."""
+        import time
+        deadline = time.monotonic() + wait
+        while time.monotonic() < deadline:
+            try:
+                with open("/proc/%d/stat" % pid) as f:
+                    if f.read().rsplit(")", 1)[1].split()[0] in ("Z", "X"):
+                        return True
+            except OSError:
+                return True
+            time.sleep(0.05)
+        return False
+
+    def test_sigterm_kills_the_workload_and_writes_the_result(self):
+        import signal
+        import subprocess
+        import time
+        out = tempfile.mkdtemp(prefix="gpu-checks-term-")
+        try:
+            pid_file = os.path.join(out, "workload.pid")
+            code = ("import sys; sys.path.insert(0, %r)\n"
+                    "import gpu_check_common as c\n"
+                    "check = c.Check('slow', '3', 'a slow check', %r)\n"
+                    "check.number('before', 1)\n"
+                    "c.run(['sh', '-c', 'echo $$ > %s; exec sleep 60'], %r)\n"
+                    % (HERE, out, pid_file, os.path.join(out, "sleep.log")))
+            proc = subprocess.Popen([sys.executable, "-c", code])
+            deadline = time.monotonic() + 20
+            while not os.path.exists(pid_file) and time.monotonic() < deadline:
+                time.sleep(0.05)
+            time.sleep(0.2)
+            with open(pid_file) as f:
+                workload = int(f.read())
+            proc.send_signal(signal.SIGTERM)
+            self.assertEqual(proc.wait(timeout=20), common.TERMINATED)
+            with open(os.path.join(out, "result.json")) as f:
+                result = json.load(f)
+            self.assertEqual(result["status"], "fail")
+            self.assertIn("time limit", result["failures"][0])
+            self.assertEqual(result["numbers"]["before"], 1)
+            self.assertTrue(self.dead(workload))
+        finally:
+            shutil.rmtree(out, ignore_errors=True)
 
 
 if __name__ == "__main__":

@@ -28,7 +28,7 @@ SMI_Q_KEYS = ("Product Name", "Driver Version", "CUDA Version", "Persistence Mod
               "Compute Mode", "Current", "Virtualization Mode", "Serial Number", "VBIOS Version")
 
 
-def capture(cmd, timeout=60, env=None):
+def capture(cmd, timeout=30, env=None):
     try:
         p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=timeout,
                            env=env, universal_newlines=True)
@@ -53,7 +53,7 @@ def torch_versions():
             "try:\n    import triton; d['triton'] = triton.__version__\n"
             "except Exception as e:\n    d['triton'] = 'not importable: %s' % e\n"
             "print(json.dumps(d))\n")
-    rc, out = capture([sys.executable, "-c", code], timeout=120)
+    rc, out = capture([sys.executable, "-c", code], timeout=60)
     if rc == 0:
         try:
             return json.loads(out.strip().splitlines()[-1])
@@ -118,7 +118,7 @@ def main():
             env[tool] = None
 
     if os.path.exists(tools.flopspy):
-        rc, out = capture([tools.flopspy, "info"], env=tools.env(), timeout=120)
+        rc, out = capture([tools.flopspy, "info"], env=tools.env(), timeout=45)
         save(args.raw_dir, "flopspy-info.txt", out)
         env["flopspy_info_exit"] = rc
         rc, out = capture([tools.flopspy, "--version"], env=tools.env())

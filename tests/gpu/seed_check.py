@@ -69,7 +69,12 @@ def run_ncu(check, workload, elements, kernels, timeout):
         n = mine[0]
         counters = sc.kernel_counters(k)
         cat_bytes = sc.per_launch(k.get("all", {}), "bytes")
-        entry = {"op": op, "ncu_dram_bytes": n["dram_bytes"], "ncu_fp32_flops": n["fp32_flops"],
+        # Reads and writes apart: a write stream larger than L2 may leave dirty lines behind
+        # (written back during the next kernel), which moves bytes between kernels.
+        entry = {"op": op, "ncu_dram_bytes": n["dram_bytes"],
+                 "ncu_dram_read": n["metrics"].get("dram__bytes_read.sum"),
+                 "ncu_dram_write": n["metrics"].get("dram__bytes_write.sum"),
+                 "ncu_fp32_flops": n["fp32_flops"],
                  "catalog_bytes": cat_bytes,
                  "catalog_flops": sc.per_launch(k.get("all", {}), "flops"),
                  "flopspy_counter_bytes": counters[2] if counters else None,
