@@ -6,9 +6,9 @@
 #
 # Left out on purpose, because the GPU machine must provide its own: the C library family and
 # the dynamic loader (the machine's glibc must be as new as the build's), libstdc++ and libgcc_s
-# (executables are linked with -static-libstdc++ -static-libgcc by the gpu-carry preset;
-# libflopspy.so loads into programs that already have libstdc++), and every CUDA library (the
-# driver must match the machine, and the shared-cudart programs use the machine's toolkit).
+# (every machine with PyTorch has them; a second, static copy in our programs would meet the
+# shared one that libfmt loads), and every CUDA library (the driver must match the machine, and
+# the shared-cudart programs use the machine's toolkit).
 cmake_minimum_required(VERSION 3.21)
 if(NOT CARRY_DIR OR NOT CARRY_FILES)
   message(FATAL_ERROR "gpu_carry.cmake needs -DCARRY_DIR=... and -DCARRY_FILES=a|b|...")
