@@ -20,6 +20,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import gpu_check_common as common  # noqa: E402
+import ncu_csv  # noqa: E402
 
 SMI_FIELDS = ("name", "driver_version", "pci.bus_id", "memory.total", "clocks.sm",
               "clocks.max.sm", "clocks.mem", "clocks.max.mem", "power.limit",
@@ -110,7 +111,7 @@ def main():
 
     env["torch"] = torch_versions() if common.python_has("torch") else "not installed"
     for tool, flag in (("nvcc", "--version"), ("ncu", "--version")):
-        path = shutil.which(tool)
+        path = ncu_csv.ncu_path() if tool == "ncu" else shutil.which(tool)
         if path:
             rc, out = capture([path, flag])
             env[tool] = {"path": path, "version": (out.strip().splitlines() or [""])[-1]}

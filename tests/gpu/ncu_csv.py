@@ -5,7 +5,9 @@ The metrics are the ones facts/cuda.md §5.4 gives for FP32 FLOPs and DRAM traff
 """
 
 import csv
+import glob
 import io
+import os
 import re
 import shutil
 
@@ -19,11 +21,18 @@ METRICS = (
 
 
 def ncu_path():
-    for candidate in ("ncu",):
-        found = shutil.which(candidate)
-        if found:
-            return found
-    return None
+    """ncu on PATH, else beside nvcc or in NVIDIA's default install folders (newest first)."""
+    found = shutil.which("ncu")
+    if found:
+        return found
+    candidates = []
+    nvcc = shutil.which("nvcc")
+    if nvcc:
+        candidates.append(os.path.join(os.path.dirname(os.path.realpath(nvcc)), "ncu"))
+    candidates.append("/usr/local/cuda/bin/ncu")
+    candidates += sorted(glob.glob("/opt/nvidia/nsight-compute/*/ncu"), reverse=True)
+    candidates += sorted(glob.glob("/usr/local/cuda*/nsight-compute*/ncu"), reverse=True)
+    return next((c for c in candidates if os.access(c, os.X_OK)), None)
 
 
 def ncu_command(ncu, log_file, cmd):
