@@ -1,0 +1,421 @@
+#!/usr/bin/env python3
+"""The GPU checks' drivers, end to end, with the GPU and the programs simulated (ctest
+gpu_checks_drivertest).
+
+A GPU run is rare and short, so a typo in a driver must not be found there. Here every command
+a check would start is answered by a stand-in that writes what the real program would write
+(the programs' JSON, torch.profiler traces, case manifests, timings) and every report is a
+canned flopspy-report document; the checks then run their real code and must end with the
+expected status and numbers in result.json.
+"""
+
+import copy
+import json
+import os
+import shutil
+import sys
+import tempfile
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+
+import gpu_check_common as common  # noqa: E402
+import gpu_checks_selftest as canned  # noqa: E402
+import ncu_csv  # noqa: E402
+
+DATA = os.path.join(HERE, "data")
+
+
+def arg(cmd, flag):
+    return cmd[cmd.index(flag) + 1] if flag in cmd else None
+
+
+class FakeWorld:
+    """Patches gpu_check_common so that checks run without a GPU: `respond(cmd)` returns
+    (exit status, seconds, {path: JSON document to write}), `reports[trace folder name]` is
+    what flopspy-report --json says about that folder."""
+
+    def __init__(self, test):
+        self.test = test
+        self.root = tempfile.mkdtemp(prefix="gpu-checks-driver-")
+        self.build = os.path.join(self.root, "build")
+        for sub in ("bin", "lib"):
+            os.makedirs(os.path.join(self.build, sub))
+        for path in ("bin/flopspy", "bin/flopspy-report", "lib/libflopspy.so",
+                     "bin/flopspy_gpu_launch_paths_static", "bin/flopspy_gpu_launch_paths_shared",
+                     "bin/flopspy_gpu_overhead_launch_loop_static",
+                     "bin/flopspy_gpu_overhead_launch_loop_shared", "bin/flopspy-demo"):
+            full = os.path.join(self.build, path)
+            with open(full, "w") as f:
+                f.write("#!/bin/sh\nexit 0\n")
+            os.chmod(full, 0o755)
+        self.out = os.path.join(self.root, "out")
+        self.reports = {}
+        self.commands = []
+        self.respond = None
+        self.saved = {}
+        self.patch("cuda_device", lambda: (True, "1 device(s), device 0: fake H200"))
+        self.patch("python_has", lambda module: True)
+        self.patch("run", self.run)
+        self.patch("report_json", self.report_json)
+        self.saved["program_env"] = common.Tools.program_env
+        common.Tools.program_env = lambda tools, program: tools.env()
+        self.saved["ncu_path"] = ncu_csv.ncu_path
+        ncu_csv.ncu_path = lambda: None
+
+    def patch(self, name, value):
+        self.saved[name] = getattr(common, name)
+        setattr(common, name, value)
+
+    def close(self):
+        common.Tools.program_env = self.saved.pop("program_env")
+        ncu_csv.ncu_path = self.saved.pop("ncu_path")
+        for name, value in self.saved.items():
+            setattr(common, name, value)
+        shutil.rmtree(self.root, ignore_errors=True)
+
+    def run(self, cmd, log, env=None, timeout=None, cwd=None):
+        cmd = [str(c) for c in cmd]
+        self.commands.append(cmd)
+        rc, seconds, files = self.respond(cmd)
+        for path, doc in files.items():
+            with open(path, "w") as f:
+                f.write(doc if isinstance(doc, str) else json.dumps(doc))
+        with open(log, "w") as f:
+            f.write("$ %s\n[fake exit %d]\n" % (" ".join(cmd), rc))
+        return common.Run(cmd, rc, seconds, log, False)
+
+    def report_json(self, tools, trace_dir, out_path, log, timeout=300):
+        doc = self.reports.get(os.path.basename(trace_dir))
+        with open(log, "w") as f:
+            f.write("fake report of %s\n" % trace_dir)
+        return copy.deepcopy(doc)
+
+    def check(self, module, argv):
+        """Runs module.main() with argv; returns (exit status, result.json)."""
+        old = sys.argv
+        sys.argv = [module.__file__] + argv + ["--build-dir", self.build, "--out", self.out]
+        try:
+            with self.test.assertRaises(SystemExit) as done:
+                module.main()
+        finally:
+            sys.argv = old
+        with open(os.path.join(self.out, "result.json")) as f:
+            return done.exception.code, json.load(f)
+
+
+def kernel(name, launches, executions, gpu_ns, **extra):
+    return canned.kernel(name, launches, executions, gpu_ns, **extra)
+
+
+class DriverTest(unittest.TestCase):
+    def setUp(self):
+        self.world = FakeWorld(self)
+
+    def tearDown(self):
+        self.world.close()
+
+    # --- launch_check ---------------------------------------------------------------------
+    def program_world(self, flopspy_launches=3):
+        expected = dict(canned.ProgramCompareTest.EXPECTED, device="NVIDIA H200",
+                        cluster_launch=True)
+
+        def respond(cmd):
+            return 0, 0.5, {arg(cmd, "--json"): expected}
+
+        self.world.respond = respond
+        report = canned.ProgramCompareTest().report(add_launches=flopspy_launches)
+        self.world.reports["traces"] = report
+
+    def test_launch_program_passes(self):
+        import launch_check
+        self.program_world()
+        code, result = self.world.check(launch_check, ["--target", "shared"])
+        self.assertEqual((code, result["status"]), (0, "pass"), result["failures"])
+        self.assertEqual(result["numbers"]["kernels_ok"], 3)
+        self.assertEqual(result["tables"]["spin_time"][0]["flopspy_mean_ns"], 200_500.0)
+        self.assertTrue(any(c[0].endswith("flopspy_gpu_launch_paths_shared")
+                            for c in self.world.commands))
+
+    def test_launch_program_double_count_fails(self):
+        import launch_check
+        self.program_world(flopspy_launches=6)
+        code, result = self.world.check(launch_check, ["--target", "static"])
+        self.assertEqual((code, result["status"]), (1, "fail"))
+        self.assertTrue(any("fs_add" in f for f in result["failures"]))
+
+    def test_launch_program_without_gpu_skips(self):
+        import launch_check
+
+        def respond(cmd):
+            return 77, 0.1, {}
+
+        self.world.respond = respond
+        code, result = self.world.check(launch_check, ["--target", "static"])
+        self.assertEqual((code, result["status"]), (77, "skip"))
+
+    def torch_world(self, same_process_launches=None):
+        with open(os.path.join(DATA, "kineto_launch.json")) as f:
+            kineto = json.load(f)
+
+        def respond(cmd):
+            files = {}
+            if "--profile" in cmd:
+                files[arg(cmd, "--profile")] = kineto
+            return 0, 8.0, files
+
+        self.world.respond = respond
+        timed = canned.report_with([kernel(canned.ADD, 2, 2, 20_800.0),
+                                    kernel("add_kernel", 1, 1, 3_050.0)])
+        counted = canned.report_with([
+            kernel(canned.ADD, same_process_launches or 2, 0, 0.0),
+            kernel("add_kernel", 1, 0, 0.0)])
+        counted["traces"][0]["gpu_timing"] = False
+        self.world.reports["traces_a"] = timed
+        self.world.reports["traces_c"] = counted
+
+    def test_launch_torch_passes(self):
+        import launch_check
+        self.torch_world()
+        code, result = self.world.check(launch_check, ["--target", "torch"])
+        self.assertEqual((code, result["status"]), (0, "pass"), result["failures"])
+        n = result["numbers"]
+        self.assertEqual((n["kernel_executions_flopspy"], n["kernel_executions_torch_profiler"]),
+                         (3, 3))
+        self.assertEqual(n["signatures_within_tolerance"], 2)
+        # Three runs: flopspy alone, torch.profiler alone, both with flopspy off CUPTI.
+        runs = [c for c in self.world.commands]
+        self.assertEqual(len(runs), 3)
+        self.assertNotIn("--profile", runs[0])
+        self.assertEqual(runs[1][0], sys.executable)
+        self.assertIn("--gpu-timing", runs[2])
+
+    def test_launch_torch_same_process_miscount_fails(self):
+        import launch_check
+        self.torch_world(same_process_launches=3)
+        code, result = self.world.check(launch_check, ["--target", "torch"])
+        self.assertEqual(code, 1)
+        self.assertTrue(any(f.startswith("C: ") for f in result["failures"]))
+
+    # --- cublas_check -----------------------------------------------------------------------
+    def test_cublas_passes(self):
+        import cublas_check
+        with open(os.path.join(DATA, "cublas_cases.json")) as f:
+            manifest = json.load(f)
+        with open(os.path.join(DATA, "kineto_cublas.json")) as f:
+            kineto = json.load(f)
+
+        def respond(cmd):
+            files = {arg(cmd, "--manifest"): manifest}
+            if "--profile" in cmd:
+                files[arg(cmd, "--profile")] = kineto
+            return 0, 9.0, files
+
+        self.world.respond = respond
+        gemm = "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64_selftest"
+        tile = {"kind": "tile_quantization", "lost_fraction": 0.128, "sentence": "padding"}
+        calls = [canned.gemm_call(768, 512, 1024, 2, 60_500.0, 2),
+                 canned.gemm_call(1792, 1792, 1792, 2, 80_400.0, 2, types="R_16BF",
+                                  path="bf16_tensor", routine="cublasGemmEx"),
+                 canned.gemm_call(1793, 1793, 1793, 2, 104_100.0, 2, types="R_16BF",
+                                  path="bf16_tensor", routine="cublasGemmEx", diagnostics=[tile])]
+        kernels = [kernel(canned.SGEMM, 2, 2, 60_500.0, inside_library=True),
+                   kernel(gemm, 4, 4, 184_500.0, inside_library=True)]
+        self.world.reports["traces"] = canned.report_with(kernels, calls)
+        code, result = self.world.check(cublas_check, [])
+        self.assertEqual((code, result["status"]), (0, "pass"), result["failures"])
+        self.assertEqual(result["numbers"]["cases_ok"], 3)
+        self.assertEqual(result["numbers"]["cases_unsupported"], 1)
+        self.assertEqual(result["numbers"]["wave_tile_lost_1793"], 0.128)
+        self.assertTrue(any("_scaled_mm" in n for n in result["notes"]))
+
+    # --- seed_check -------------------------------------------------------------------------
+    def seed_reports(self, with_counters):
+        n = 8192 * 8192
+        kernels_a = [canned.seed_kernel(op, n, b, f, family=fam) for op, b, f, fam in (
+            ("", 4, 0, "fill"), ("add", 12, 1, "x"), ("mul", 12, 1, "x"), ("mul", 8, 1, "x"),
+            ("pow", 8, 1, "x"), ("sin", 8, 1, "x"), ("sqrt", 8, 1, "x"), ("sigmoid", 8, 3, "x"),
+            ("log10", 8, 1, "x"), ("sum", 4, 1, "reduce"))]
+        ratio = {"": 0, "add": 2.0, "mul": 1.0, "pow": 30.0, "sin": 17.0, "sqrt": 7.0,
+                 "sigmoid": 8.0, "log10": 24.0, "sum": 1.02}
+        kernels_b = []
+        for k in copy.deepcopy(kernels_a):
+            if with_counters:
+                flops = k["all"]["flops"] / 3 * ratio[k["functor"]]
+                k["counters"] = {"samples": 3, "flops_per_launch": flops,
+                                 "bytes_per_launch": k["all"]["bytes"] / 3 * 1.01}
+            kernels_b.append(k)
+        report_b = canned.report_with(kernels_b)
+        if not with_counters:
+            report_b["traces"][0]["warnings"] = [{"code": "counters_unavailable", "time_ns": 0,
+                                                  "message": "no permission to read counters"}]
+        self.world.reports["traces_a"] = canned.report_with(kernels_a)
+        self.world.reports["traces_b"] = report_b
+        self.world.respond = lambda cmd: (0, 7.0, {})
+
+    def test_seed_passes_with_counters(self):
+        import seed_check
+        self.seed_reports(with_counters=True)
+        code, result = self.world.check(seed_check, [])
+        self.assertEqual((code, result["status"]), (0, "pass"), result["failures"])
+        self.assertEqual(result["numbers"]["kernels_with_counters"], 10)
+        self.assertIn("sin executes 17.0 FP32 FLOPs per element", result["numbers"]["sin_vs_mul"])
+        self.assertTrue(any("ncu" in n for n in result["notes"]))
+        self.assertTrue(any("--counters" in c for c in self.world.commands))
+
+    def test_seed_with_ncu_fills_the_comparison_table(self):
+        import seed_check
+        self.seed_reports(with_counters=True)
+        ncu_csv.ncu_path = lambda: "ncu"
+        header = ('"ID","Process ID","Process Name","Host Name","Kernel Name","Context","Stream",'
+                  '"Block Size","Grid Size","Device","CC","Section Name","Metric Name",'
+                  '"Metric Unit","Metric Value"\n')
+        rows = "".join('"0","1","p","h","sin_kernel","1","7","(128, 1, 1)","(4096, 1, 1)","0",'
+                       '"9.0","s","%s","byte","%s"\n' % (m, v) for m, v in (
+                           ("dram__bytes_read.sum", "268,435,456"),
+                           ("dram__bytes_write.sum", "268,435,456")))
+
+        def respond(cmd):
+            if cmd[0] == "ncu":
+                self.assertEqual(arg(cmd, "--clock-control"), "none")
+                return 0, 20.0, {arg(cmd, "--log-file"): "==PROF== x\n" + header + rows}
+            return 0, 7.0, {}
+
+        self.world.respond = respond
+        code, result = self.world.check(seed_check, [])
+        self.assertEqual(code, 0, result["failures"])
+        table = result["tables"]["ncu_comparison"]
+        self.assertEqual([r["op"] for r in table], ["sin"])
+        self.assertEqual(table[0]["ncu_dram_bytes"], 2 * 268_435_456)
+        self.assertEqual(table[0]["catalog_vs_ncu_bytes_pct"], 0.0)
+        self.assertEqual(result["numbers"]["ncu_kernels_profiled"], 1)
+
+    def test_seed_without_counters_skips_and_keeps_the_rest(self):
+        import seed_check
+        self.seed_reports(with_counters=False)
+        code, result = self.world.check(seed_check, [])
+        self.assertEqual((code, result["status"]), (77, "skip"))
+        self.assertIn("no permission to read counters", result["reason"])
+        self.assertIn("memory_bound", result["numbers"]["sin_vs_mul"])
+
+    # --- seed_mlp_check ---------------------------------------------------------------------
+    def mlp_world(self, counters_seconds):
+        seconds = {"plain": 10.0, "flopspy": 11.0, "counters": counters_seconds}
+
+        def respond(cmd):
+            timing = arg(cmd, "--timing")
+            tag = os.path.basename(timing).split("_")[0]
+            loop = {"plain": 0.2, "flopspy": 0.21, "counters": 0.9}[tag]
+            return 0, seconds[tag], {timing: {"steps": 50, "loop_s": loop}}
+
+        self.world.respond = respond
+        report = canned.report_with([canned.seed_kernel("mul", 100, 12, 1, counters=(100, 1200))])
+        self.world.reports["traces_counters"] = report
+
+    def test_seed_mlp_slowdown_within_limit(self):
+        import seed_mlp_check
+        self.mlp_world(counters_seconds=14.0)
+        code, result = self.world.check(seed_mlp_check, [])
+        self.assertEqual((code, result["status"]), (0, "pass"), result["failures"])
+        self.assertEqual(result["numbers"]["counters_process_slowdown"], 1.4)
+        self.assertEqual(result["numbers"]["counters_loop_slowdown"], 4.5)
+
+    def test_seed_mlp_slowdown_over_limit_fails(self):
+        import seed_mlp_check
+        self.mlp_world(counters_seconds=25.0)
+        code, result = self.world.check(seed_mlp_check, [])
+        self.assertEqual(code, 1)
+        self.assertIn("2.50x slower", result["failures"][0])
+
+    # --- overhead_check ---------------------------------------------------------------------
+    def test_overhead_records_added_nanoseconds(self):
+        import overhead_check
+        total = 1000 + 2 * 3 * 100000
+        cost = {"plain": 2000.0, "flopspy": 2150.0, "off": 2100.0}
+
+        def respond(cmd):
+            mode = "plain" if cmd[1] != "run" else ("off" if "--gpu-timing" in cmd else "flopspy")
+            return 0, 2.0, {arg(cmd, "--json"): {
+                "total_launches": total, "call_ns_per_launch": [cost[mode]] * 3,
+                "wall_ns_per_launch": [cost[mode] + 500] * 3}}
+
+        self.world.respond = respond
+        for kind in ("static", "shared"):
+            self.world.reports["traces_%s_flopspy" % kind] = canned.report_with(
+                [kernel("fs_empty", total, total, 1.0e9)])
+            off = canned.report_with([kernel("fs_empty", total, 0, 0.0)])
+            off["traces"][0]["gpu_timing"] = False
+            self.world.reports["traces_%s_flopspy_no_gpu_timing" % kind] = off
+        code, result = self.world.check(overhead_check, [])
+        self.assertEqual((code, result["status"]), (0, "pass"), result["failures"])
+        self.assertEqual(result["numbers"]["static_flopspy_added_call_ns"], 150.0)
+        self.assertEqual(result["numbers"]["shared_flopspy_no_gpu_timing_added_wall_ns"], 100.0)
+        self.assertEqual(len(result["tables"]["launch_costs"]), 6)
+
+    # --- demo_gpu_check ---------------------------------------------------------------------
+    def test_demo(self):
+        import demo_gpu_check
+        self.world.respond = lambda cmd: (0, 3.0, {})
+        n = 8192
+        call = canned.gemm_call(n, n, n, 2, 3.0e7, 2)
+        self.world.reports["traces"] = canned.report_with(
+            [kernel("flopspy_demo::fill_kernel(int, float, float*)", 4, 4, 1.0e6)], [call])
+        code, result = self.world.check(demo_gpu_check, [])
+        self.assertEqual((code, result["status"]), (0, "pass"), result["failures"])
+        self.assertEqual(result["numbers"]["sgemm_calls"], 2)
+
+
+class TerminationTest(unittest.TestCase):
+    """The runner's `timeout` sends SIGTERM: the check must kill its workload's process group
+    and still leave a result.json that says what happened."""
+
+    @staticmethod
+    def dead(pid, wait=5.0):
+        """Gone, or a zombie waiting for whoever adopted it to reap it."""
+        import time
+        deadline = time.monotonic() + wait
+        while time.monotonic() < deadline:
+            try:
+                with open("/proc/%d/stat" % pid) as f:
+                    if f.read().rsplit(")", 1)[1].split()[0] in ("Z", "X"):
+                        return True
+            except OSError:
+                return True
+            time.sleep(0.05)
+        return False
+
+    def test_sigterm_kills_the_workload_and_writes_the_result(self):
+        import signal
+        import subprocess
+        import time
+        out = tempfile.mkdtemp(prefix="gpu-checks-term-")
+        try:
+            pid_file = os.path.join(out, "workload.pid")
+            code = ("import sys; sys.path.insert(0, %r)\n"
+                    "import gpu_check_common as c\n"
+                    "check = c.Check('slow', '3', 'a slow check', %r)\n"
+                    "check.number('before', 1)\n"
+                    "c.run(['sh', '-c', 'echo $$ > %s; exec sleep 60'], %r)\n"
+                    % (HERE, out, pid_file, os.path.join(out, "sleep.log")))
+            proc = subprocess.Popen([sys.executable, "-c", code])
+            deadline = time.monotonic() + 20
+            while not os.path.exists(pid_file) and time.monotonic() < deadline:
+                time.sleep(0.05)
+            time.sleep(0.2)
+            with open(pid_file) as f:
+                workload = int(f.read())
+            proc.send_signal(signal.SIGTERM)
+            self.assertEqual(proc.wait(timeout=20), common.TERMINATED)
+            with open(os.path.join(out, "result.json")) as f:
+                result = json.load(f)
+            self.assertEqual(result["status"], "fail")
+            self.assertIn("time limit", result["failures"][0])
+            self.assertEqual(result["numbers"]["before"], 1)
+            self.assertTrue(self.dead(workload))
+        finally:
+            shutil.rmtree(out, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
