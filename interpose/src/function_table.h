@@ -68,7 +68,7 @@ class FunctionTable {
   std::array<std::atomic<uint64_t>, kSlots> keys_{};
   std::array<std::atomic<FunctionInfo*>, kSlots> values_{};
   mutable std::mutex mutex_;
-  std::vector<FunctionInfo*> by_id_;    // index id - 1; guarded by mutex_
+  std::vector<FunctionInfo*> by_id_;     // index id - 1; guarded by mutex_
   std::vector<FunctionInfo*> overflow_;  // when probing fails; guarded by mutex_
   std::atomic<uint32_t> next_id_{1};
 };

@@ -9,7 +9,9 @@ namespace flopspy::interpose {
 
 extern thread_local uint32_t tls_library_depth __attribute__((tls_model("initial-exec")));
 
-inline bool InsideLibraryCall() { return tls_library_depth != 0; }
+inline bool InsideLibraryCall() {
+  return tls_library_depth != 0;
+}
 
 // Marks the thread as inside a library call for the scope's lifetime (nests).
 class LibraryCallScope {

@@ -157,8 +157,8 @@ uint64_t BusyNs(std::span<const GpuInterval> sorted);
 // The busy fraction (0..1) of each of `bins` equal bins of `bin_ns` from `start_ns`: the
 // union of the (sorted) intervals, so overlapping work counts once. Work outside the bins is
 // clipped. Used to draw the timeline; an empty vector when bins or bin_ns is 0.
-std::vector<float> BusyBins(std::span<const GpuInterval> sorted, uint64_t start_ns,
-                            uint64_t bin_ns, size_t bins);
+std::vector<float> BusyBins(std::span<const GpuInterval> sorted, uint64_t start_ns, uint64_t bin_ns,
+                            size_t bins);
 
 // Walks every stream of one device in start order (a k-way merge, no copy): the busy union,
 // the idle gaps between its pieces with their kind, per-stream busy time and the graphs
