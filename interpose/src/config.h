@@ -9,6 +9,8 @@
 #include <string_view>
 #include <vector>
 
+#include "flopspy/gpu_roofline/counter_metrics.h"
+
 namespace flopspy::interpose {
 
 enum class GpuTiming { kAuto, kOff };
@@ -27,9 +29,10 @@ struct Config {
   std::string cupti_path;                   // FLOPSPY_CUPTI_PATH
   bool counters = false;                    // FLOPSPY_COUNTERS
   uint32_t counters_samples = 3;            // FLOPSPY_COUNTERS_SAMPLES
-  std::string cpu_roofline = "auto";        // FLOPSPY_CPU_ROOFLINE
-  uint32_t cpu_interval_ms = 100;           // FLOPSPY_CPU_INTERVAL_MS
-  std::string cpu_events;                   // FLOPSPY_CPU_EVENTS
+  uint32_t counters_groups = gpuroof::kAllCounterGroups;  // FLOPSPY_COUNTERS_METRICS
+  std::string cpu_roofline = "auto";                      // FLOPSPY_CPU_ROOFLINE
+  uint32_t cpu_interval_ms = 100;                         // FLOPSPY_CPU_INTERVAL_MS
+  std::string cpu_events;                                 // FLOPSPY_CPU_EVENTS
 };
 
 // One documented variable: its name, default and meaning (the README table is checked against
