@@ -42,25 +42,41 @@ std::string Tensor(std::string_view path) {
 // Floating-point tensor-path metrics per generation, one per source/destination type and
 // disjoint by their descriptions (integer paths are not FLOPs). Names checked against CUPTI
 // 13.0's metric lists for every chip of the family (tests/unit/counters/host_config_test.cpp).
-std::vector<std::string> TensorPaths(ChipFamily family) {
+struct TensorPath {
+  std::string_view path;
+  bool optional;  // the low-precision paths are spelled differently across Blackwell chips
+};
+
+std::vector<TensorPath> TensorPaths(ChipFamily family) {
   switch (family) {
     case ChipFamily::kVolta:
-      return {"fp16_dst_fp16", "fp16_dst_fp32"};
+      return {{"fp16_dst_fp16", false}, {"fp16_dst_fp32", false}};
     case ChipFamily::kTuring:
-      return {"fp16_dst_fp16", "fp16_bf16_tf32_dst_fp32"};
+      return {{"fp16_dst_fp16", false}, {"fp16_bf16_tf32_dst_fp32", false}};
     case ChipFamily::kAmpere:
-      return {"fp16_dst_fp16", "fp16_dst_fp32", "bf16_dst_fp32", "tf32_dst_fp32", "fp64"};
+      return {{"fp16_dst_fp16", false},
+              {"fp16_dst_fp32", false},
+              {"bf16_dst_fp32", false},
+              {"tf32_dst_fp32", false},
+              {"fp64", false}};
     case ChipFamily::kAda:
-      return {"fp16_dst_fp16", "fp16_dst_fp32", "bf16_dst_fp32", "tf32_dst_fp32", "fp64", "fp8"};
+      return {{"fp16_dst_fp16", false}, {"fp16_dst_fp32", false}, {"bf16_dst_fp32", false},
+              {"tf32_dst_fp32", false}, {"fp64", false},          {"fp8", false}};
     case ChipFamily::kHopper:
-      return {"fp16", "bf16_dst_fp32", "tf32_dst_fp32", "fp64", "fp8"};
+      return {{"fp16", false},
+              {"bf16_dst_fp32", false},
+              {"tf32_dst_fp32", false},
+              {"fp64", false},
+              {"fp8", false}};
     case ChipFamily::kBlackwell:
-      return {"fp16_dst_fp16", "fp16_dst_fp32", "bf16_dst_fp32",        "tf32_dst_fp32",
-              "fp64",          "fp4_dst_fp32",  "fp4_fp6_fp8_dst_fp16", "fp4_fp6_fp8_dst_fp32"};
     case ChipFamily::kBlackwellRtx:
-      return {"fp16_dst_fp16", "fp16_dst_fp32", "bf16_dst_fp32",    "tf32_dst_fp32",
-              "fp64",          "fp4_dst_fp32",  "fp4_fp6_dst_fp16", "fp4_fp6_dst_fp32",
-              "fp8_dst_fp16",  "fp8_dst_fp32"};
+      // GB100/GB102 count FP4/FP6/FP8 sources together; GB110 and GB20x split FP8 from FP4/FP6.
+      return {{"fp16_dst_fp16", false},       {"fp16_dst_fp32", false},
+              {"bf16_dst_fp32", false},       {"tf32_dst_fp32", false},
+              {"fp64", false},                {"fp4_dst_fp32", false},
+              {"fp4_fp6_fp8_dst_fp16", true}, {"fp4_fp6_fp8_dst_fp32", true},
+              {"fp4_fp6_dst_fp16", true},     {"fp4_fp6_dst_fp32", true},
+              {"fp8_dst_fp16", true},         {"fp8_dst_fp32", true}};
     case ChipFamily::kUnknown:
       break;
   }
@@ -139,8 +155,9 @@ std::string_view ChipFamilyName(ChipFamily family) {
 
 std::vector<MetricCandidate> CounterCandidates(ChipFamily family, uint32_t groups) {
   std::vector<MetricCandidate> c;
-  const auto add = [&](std::vector<std::string> names, CounterQuantity q, double weight) {
-    c.push_back({std::move(names), q, weight});
+  const auto add = [&](std::vector<std::string> names, CounterQuantity q, double weight,
+                       bool optional = false) {
+    c.push_back({std::move(names), q, weight, optional});
   };
   // Nsight Compute's weights: an FMA is two FLOPs; a half2 instruction does two lanes.
   if (groups & kCounterFp32) {
@@ -159,8 +176,8 @@ std::vector<MetricCandidate> CounterCandidates(ChipFamily family, uint32_t group
     add({Sass("hfma")}, CounterQuantity::kFp16, 4);
   }
   if (groups & kCounterTensor) {
-    for (const std::string& path : TensorPaths(family)) {
-      add({Tensor(path)}, CounterQuantity::kTensor, 1);
+    for (const TensorPath& t : TensorPaths(family)) {
+      add({Tensor(t.path)}, CounterQuantity::kTensor, 1, t.optional);
     }
   }
   if (groups & kCounterDram) {
@@ -180,7 +197,7 @@ MetricSelection SelectMetrics(std::span<const MetricCandidate> candidates,
     const auto found = std::find_if(c.names.begin(), c.names.end(),
                                     [&](const std::string& name) { return has(name); });
     if (found == c.names.end()) {
-      if (!c.names.empty()) s.missing.push_back(c.names.front());
+      if (!c.names.empty() && !c.optional) s.missing.push_back(c.names.front());
       continue;
     }
     s.terms.push_back({*found + ".sum", c.quantity, c.weight});

@@ -29,10 +29,11 @@ struct Config {
   std::string cupti_path;                   // FLOPSPY_CUPTI_PATH
   bool counters = false;                    // FLOPSPY_COUNTERS
   uint32_t counters_samples = 3;            // FLOPSPY_COUNTERS_SAMPLES
-  uint32_t counters_groups = gpuroof::kAllCounterGroups;  // FLOPSPY_COUNTERS_METRICS
-  std::string cpu_roofline = "auto";                      // FLOPSPY_CPU_ROOFLINE
-  uint32_t cpu_interval_ms = 100;                         // FLOPSPY_CPU_INTERVAL_MS
-  std::string cpu_events;                                 // FLOPSPY_CPU_EVENTS
+  std::string cpu_roofline = "auto";        // FLOPSPY_CPU_ROOFLINE
+  uint32_t cpu_interval_ms = 100;           // FLOPSPY_CPU_INTERVAL_MS
+  std::string cpu_events;                   // FLOPSPY_CPU_EVENTS
+  // FLOPSPY_COUNTERS_METRICS: gpuroof::CounterGroup bits.
+  uint32_t counters_groups = gpuroof::kAllCounterGroups;
 };
 
 // One documented variable: its name, default and meaning (the README table is checked against

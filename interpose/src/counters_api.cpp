@@ -38,14 +38,27 @@ void ResolveCounterApi(void* cupti_handle, void* driver_handle, CounterApi* api)
 
 #undef FLOPSPY_RESOLVE
 
-std::string CounterApi::MissingRequired() const {
-  std::string missing;
-  const auto check = [&](const void* f, const char* name) {
+namespace {
+
+class MissingList {
+ public:
+  void Check(const void* f, const char* name) {
     if (f != nullptr) return;
-    if (!missing.empty()) missing += ", ";
-    missing += name;
-  };
-#define FLOPSPY_CHECK(name) check(reinterpret_cast<const void*>(name), #name)
+    if (!text_.empty()) text_ += ", ";
+    text_ += name;
+  }
+  std::string text() const { return text_; }
+
+ private:
+  std::string text_;
+};
+
+}  // namespace
+
+#define FLOPSPY_CHECK(name) missing.Check(reinterpret_cast<const void*>(name), #name)
+
+std::string CounterApi::MissingCupti() const {
+  MissingList missing;
   FLOPSPY_CHECK(cuptiProfilerInitialize);
   FLOPSPY_CHECK(cuptiDeviceGetChipName);
   FLOPSPY_CHECK(cuptiRangeProfilerEnable);
@@ -56,16 +69,22 @@ std::string CounterApi::MissingRequired() const {
   FLOPSPY_CHECK(cuptiRangeProfilerStart);
   FLOPSPY_CHECK(cuptiRangeProfilerStop);
   FLOPSPY_CHECK(cuptiRangeProfilerDecodeData);
+  if (!lookup) missing.Check(nullptr, "cuptiProfilerHost*");
+  return missing.text();
+}
+
+std::string CounterApi::MissingDriver() const {
+  MissingList missing;
   FLOPSPY_CHECK(cuInit);
   FLOPSPY_CHECK(cuDeviceGetCount);
   FLOPSPY_CHECK(cuCtxGetCurrent);
   FLOPSPY_CHECK(cuCtxGetDevice);
   FLOPSPY_CHECK(cuStreamSynchronize);
   FLOPSPY_CHECK(cuStreamIsCapturing);
-#undef FLOPSPY_CHECK
-  if (!lookup) check(nullptr, "cupti host functions");
-  return missing;
+  return missing.text();
 }
+
+#undef FLOPSPY_CHECK
 
 std::string CounterErrorText(const CounterApi& api, CUptiResult result) {
   const char* name = nullptr;

@@ -44,8 +44,9 @@ struct CounterApi {
   // The host-side functions, by name (gpuroof::HostProfiler).
   gpuroof::CuptiSymbolLookup lookup;
 
-  // Comma-separated names of the required functions that are missing; empty if none.
-  std::string MissingRequired() const;
+  // Comma-separated names of the required CUPTI / driver functions that are missing.
+  std::string MissingCupti() const;
+  std::string MissingDriver() const;
 };
 
 // Fills `api` from `cupti_handle` and `driver_handle` (dlopen handles).

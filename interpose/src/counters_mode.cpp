@@ -149,10 +149,14 @@ bool CounterMode::Ready() {
   }
   CounterApi api;
   env_.resolve(library.handle, driver, &api);
-  if (const std::string missing = api.MissingRequired(); !missing.empty()) {
-    TurnOff(
-        library.path + " lacks " + missing + " (the CUPTI range profiler needs CUDA 12.6 or newer)",
-        false);
+  if (const std::string missing = api.MissingDriver(); !missing.empty()) {
+    TurnOff("the loaded libcuda.so.1 lacks " + missing, false);
+    return false;
+  }
+  if (const std::string missing = api.MissingCupti(); !missing.empty()) {
+    TurnOff(library.path + " lacks " + missing +
+                " (the CUPTI range profiler needs CUDA 12.6 or newer)",
+            false);
     return false;
   }
   // Device-side CUPTI only over a working driver (facts/cuda.md §4.8: some calls crash without).
@@ -279,7 +283,7 @@ void CounterMode::End(Ticket* ticket, int result) {
   ticket->record.Seal();
   ticket->has_record = true;
   measured_.fetch_add(1, std::memory_order_relaxed);
-  if (recorded.disagree) {
+  if (recorded.disagree && !disagree_reported_.exchange(true, std::memory_order_acq_rel)) {
     std::string kernel;
     {
       std::lock_guard lock(state_mutex_);
@@ -293,7 +297,8 @@ void CounterMode::End(Ticket* ticket, int result) {
                     " disagree by " +
                     std::to_string(static_cast<int>(recorded.spread * 100 + 0.5)) + "% in " +
                     recorded.what + " over " + std::to_string(recorded.samples) +
-                    " launches of one signature; the report uses their mean (warned once)");
+                    " launches of one signature; the report uses their mean (said once; the report marks "
+                    "every such kernel)");
   }
 }
 

@@ -110,6 +110,7 @@ class CounterMode {
   gpuroof::CounterSampler sampler_;
   std::atomic<bool> off_{false};
   std::atomic<uint64_t> measured_{0};
+  std::atomic<bool> disagree_reported_{false};
 
   std::mutex state_mutex_;  // guards the start and the caches below
   bool started_ = false;

@@ -104,7 +104,9 @@ void WriteOne(const TraceReport& t, const Style& style, std::ostream& out) {
   // in --json); every other warning is printed.
   bool counters_said = false;
   for (const auto& w : t.summary.warnings) {
-    if (w.code == trace::WarningCode::kCountersUnavailable) {
+    // GPU counter mode says so with the same code (its lines start "GPU counters").
+    if (w.code == trace::WarningCode::kCountersUnavailable &&
+        w.message.rfind("GPU counters", 0) != 0) {
       if (!counters_said) fmt::print(out, "  cpu       {}\n", w.message);
       counters_said = true;
       continue;

@@ -66,7 +66,8 @@ std::string_view ChipFamilyName(ChipFamily family);
 struct MetricCandidate {
   std::vector<std::string> names;
   CounterQuantity quantity;
-  double weight;  // contribution per counted unit (2 for an FMA instruction)
+  double weight;          // contribution per counted unit (2 for an FMA instruction)
+  bool optional = false;  // only some chips of the family have it: not missed when absent
 };
 std::vector<MetricCandidate> CounterCandidates(ChipFamily family, uint32_t groups);
 
@@ -79,7 +80,7 @@ struct MetricTerm {
 
 struct MetricSelection {
   std::vector<MetricTerm> terms;
-  std::vector<std::string> missing;  // candidates the chip has under none of their names
+  std::vector<std::string> missing;  // required candidates the chip has under none of their names
 };
 // Resolves candidates against a chip's base metrics (`has` answers for a base name).
 MetricSelection SelectMetrics(std::span<const MetricCandidate> candidates,
