@@ -318,10 +318,10 @@ void RunAnalyzer::AddKernelMetrics(const trace::KernelMetricsRecord& m, uint32_t
 void RunAnalyzer::ApplyCounterFigures() {
   for (KernelGroup& g : kernels_) {
     if (g.counter_samples == 0) continue;
-    const bool flops = CounterFlopsValid(g) && !Known(g.timed.flops_source) &&
-                       !Known(g.all.flops_source);
-    const bool bytes = CounterBytesValid(g) && !Known(g.timed.bytes_source) &&
-                       !Known(g.all.bytes_source);
+    const bool flops =
+        CounterFlopsValid(g) && !Known(g.timed.flops_source) && !Known(g.all.flops_source);
+    const bool bytes =
+        CounterBytesValid(g) && !Known(g.timed.bytes_source) && !Known(g.all.bytes_source);
     // The measured values stand for every launch of the signature (docs/gpu-counters.md).
     const uint64_t launches = std::max(g.launches, g.executions);
     if (flops) {

@@ -71,12 +71,18 @@ std::vector<TensorPath> TensorPaths(ChipFamily family) {
     case ChipFamily::kBlackwell:
     case ChipFamily::kBlackwellRtx:
       // GB100/GB102 count FP4/FP6/FP8 sources together; GB110 and GB20x split FP8 from FP4/FP6.
-      return {{"fp16_dst_fp16", false},       {"fp16_dst_fp32", false},
-              {"bf16_dst_fp32", false},       {"tf32_dst_fp32", false},
-              {"fp64", false},                {"fp4_dst_fp32", false},
-              {"fp4_fp6_fp8_dst_fp16", true}, {"fp4_fp6_fp8_dst_fp32", true},
-              {"fp4_fp6_dst_fp16", true},     {"fp4_fp6_dst_fp32", true},
-              {"fp8_dst_fp16", true},         {"fp8_dst_fp32", true}};
+      return {{"fp16_dst_fp16", false},
+              {"fp16_dst_fp32", false},
+              {"bf16_dst_fp32", false},
+              {"tf32_dst_fp32", false},
+              {"fp64", false},
+              {"fp4_dst_fp32", false},
+              {"fp4_fp6_fp8_dst_fp16", true},
+              {"fp4_fp6_fp8_dst_fp32", true},
+              {"fp4_fp6_dst_fp16", true},
+              {"fp4_fp6_dst_fp32", true},
+              {"fp8_dst_fp16", true},
+              {"fp8_dst_fp32", true}};
     case ChipFamily::kUnknown:
       break;
   }

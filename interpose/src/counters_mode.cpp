@@ -154,9 +154,9 @@ bool CounterMode::Ready() {
     return false;
   }
   if (const std::string missing = api.MissingCupti(); !missing.empty()) {
-    TurnOff(library.path + " lacks " + missing +
-                " (the CUPTI range profiler needs CUDA 12.6 or newer)",
-            false);
+    TurnOff(
+        library.path + " lacks " + missing + " (the CUPTI range profiler needs CUDA 12.6 or newer)",
+        false);
     return false;
   }
   // Device-side CUPTI only over a working driver (facts/cuda.md §4.8: some calls crash without).
@@ -292,13 +292,13 @@ void CounterMode::End(Ticket* ticket, int result) {
         kernel = it->second.kernel;
       }
     }
-    env_.report("gpu-counters-disagree", trace::WarningCode::kGeneric,
-                "GPU counter samples of " + (kernel.empty() ? "a kernel" : kernel) +
-                    " disagree by " +
-                    std::to_string(static_cast<int>(recorded.spread * 100 + 0.5)) + "% in " +
-                    recorded.what + " over " + std::to_string(recorded.samples) +
-                    " launches of one signature; the report uses their mean (said once; the report marks "
-                    "every such kernel)");
+    env_.report(
+        "gpu-counters-disagree", trace::WarningCode::kGeneric,
+        "GPU counter samples of " + (kernel.empty() ? "a kernel" : kernel) + " disagree by " +
+            std::to_string(static_cast<int>(recorded.spread * 100 + 0.5)) + "% in " +
+            recorded.what + " over " + std::to_string(recorded.samples) +
+            " launches of one signature; the report uses their mean (said once; the report marks "
+            "every such kernel)");
   }
 }
 

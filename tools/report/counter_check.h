@@ -12,7 +12,7 @@ inline constexpr double kCatalogTolerancePct = 10;  // beyond this the catalog e
 inline constexpr double kSampleTolerance = 0.01;    // counter samples further apart disagree
 
 struct CounterCheck {
-  std::optional<double> catalog_flops;   // per launch, when the catalog modelled them
+  std::optional<double> catalog_flops;  // per launch, when the catalog modelled them
   std::optional<double> catalog_bytes;
   std::optional<double> flops_diff_pct;  // 100 (catalog - counters) / counters
   std::optional<double> bytes_diff_pct;

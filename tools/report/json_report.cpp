@@ -64,17 +64,18 @@ json CrossCheck(const analyzers::KernelGroup& g) {
   if (g.counter_samples == 0) return nullptr;
   const CounterCheck c = CheckCounters(g);
   const auto number = [](const std::optional<double>& v) { return v ? json(*v) : json(nullptr); };
-  json j = {{"samples", g.counter_samples},
-            {"flops_per_launch", analyzers::CounterFlopsValid(g) ? json(g.counter_flops) : json(nullptr)},
-            {"bytes_per_launch", analyzers::CounterBytesValid(g) ? json(g.counter_bytes) : json(nullptr)},
-            {"flops_spread_pct", 100 * analyzers::CounterFlopsSpread(g)},
-            {"bytes_spread_pct", 100 * analyzers::CounterBytesSpread(g)},
-            {"samples_disagree", c.samples_disagree},
-            {"catalog_flops_per_launch", number(c.catalog_flops)},
-            {"catalog_bytes_per_launch", number(c.catalog_bytes)},
-            {"catalog_flops_diff_pct", number(c.flops_diff_pct)},
-            {"catalog_bytes_diff_pct", number(c.bytes_diff_pct)},
-            {"catalog_off_by_more_than_10pct", c.catalog_off}};
+  json j = {
+      {"samples", g.counter_samples},
+      {"flops_per_launch", analyzers::CounterFlopsValid(g) ? json(g.counter_flops) : json(nullptr)},
+      {"bytes_per_launch", analyzers::CounterBytesValid(g) ? json(g.counter_bytes) : json(nullptr)},
+      {"flops_spread_pct", 100 * analyzers::CounterFlopsSpread(g)},
+      {"bytes_spread_pct", 100 * analyzers::CounterBytesSpread(g)},
+      {"samples_disagree", c.samples_disagree},
+      {"catalog_flops_per_launch", number(c.catalog_flops)},
+      {"catalog_bytes_per_launch", number(c.catalog_bytes)},
+      {"catalog_flops_diff_pct", number(c.flops_diff_pct)},
+      {"catalog_bytes_diff_pct", number(c.bytes_diff_pct)},
+      {"catalog_off_by_more_than_10pct", c.catalog_off}};
   return j;
 }
 

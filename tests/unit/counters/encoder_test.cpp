@@ -1,10 +1,11 @@
 // The flusher turns a counter-measured launch's raw record into a KernelMetrics record that
 // carries the same KernelSignatureDef id as the launch it follows.
+#include "encoder.h"
+
 #include <gtest/gtest.h>
 
 #include <vector>
 
-#include "encoder.h"
 #include "flopspy/trace/reader.h"
 #include "flopspy/trace/writer.h"
 #include "raw_events.h"

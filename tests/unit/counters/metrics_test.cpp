@@ -1,7 +1,5 @@
 // Which metrics counter mode asks for, and how their values become FLOPs and bytes (Nsight
 // Compute's weights). Pure functions: no CUPTI.
-#include "flopspy/gpu_roofline/counter_metrics.h"
-
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -9,6 +7,8 @@
 #include <limits>
 #include <map>
 #include <set>
+
+#include "flopspy/gpu_roofline/counter_metrics.h"
 
 namespace flopspy::gpuroof {
 namespace {
@@ -97,8 +97,8 @@ TEST(SelectMetrics, TakesTheFirstNameTheChipHasAndReportsTheRest) {
   const auto candidates = CounterCandidates(ChipFamily::kBlackwellRtx, kCounterDram | kCounterL2);
   // GB20x spells DRAM bytes dram__bytes_op_read/write; this chip lacks the L2 metric.
   const std::set<std::string, std::less<>> chip = {"dram__bytes_op_read", "dram__bytes_op_write"};
-  const MetricSelection s = SelectMetrics(
-      candidates, [&](std::string_view name) { return chip.contains(name); });
+  const MetricSelection s =
+      SelectMetrics(candidates, [&](std::string_view name) { return chip.contains(name); });
   ASSERT_EQ(s.terms.size(), 2u);
   EXPECT_EQ(s.terms[0].name, "dram__bytes_op_read.sum");
   EXPECT_EQ(s.terms[1].name, "dram__bytes_op_write.sum");

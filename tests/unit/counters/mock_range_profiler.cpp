@@ -185,7 +185,8 @@ CUptiResult HostBaseMetrics(CUpti_Profiler_Host_GetBaseMetrics_Params* p) {
 
 CUptiResult HostAddMetrics(CUpti_Profiler_Host_ConfigAddMetrics_Params* p) {
   if (const CUptiResult rc = Cupti("cuptiProfilerHostConfigAddMetrics")) return rc;
-  for (size_t i = 0; i < p->numMetrics; ++i) g_mock->added_metrics.emplace_back(p->ppMetricNames[i]);
+  for (size_t i = 0; i < p->numMetrics; ++i)
+    g_mock->added_metrics.emplace_back(p->ppMetricNames[i]);
   return CUPTI_SUCCESS;
 }
 

@@ -18,14 +18,14 @@ struct MockRangeProfiler {
   // --- Answers.
   std::map<std::string, int> fail;  // call name -> CUptiResult / CUresult it returns instead
   std::string chip = "GH100";
-  uintptr_t context = 0xC0;          // cuCtxGetCurrent (0: no current context)
+  uintptr_t context = 0xC0;  // cuCtxGetCurrent (0: no current context)
   int device = 0;
   int device_count = 1;
-  bool capturing = false;            // cuStreamIsCapturing
-  bool all_passes_submitted = true;  // cuptiRangeProfilerStop
-  size_t ranges = 1;                 // cuptiRangeProfilerGetCounterDataInfo
-  size_t ranges_dropped = 0;         // cuptiRangeProfilerDecodeData
-  size_t passes = 3;                 // cuptiProfilerHostGetNumOfPasses
+  bool capturing = false;                 // cuStreamIsCapturing
+  bool all_passes_submitted = true;       // cuptiRangeProfilerStop
+  size_t ranges = 1;                      // cuptiRangeProfilerGetCounterDataInfo
+  size_t ranges_dropped = 0;              // cuptiRangeProfilerDecodeData
+  size_t passes = 3;                      // cuptiProfilerHostGetNumOfPasses
   std::vector<std::string> chip_metrics;  // base metrics the chip has (empty: every candidate)
   std::map<std::string, double> values;   // per collected metric name, for Evaluate
   std::vector<std::map<std::string, double>> value_sequence;  // per measurement, if set

@@ -1,8 +1,6 @@
 // Counter mode as the launch hooks use it, against a mock CUPTI: which launches are measured,
 // the KernelMetrics records it writes, the one line it owes the user when counters cannot work,
 // and what it waits for before calling any device-side CUPTI function.
-#include "counters_mode.h"
-
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -10,6 +8,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 
+#include "counters_mode.h"
 #include "mock_range_profiler.h"
 
 namespace flopspy::testing {
@@ -178,9 +177,8 @@ INSTANTIATE_TEST_SUITE_P(EveryStep, ModeFailure,
                          ::testing::Values("cuInit", "cuDeviceGetCount", "cuptiProfilerInitialize",
                                            "cuptiDeviceGetChipName", "cuptiProfilerHostInitialize",
                                            "cuptiRangeProfilerEnable",
-                                           "cuptiRangeProfilerSetConfig",
-                                           "cuptiRangeProfilerStart", "cuptiRangeProfilerStop",
-                                           "cuptiRangeProfilerDecodeData",
+                                           "cuptiRangeProfilerSetConfig", "cuptiRangeProfilerStart",
+                                           "cuptiRangeProfilerStop", "cuptiRangeProfilerDecodeData",
                                            "cuptiProfilerHostEvaluateToGpuValues"),
                          [](const auto& p) { return std::string(p.param); });
 
@@ -241,7 +239,8 @@ TEST_F(Mode, WorksWithGpuTimingOff) {
 
 TEST_F(Mode, CollectivesAndUnidentifiedKernelsAreNeverMeasured) {
   auto mode = Make();
-  const auto nccl = Function(7, "_Z29ncclDevKernel_AllReduce_Sum_f3RingLL24ncclDevKernelArgsStorage");
+  const auto nccl =
+      Function(7, "_Z29ncclDevKernel_AllReduce_Sum_f3RingLL24ncclDevKernelArgsStorage");
   Launch(*mode, nccl.get(), 1024, 1);
   interpose::FunctionInfo unknown;  // id 0: the driver could not identify it
   Launch(*mode, &unknown, 1024, 2);

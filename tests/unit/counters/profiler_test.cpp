@@ -1,11 +1,10 @@
 // The range-profiler call sequence of a measured launch, against a mock CUPTI: the order of the
 // calls, what is done once per process and once per context, the launches that are skipped, and
 // a failure at every step (counter mode stops; the profiler is stopped and disabled).
-#include "counters_profiler.h"
-
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "counters_profiler.h"
 #include "mock_range_profiler.h"
 
 namespace flopspy::testing {
@@ -52,8 +51,8 @@ TEST_F(Profiler, OneMeasurementInOrder) {
   p.DisableAll();
   EXPECT_THAT(DeviceCalls(),
               ElementsAre("cuptiProfilerInitialize", "cuCtxGetCurrent", "cuStreamIsCapturing",
-                          "cuCtxGetDevice", "cuptiDeviceGetChipName",
-                          "cuptiRangeProfilerEnable", "cuptiRangeProfilerGetCounterDataSize",
+                          "cuCtxGetDevice", "cuptiDeviceGetChipName", "cuptiRangeProfilerEnable",
+                          "cuptiRangeProfilerGetCounterDataSize",
                           "cuptiRangeProfilerCounterDataImageInitialize",
                           "cuptiRangeProfilerSetConfig", "cuptiRangeProfilerStart", "launch",
                           "cuStreamSynchronize", "cuptiRangeProfilerStop",
@@ -82,13 +81,13 @@ TEST_F(Profiler, SetUpIsOncePerContextAndPlanningOncePerChip) {
   p.new_contexts().clear();
   RangeMock().calls.clear();
   ASSERT_EQ(Measure(p, &m), CounterStep::kMeasured);
-  EXPECT_THAT(DeviceCalls(),
-              ElementsAre("cuCtxGetCurrent", "cuStreamIsCapturing",
-                          "cuptiRangeProfilerCounterDataImageInitialize",
-                          "cuptiRangeProfilerSetConfig", "cuptiRangeProfilerStart", "launch",
-                          "cuStreamSynchronize", "cuptiRangeProfilerStop",
-                          "cuptiRangeProfilerDecodeData", "cuptiRangeProfilerGetCounterDataInfo",
-                          "cuptiProfilerHostEvaluateToGpuValues"));
+  EXPECT_THAT(
+      DeviceCalls(),
+      ElementsAre("cuCtxGetCurrent", "cuStreamIsCapturing",
+                  "cuptiRangeProfilerCounterDataImageInitialize", "cuptiRangeProfilerSetConfig",
+                  "cuptiRangeProfilerStart", "launch", "cuStreamSynchronize",
+                  "cuptiRangeProfilerStop", "cuptiRangeProfilerDecodeData",
+                  "cuptiRangeProfilerGetCounterDataInfo", "cuptiProfilerHostEvaluateToGpuValues"));
   // A second context on a GPU of the same chip: enabled, but the plan is reused.
   RangeMock().context = 0xC1;
   RangeMock().calls.clear();
@@ -198,10 +197,9 @@ INSTANTIATE_TEST_SUITE_P(
                       "cuptiProfilerHostInitialize", "cuptiProfilerHostGetBaseMetrics",
                       "cuptiProfilerHostConfigAddMetrics", "cuptiProfilerHostGetNumOfPasses",
                       "cuptiRangeProfilerEnable", "cuptiRangeProfilerGetCounterDataSize",
-                      "cuptiRangeProfilerCounterDataImageInitialize",
-                      "cuptiRangeProfilerSetConfig", "cuptiRangeProfilerStart",
-                      "cuptiRangeProfilerStop", "cuptiRangeProfilerDecodeData",
-                      "cuptiRangeProfilerGetCounterDataInfo",
+                      "cuptiRangeProfilerCounterDataImageInitialize", "cuptiRangeProfilerSetConfig",
+                      "cuptiRangeProfilerStart", "cuptiRangeProfilerStop",
+                      "cuptiRangeProfilerDecodeData", "cuptiRangeProfilerGetCounterDataInfo",
                       "cuptiProfilerHostEvaluateToGpuValues"),
     [](const auto& p) { return std::string(p.param); });
 

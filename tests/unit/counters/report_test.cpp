@@ -241,11 +241,9 @@ TEST_F(CounterReport, TextAndJsonShowBothFiguresAndTheFlag) {
   std::ostringstream text;
   tools::WriteTextReport(reports, {}, text);
   const std::string t = text.str();
-  EXPECT_NE(t.find("GPU counters against the kernel catalog, per launch"), std::string::npos)
-      << t;
+  EXPECT_NE(t.find("GPU counters against the kernel catalog, per launch"), std::string::npos) << t;
   EXPECT_NE(t.find("-20%"), std::string::npos) << t;
-  EXPECT_NE(t.find("! 1 catalog entry is more than 10% from the counters"), std::string::npos)
-      << t;
+  EXPECT_NE(t.find("! 1 catalog entry is more than 10% from the counters"), std::string::npos) << t;
   EXPECT_NE(t.find(" ctr "), std::string::npos) << t;  // the custom kernel's source column
 
   const nlohmann::json j = tools::BuildJsonReport(reports);

@@ -1,11 +1,11 @@
 // Sampling with mocked counter values: the first N launches of a signature are measured, later
 // ones reuse the mean; samples further apart than 1% are flagged once.
-#include "flopspy/gpu_roofline/counter_sampling.h"
-
 #include <gtest/gtest.h>
 
 #include <thread>
 #include <vector>
+
+#include "flopspy/gpu_roofline/counter_sampling.h"
 
 namespace flopspy::gpuroof {
 namespace {

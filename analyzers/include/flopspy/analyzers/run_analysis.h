@@ -69,7 +69,7 @@ struct KernelGroup {
   // (source kCounters), otherwise the report shows both (docs/gpu-counters.md).
   uint32_t counter_samples = 0;
   double counter_flops = 0;
-  double counter_bytes = 0;  // DRAM read + written
+  double counter_bytes = 0;    // DRAM read + written
   uint32_t counter_valid = 0;  // union of the samples' trace::KernelMetricsValid bits
   double counter_flops_min = 0, counter_flops_max = 0;  // over the samples
   double counter_bytes_min = 0, counter_bytes_max = 0;
@@ -138,7 +138,7 @@ struct RunAnalysis {
   uint64_t unmatched_launches = 0;  // launches whose GPU record never came (or was evicted)
   uint64_t unmatched_gpu_records = 0;
   uint64_t replayed_gpu_records = 0;  // extra GPU records of counter-measured (replayed) launches
-  bool gpu_timing = false;  // any GPU activity record at all
+  bool gpu_timing = false;            // any GPU activity record at all
 };
 
 // Placement of a group on a device's roofs (what RunAnalyzer::Finish does for each group; also
