@@ -113,13 +113,19 @@ uint32_t LaunchOverheadAnalyzer::State::StreamSlot(int32_t device, uint32_t cupt
 
 void LaunchOverheadAnalyzer::State::OnFunction(const trace::FunctionDef& def,
                                                const StringLookup& strings) {
+  if (def.mangled_name != 0) function_mangled[def.id] = std::string(strings(def.mangled_name));
   if (def.demangled_name == 0 || def.demangled_name == def.mangled_name) return;
   function_demangled[def.id] = std::string(strings(def.demangled_name));
 }
 
 void LaunchOverheadAnalyzer::State::OnSignature(const trace::KernelSignatureDef& def,
                                                 const StringLookup& strings) {
-  const std::string_view name = def.name != 0 ? strings(def.name) : std::string_view();
+  std::string_view name = def.name != 0 ? strings(def.name) : std::string_view();
+  if (name.empty()) {
+    if (const auto f = function_mangled.find(def.function); f != function_mangled.end()) {
+      name = f->second;
+    }
+  }
   std::string key(name);
   key.push_back('\0');
   const size_t at = key.size();

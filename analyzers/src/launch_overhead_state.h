@@ -126,6 +126,8 @@ struct LaunchOverheadAnalyzer::State {
 
   // Definitions.
   std::unordered_map<uint32_t, std::string> function_demangled;  // FunctionDef id -> name
+  // FunctionDef id -> mangled name, for signatures written without a name of their own.
+  std::unordered_map<uint32_t, std::string> function_mangled;
   // KernelSignatureDef id -> slot: ids are small and dense (the writer numbers them 1, 2, ...),
   // so a vector below kDenseSignatureIds, a map above.
   static constexpr uint32_t kDenseSignatureIds = 1u << 22;

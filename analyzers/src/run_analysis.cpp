@@ -551,6 +551,9 @@ void RunAnalyzer::AddLibraryCall(const trace::LibraryCallRecord& c, uint32_t thr
     if (p == pending_.end()) continue;
     Pending& pending = p->second;
     pending.library = index;
+    // The call's data and compute types say which roof its kernels run against.
+    if (kernels_[pending.group].path == ComputePath::kUnknown)
+      kernels_[pending.group].path = g.path;
     if (!Known(pending.flops_source)) {
       pending.flops = c.flops * share;
       pending.flops_source = static_cast<FigureSource>(c.source);

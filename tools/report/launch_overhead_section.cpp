@@ -143,7 +143,7 @@ void WriteLaunchOverheadText(const LaunchOverheadReport& r,
     return options.color ? "\033[1m" + s + "\033[0m" : s;
   };
   constexpr std::string_view kPad = "            ";  // under a 10-column label, indented 2
-  fmt::print(out, "  {}\n", bold("launch overhead"));
+  fmt::print(out, "  {}\n", bold("Launch overhead"));
   Wrap(out, LaunchOverheadVerdictSentence(r), "  verdict   ", kPad);
 
   // CPU side.

@@ -100,18 +100,18 @@ void WriteOne(const TraceReport& t, const Style& style, std::ostream& out) {
                style.Warn(fmt::format("{} chunks missing (failed writes)", t.read.sequence_gaps)));
   }
   WriteAnalysisSections(t, out);
-  // What the CPU sampler says about missing counters is one summary line here (the details are
-  // in --json); every other warning is printed.
+  // What the CPU sampler says about missing counters is not a problem of the run: its summary
+  // goes on a "cpu" line, each reason under it; every other warning is printed as a warning.
   bool counters_said = false;
   for (const auto& w : t.summary.warnings) {
-    // GPU counter mode says so with the same code (its lines start "GPU counters").
+    // GPU counter mode says so with the same code (its lines start "GPU counters"): a warning.
     if (w.code == trace::WarningCode::kCountersUnavailable &&
         w.message.rfind("GPU counters", 0) != 0) {
-      if (!counters_said) fmt::print(out, "  cpu       {}\n", w.message);
+      fmt::print(out, "  {:<10}{}\n", counters_said ? "" : "cpu", Wrap(w.message, 88, 12));
       counters_said = true;
       continue;
     }
-    fmt::print(out, "  warning   {}\n", style.Warn(w.message));
+    fmt::print(out, "  warning   {}\n", style.Warn(Wrap(w.message, 88, 12)));
   }
   fmt::print(out, "\n");
   if (!t.launch_overhead.empty()) {

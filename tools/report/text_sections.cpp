@@ -121,6 +121,7 @@ void PrintKernels(const TraceReport& t, std::ostream& out, size_t limit) {
                    {"regime", TextTable::Align::kLeft},
                    {"src", TextTable::Align::kLeft},
                    {"kernel", TextTable::Align::kLeft}});
+  table.WrapLastColumn();
   size_t shown = 0;
   for (const KernelGroup& g : t.run.kernels) {
     if (shown++ == limit) break;

@@ -43,8 +43,13 @@ void TextTable::Print(std::ostream& out) const {
 
   const auto print_row = [&](const std::vector<std::string>& cells) {
     std::string line(indent_, ' ');
+    std::string overflow;  // the last cell, when it goes on its own line
     for (size_t c = 0; c < columns_.size(); ++c) {
       std::string cell = c < cells.size() ? cells[c] : "";
+      if (wrap_last_ && c + 1 == columns_.size() && DisplayWidth(cell) > widths[c]) {
+        overflow = std::move(cell);
+        cell.clear();
+      }
       if (c + 1 == columns_.size()) cell = Truncate(cell, widths[c]);
       const size_t pad = widths[c] > DisplayWidth(cell) ? widths[c] - DisplayWidth(cell) : 0;
       const bool last = c + 1 == columns_.size();
@@ -57,6 +62,11 @@ void TextTable::Print(std::ostream& out) const {
     }
     while (!line.empty() && line.back() == ' ') line.pop_back();
     out << line << '\n';
+    if (!overflow.empty()) {
+      const size_t indent = indent_ + 4;
+      out << std::string(indent, ' ') << Truncate(overflow, width_ > indent ? width_ - indent : 8)
+          << '\n';
+    }
   };
   std::vector<std::string> header;
   for (const auto& c : columns_) header.push_back(c.header);

@@ -20,6 +20,9 @@ class TextTable {
       : columns_(std::move(columns)), width_(width), indent_(indent) {}
 
   void AddRow(std::vector<std::string> cells) { rows_.push_back(std::move(cells)); }
+  // A last-column cell too long for what remains of the line goes on a line of its own under
+  // its row (indented, cut only at the full width) instead of being cut short: for names.
+  void WrapLastColumn() { wrap_last_ = true; }
   bool empty() const { return rows_.empty(); }
   void Print(std::ostream& out) const;
 
@@ -28,6 +31,7 @@ class TextTable {
   std::vector<std::vector<std::string>> rows_;
   size_t width_;
   size_t indent_;
+  bool wrap_last_ = false;
 };
 
 // Cuts `text` to at most `width` characters (UTF-8 aware), marking the cut with "...".

@@ -120,7 +120,7 @@ TEST(LaunchOverheadSection, TextGolden) {
   WriteLaunchOverheadText(SmallTrace(), {}, out);
   const std::string text = out.str();
   ExpectFitsHundredColumns(text);
-  const std::string expected = R"(  launch overhead
+  const std::string expected = R"(  Launch overhead
   verdict   partly overhead bound: the GPU waited for kernel launches 44.8% of its 3.99 ms window
             and was busy 55.2%
   launches  200 kernel launches, 50,365/s; cost mean 5.5 us, p50 5.02 us, p95 5.98 us
