@@ -168,6 +168,22 @@ void AddCounterSamples(KernelGroup& g, uint32_t count, double flops, double byte
   g.counter_valid |= valid;
 }
 
+// The roof a counter-measured kernel is placed against: its dominant precision. The tensor
+// paths are not told apart by the record; FP16 with FP32 accumulate is the datasheet's usual
+// tensor figure.
+ComputePath CounterPath(const trace::KernelMetricsRecord& m) {
+  const std::pair<double, ComputePath> parts[] = {{m.flops_fp64, ComputePath::kFp64},
+                                                  {m.flops_fp32, ComputePath::kFp32},
+                                                  {m.flops_fp16, ComputePath::kFp16},
+                                                  {m.tensor_ops, ComputePath::kFp16Tensor}};
+  double most = 0;
+  ComputePath path = ComputePath::kUnknown;
+  for (const auto& [flops, p] : parts) {
+    if (flops > most) most = flops, path = p;
+  }
+  return path;
+}
+
 }  // namespace
 
 double CounterFlopsSpread(const KernelGroup& g) {
@@ -310,6 +326,7 @@ void RunAnalyzer::AddKernelMetrics(const trace::KernelMetricsRecord& m, uint32_t
   }
   measured_.insert(m.correlation);
   KernelGroup& g = kernels_[*group];
+  if (g.path == ComputePath::kUnknown) g.path = CounterPath(m);
   const double flops = m.flops_fp32 + m.flops_fp64 + m.flops_fp16 + m.tensor_ops;
   const double bytes = m.dram_read_bytes + m.dram_write_bytes;
   AddCounterSamples(g, 1, flops, bytes, m.valid, flops, flops, bytes, bytes);

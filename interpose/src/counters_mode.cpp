@@ -64,8 +64,7 @@ CounterMode::CounterMode(CounterOptions options, CounterEnvironment environment)
     : options_(std::move(options)), env_(std::move(environment)), sampler_(options_.samples) {}
 
 CounterMode::~CounterMode() {
-  std::lock_guard lock(measure_mutex_);
-  if (profiler_) profiler_->DisableAll();
+  if (profiler_ && TryMeasure()) profiler_->DisableAll();
 }
 
 CounterMode* CounterMode::Process() {
@@ -237,7 +236,7 @@ void CounterMode::Begin(const Launch& launch, Ticket* ticket) {
   if (off() || !Ready()) return;
   if (!SignatureOf(launch, &ticket->signature)) return;
   if (sampler_.Claim(ticket->signature) == 0) return;  // enough samples: run untouched
-  if (!measure_mutex_.try_lock()) {
+  if (!TryMeasure()) {
     sampler_.Abandon(ticket->signature);  // another thread is measuring: a later launch will do
     return;
   }
@@ -246,7 +245,7 @@ void CounterMode::Begin(const Launch& launch, Ticket* ticket) {
                                              launch.shape->per_thread_stream, &skip);
   NoteContexts();
   if (step == CounterStep::kMeasured) {
-    ticket->measuring = true;  // measure_mutex_ stays locked until End
+    ticket->measuring = true;  // measuring_ stays set until End
     ticket->record.record.correlation = launch.correlation;
     ticket->record.function = launch.function->id;
     std::copy(std::begin(launch.shape->grid), std::end(launch.shape->grid), ticket->record.grid);
@@ -257,7 +256,7 @@ void CounterMode::Begin(const Launch& launch, Ticket* ticket) {
     return;
   }
   const CounterFailure failure = profiler_->failure();
-  measure_mutex_.unlock();
+  DoneMeasuring();
   sampler_.Abandon(ticket->signature);
   if (step == CounterStep::kFailed) TurnOff(failure.reason, failure.permission);
 }
@@ -269,7 +268,7 @@ void CounterMode::End(Ticket* ticket, int result) {
   std::string skip;
   const CounterStep step = profiler_->After(result, &m, &skip);
   const CounterFailure failure = profiler_->failure();
-  measure_mutex_.unlock();
+  DoneMeasuring();
   if (step != CounterStep::kMeasured) {
     sampler_.Abandon(ticket->signature);
     if (step == CounterStep::kFailed) TurnOff(failure.reason, failure.permission);

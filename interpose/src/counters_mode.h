@@ -118,8 +118,15 @@ class CounterMode {
   std::unique_ptr<CounterProfiler> profiler_;
   std::map<uint32_t, analyzers::KernelClass> classes_;  // by FunctionTable id
 
-  // One measurement at a time: a launch that finds another being measured runs untouched.
-  std::mutex measure_mutex_;
+  // One measurement at a time: a launch that finds another being measured runs untouched. A
+  // flag, not a mutex: a launch nested inside a measured one (on the same thread) must see it
+  // taken rather than lock it twice. Guards profiler_ once started_.
+  std::atomic<bool> measuring_{false};
+  bool TryMeasure() {
+    bool expected = false;
+    return measuring_.compare_exchange_strong(expected, true, std::memory_order_acquire);
+  }
+  void DoneMeasuring() { measuring_.store(false, std::memory_order_release); }
 };
 
 // The hook-side scope (see the top of this file).

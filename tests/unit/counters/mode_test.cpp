@@ -265,6 +265,36 @@ TEST_F(Mode, AFailedLaunchIsNotASampleAndALaterOneTakesItsPlace) {
   EXPECT_EQ(said_.records.size(), 1u);
 }
 
+TEST_F(Mode, ALaunchDuringAMeasurementRunsUntouchedAndKeepsItsSampleForLater) {
+  CounterOptions options;
+  options.samples = 1;
+  auto mode = Make(options);
+  const auto a = Function(5);
+  const auto b = Function(6);
+  int32_t n = 1024;
+  char functor = 0;
+  char array[24] = {};
+  void* args[3] = {&n, &functor, array};
+  interpose::LaunchShape shape;
+  shape.grid[0] = 1, shape.block[0] = 256;
+  CounterMode::Ticket outer, inner;
+  mode->Begin({a.get(), &shape, {args, nullptr}, 1}, &outer);
+  ASSERT_TRUE(outer.measuring);
+  // Another launch (another thread's, or one made from inside this launch) while measuring.
+  mode->Begin({b.get(), &shape, {args, nullptr}, 2}, &inner);
+  EXPECT_FALSE(inner.measuring);
+  mode->End(&inner, 0);
+  mode->End(&outer, 0);
+  mode->Emit(&inner);
+  mode->Emit(&outer);
+  ASSERT_EQ(said_.records.size(), 1u);
+  EXPECT_EQ(said_.records[0].record.correlation, 1u);
+  // b's sample was given back: its next launch is measured.
+  Launch(*mode, b.get(), 1024, 3);
+  ASSERT_EQ(said_.records.size(), 2u);
+  EXPECT_EQ(said_.records[1].record.correlation, 3u);
+}
+
 TEST_F(Mode, MetricGroupsReachThePlan) {
   CounterOptions options;
   options.groups = gpuroof::kCounterFp64 | gpuroof::kCounterTime;

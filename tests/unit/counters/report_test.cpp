@@ -210,6 +210,21 @@ TEST_F(CounterReport, ReplayedGpuRecordsOfAMeasuredLaunchCountOnce) {
   EXPECT_DOUBLE_EQ(g->timed.flops, 3e6);
 }
 
+TEST_F(CounterReport, AnUnmodelledKernelIsPlacedOnTheRoofOfItsMeasuredPrecision) {
+  trace::KernelMetricsRecord m{};
+  Launch(2, 1, 0);
+  m.samples = 1;
+  m.correlation = 1;
+  m.signature = 2;
+  m.valid = trace::kMetricsFp32 | trace::kMetricsFp64;
+  m.flops_fp32 = 1e3;  // address arithmetic in fp32, the work in fp64
+  m.flops_fp64 = 4e6;
+  b_.Chunk(ChunkSource::kThread, kThread).Add(m);
+  Gpu(2, 1, 1000);
+  const auto run = Analyze();
+  EXPECT_EQ(Named(run, kCustom)->path, analyzers::ComputePath::kFp64);
+}
+
 TEST_F(CounterReport, WithoutDramCountersTheBytesStayUnknown) {
   trace::KernelMetricsRecord m{};
   Launch(2, 1, 0);
