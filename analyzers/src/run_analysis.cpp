@@ -1,6 +1,7 @@
 #include "flopspy/analyzers/run_analysis.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 
 #include "flopspy/analyzers/blas_formulas.h"
@@ -129,13 +130,74 @@ void MergeFigures(WorkFigures& into, const WorkFigures& from) {
   into.launches_with_bytes += from.launches_with_bytes;
 }
 
-void MergeKernelGroup(KernelGroup& into, const KernelGroup& from) {
-  const double n = into.counter_samples, m = from.counter_samples;
-  if (n + m > 0) {
-    into.counter_flops = (into.counter_flops * n + from.counter_flops * m) / (n + m);
-    into.counter_bytes = (into.counter_bytes * n + from.counter_bytes * m) / (n + m);
+bool CounterFlopsValid(const KernelGroup& g) {
+  constexpr uint32_t kFlops =
+      trace::kMetricsFp32 | trace::kMetricsFp64 | trace::kMetricsFp16 | trace::kMetricsTensor;
+  return g.counter_samples > 0 && (g.counter_valid & kFlops) != 0;
+}
+
+bool CounterBytesValid(const KernelGroup& g) {
+  return g.counter_samples > 0 && (g.counter_valid & trace::kMetricsDram) != 0;
+}
+
+namespace {
+
+double Spread(double min, double max, double mean) {
+  if (max <= min) return 0;
+  return mean != 0 ? (max - min) / std::fabs(mean) : 1.0;
+}
+
+// Adds one sample (or a group's samples: `count` of them with mean `flops`, `bytes` and the
+// given extremes) to a group's counter figures.
+void AddCounterSamples(KernelGroup& g, uint32_t count, double flops, double bytes, uint32_t valid,
+                       double flops_min, double flops_max, double bytes_min, double bytes_max) {
+  if (count == 0) return;
+  const double n = g.counter_samples, m = count;
+  if (g.counter_samples == 0) {
+    g.counter_flops_min = flops_min, g.counter_flops_max = flops_max;
+    g.counter_bytes_min = bytes_min, g.counter_bytes_max = bytes_max;
+  } else {
+    g.counter_flops_min = std::min(g.counter_flops_min, flops_min);
+    g.counter_flops_max = std::max(g.counter_flops_max, flops_max);
+    g.counter_bytes_min = std::min(g.counter_bytes_min, bytes_min);
+    g.counter_bytes_max = std::max(g.counter_bytes_max, bytes_max);
   }
-  into.counter_samples += from.counter_samples;
+  g.counter_flops = (g.counter_flops * n + flops * m) / (n + m);
+  g.counter_bytes = (g.counter_bytes * n + bytes * m) / (n + m);
+  g.counter_samples += count;
+  g.counter_valid |= valid;
+}
+
+// The roof a counter-measured kernel is placed against: its dominant precision. The tensor
+// paths are not told apart by the record; FP16 with FP32 accumulate is the datasheet's usual
+// tensor figure.
+ComputePath CounterPath(const trace::KernelMetricsRecord& m) {
+  const std::pair<double, ComputePath> parts[] = {{m.flops_fp64, ComputePath::kFp64},
+                                                  {m.flops_fp32, ComputePath::kFp32},
+                                                  {m.flops_fp16, ComputePath::kFp16},
+                                                  {m.tensor_ops, ComputePath::kFp16Tensor}};
+  double most = 0;
+  ComputePath path = ComputePath::kUnknown;
+  for (const auto& [flops, p] : parts) {
+    if (flops > most) most = flops, path = p;
+  }
+  return path;
+}
+
+}  // namespace
+
+double CounterFlopsSpread(const KernelGroup& g) {
+  return Spread(g.counter_flops_min, g.counter_flops_max, g.counter_flops);
+}
+
+double CounterBytesSpread(const KernelGroup& g) {
+  return Spread(g.counter_bytes_min, g.counter_bytes_max, g.counter_bytes);
+}
+
+void MergeKernelGroup(KernelGroup& into, const KernelGroup& from) {
+  AddCounterSamples(into, from.counter_samples, from.counter_flops, from.counter_bytes,
+                    from.counter_valid, from.counter_flops_min, from.counter_flops_max,
+                    from.counter_bytes_min, from.counter_bytes_max);
   into.launches += from.launches;
   into.executions += from.executions;
   into.gpu_ns += from.gpu_ns;
@@ -238,22 +300,74 @@ void RunAnalyzer::Add(const trace::RecordView& r, const StringLookup& strings) {
     case RecordType::kApiCall:
       AddApiCall(r.As<trace::ApiCallRecord>());
       break;
-    case RecordType::kKernelMetrics: {
-      const auto m = r.As<trace::KernelMetricsRecord>();
-      const auto pending = pending_.find(m.correlation);
-      const uint32_t group =
-          pending != pending_.end() ? pending->second.group : GroupFor(m.signature, "");
-      KernelGroup& g = kernels_[group];
-      const double n = g.counter_samples;
-      const double flops = m.flops_fp32 + m.flops_fp64 + m.flops_fp16 + m.tensor_ops;
-      const double bytes = m.dram_read_bytes + m.dram_write_bytes;
-      g.counter_flops = (g.counter_flops * n + flops) / (n + 1);
-      g.counter_bytes = (g.counter_bytes * n + bytes) / (n + 1);
-      ++g.counter_samples;
+    case RecordType::kKernelMetrics:
+      AddKernelMetrics(r.As<trace::KernelMetricsRecord>(), r.thread_id);
       break;
-    }
     default:
       break;
+  }
+}
+
+void RunAnalyzer::AddKernelMetrics(const trace::KernelMetricsRecord& m, uint32_t thread) {
+  // The record follows its launch on the launching thread; the launch's group carries the
+  // catalog's shape key, which the signature alone does not.
+  std::optional<uint32_t> group;
+  if (const auto last = last_launch_.find(thread);
+      last != last_launch_.end() && last->second.first == m.correlation) {
+    group = last->second.second;
+  } else if (const auto pending = pending_.find(m.correlation); pending != pending_.end()) {
+    group = pending->second.group;
+  }
+  if (group) {
+    // The launch is known, so a GPU record still waiting for it is a replay's duplicate.
+    if (early_gpu_.erase(m.correlation) > 0) ++run_.replayed_gpu_records;
+  } else {
+    group = GroupFor(m.signature, "");
+  }
+  measured_.insert(m.correlation);
+  KernelGroup& g = kernels_[*group];
+  if (g.path == ComputePath::kUnknown) g.path = CounterPath(m);
+  const double flops = m.flops_fp32 + m.flops_fp64 + m.flops_fp16 + m.tensor_ops;
+  const double bytes = m.dram_read_bytes + m.dram_write_bytes;
+  AddCounterSamples(g, 1, flops, bytes, m.valid, flops, flops, bytes, bytes);
+}
+
+void RunAnalyzer::ApplyCounterFigures() {
+  for (KernelGroup& g : kernels_) {
+    if (g.counter_samples == 0) continue;
+    const bool flops =
+        CounterFlopsValid(g) && !Known(g.timed.flops_source) && !Known(g.all.flops_source);
+    const bool bytes =
+        CounterBytesValid(g) && !Known(g.timed.bytes_source) && !Known(g.all.bytes_source);
+    // The measured values stand for every launch of the signature (docs/gpu-counters.md).
+    const uint64_t launches = std::max(g.launches, g.executions);
+    if (flops) {
+      if (g.executions > 0) {
+        g.timed.flops = g.counter_flops * static_cast<double>(g.executions);
+        g.timed.flops_source = FigureSource::kCounters;
+        g.timed.launches_with_flops = g.executions;
+      }
+      g.all.flops = g.counter_flops * static_cast<double>(launches);
+      g.all.flops_source = FigureSource::kCounters;
+      g.all.launches_with_flops = launches;
+      if (g.device >= 0) {
+        // Coverage: this kernel time now has FLOPs from counters instead of none.
+        auto& by_source = devices_[g.device].kernel_ns_by_source;
+        const double moved = std::min(g.gpu_ns, by_source[SourceIndex(FigureSource::kUnknown)]);
+        by_source[SourceIndex(FigureSource::kUnknown)] -= moved;
+        by_source[SourceIndex(FigureSource::kCounters)] += moved;
+      }
+    }
+    if (bytes) {
+      if (g.executions > 0) {
+        g.timed.bytes = g.counter_bytes * static_cast<double>(g.executions);
+        g.timed.bytes_source = FigureSource::kCounters;
+        g.timed.launches_with_bytes = g.executions;
+      }
+      g.all.bytes = g.counter_bytes * static_cast<double>(launches);
+      g.all.bytes_source = FigureSource::kCounters;
+      g.all.launches_with_bytes = launches;
+    }
   }
 }
 
@@ -278,6 +392,7 @@ void RunAnalyzer::AddLaunch(BufferedLaunch b) {
     estimate = EstimateKernel(f->kernel_class, facts);
   }
   const uint32_t group = GroupFor(l.signature, estimate.shape_key);
+  last_launch_[b.thread] = {l.correlation, group};
   KernelGroup& g = kernels_[group];
   ++g.launches;
   g.launch_ns += l.duration_ns;
@@ -390,9 +505,17 @@ void RunAnalyzer::AddGpu(const trace::GpuActivityRecord& gpu) {
   ++d.kernels;
   const auto it = gpu.correlation != 0 ? pending_.find(gpu.correlation) : pending_.end();
   if (it != pending_.end()) {
+    if (it->second.gpu_seen && measured_.contains(gpu.correlation)) {
+      ++run_.replayed_gpu_records;  // a counter-measured launch replayed: one execution counts
+      return;
+    }
     ApplyGpu(it->second, gpu);
     // A launch made inside a cuBLAS call waits for the call's record to share its figures.
     if (!(it->second.inside_library && it->second.library < 0)) pending_.erase(it);
+    return;
+  }
+  if (gpu.correlation != 0 && measured_.contains(gpu.correlation)) {
+    ++run_.replayed_gpu_records;
     return;
   }
   const bool launched_by_cpu =
@@ -518,6 +641,7 @@ RunAnalysis RunAnalyzer::Finish(const std::map<int32_t, DeviceRoofs>& roofs,
     if (!pending.gpu_seen) ++run_.unmatched_launches;
   }
   pending_.clear();
+  ApplyCounterFigures();
 
   const auto roofs_for = [&](int32_t device) -> const DeviceRoofs* {
     if (const auto it = roofs.find(device); it != roofs.end()) return &it->second;

@@ -130,6 +130,9 @@ const std::vector<ConfigVariable>& ConfigVariables() {
       {"FLOPSPY_COUNTERS", "0", "1: measure FLOPs and bytes of kernels with GPU hardware counters"},
       {"FLOPSPY_COUNTERS_SAMPLES", "3",
        "launches measured per distinct kernel signature in counter mode (1 to 1000)"},
+      {"FLOPSPY_COUNTERS_METRICS", "all",
+       "what counter mode measures: all, or a list of fp32, fp64, fp16, tensor, dram, l2, time "
+       "(fewer metrics, fewer replay passes)"},
       {"FLOPSPY_CPU_ROOFLINE", "auto",
        "CPU counter source: off, auto, perf, pcm-http, pcm-csv or replay:<file>"},
       {"FLOPSPY_CPU_INTERVAL_MS", "100", "CPU roofline sampling period (10 to 60000)"},
@@ -168,6 +171,16 @@ ConfigResult ParseConfig(const EnvLookup& lookup) {
   p.Text("FLOPSPY_CUPTI_PATH", c.cupti_path, /*allow_empty=*/true);
   p.Bool("FLOPSPY_COUNTERS", c.counters);
   p.Unsigned("FLOPSPY_COUNTERS_SAMPLES", c.counters_samples, 1, 1000);
+  // --- counter mode's metric groups (docs/gpu-counters.md)
+  if (const auto groups = lookup("FLOPSPY_COUNTERS_METRICS")) {
+    const gpuroof::CounterGroupsParse parsed = gpuroof::ParseCounterGroups(*groups);
+    if (parsed.error.empty()) {
+      c.counters_groups = parsed.groups;
+    } else {
+      r.warnings.push_back("FLOPSPY_COUNTERS_METRICS=" + Quote(*groups) + " is not valid (" +
+                           parsed.error + "); using all");
+    }
+  }
   return r;
 }
 
@@ -193,6 +206,7 @@ std::string ConfigToJson(const Config& c) {
       {"cupti_path", c.cupti_path},
       {"counters", c.counters},
       {"counters_samples", c.counters_samples},
+      {"counters_metrics", gpuroof::CounterGroupsText(c.counters_groups)},
   };
   return j.dump();
 }

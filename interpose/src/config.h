@@ -9,6 +9,8 @@
 #include <string_view>
 #include <vector>
 
+#include "flopspy/gpu_roofline/counter_metrics.h"
+
 namespace flopspy::interpose {
 
 enum class GpuTiming { kAuto, kOff };
@@ -30,6 +32,8 @@ struct Config {
   std::string cpu_roofline = "auto";        // FLOPSPY_CPU_ROOFLINE
   uint32_t cpu_interval_ms = 100;           // FLOPSPY_CPU_INTERVAL_MS
   std::string cpu_events;                   // FLOPSPY_CPU_EVENTS
+  // FLOPSPY_COUNTERS_METRICS: gpuroof::CounterGroup bits.
+  uint32_t counters_groups = gpuroof::kAllCounterGroups;
 };
 
 // One documented variable: its name, default and meaning (the README table is checked against

@@ -88,33 +88,46 @@ void Encoder::DefineFunction(uint32_t function, trace::ChunkBuilder& chunk) {
   functions_defined_[function] = true;
 }
 
+uint32_t Encoder::LaunchSignature(uint32_t function, const uint32_t grid[3],
+                                  const uint32_t block[3], const uint32_t cluster[3],
+                                  uint32_t dynamic_smem, trace::ChunkBuilder& chunk) {
+  DefineFunction(function, chunk);
+  const SignatureKey key{function, grid[0],    grid[1],    grid[2],    block[0],    block[1],
+                         block[2], cluster[0], cluster[1], cluster[2], dynamic_smem};
+  if (const auto it = signatures_.find(key); it != signatures_.end()) return it->second;
+  const auto signature = static_cast<uint32_t>(signatures_.size() + 1);
+  trace::KernelSignatureDef def{};
+  def.h = trace::MakeHeader<trace::KernelSignatureDef>();
+  def.id = signature;
+  def.function = function;
+  if (const FunctionInfo* info = Functions().ById(function);
+      info != nullptr && !info->mangled_name.empty()) {
+    def.name = Intern(info->mangled_name, chunk);
+  }
+  std::copy(grid, grid + 3, def.grid);
+  std::copy(block, block + 3, def.block);
+  std::copy(cluster, cluster + 3, def.cluster);
+  def.dynamic_smem = dynamic_smem;
+  Append(chunk, &def, sizeof(def));
+  signatures_.emplace(key, signature);
+  return signature;
+}
+
+void Encoder::EncodeKernelMetrics(const uint8_t* record, size_t size, trace::ChunkBuilder& chunk) {
+  RawKernelMetrics raw{};
+  std::memcpy(&raw, record, std::min(size, sizeof(raw)));
+  trace::KernelMetricsRecord out = raw.record;
+  out.h = trace::MakeHeader<trace::KernelMetricsRecord>();
+  out.signature =
+      LaunchSignature(raw.function, raw.grid, raw.block, raw.cluster, raw.dynamic_smem, chunk);
+  Append(chunk, &out, sizeof(out));
+}
+
 void Encoder::EncodeLaunch(const uint8_t* record, size_t size, trace::ChunkBuilder& chunk) {
   RawLaunch raw{};
   std::memcpy(&raw, record, std::min(size, sizeof(raw)));
-  DefineFunction(raw.function, chunk);
-  const SignatureKey key{raw.function,   raw.grid[0],    raw.grid[1],     raw.grid[2],
-                         raw.block[0],   raw.block[1],   raw.block[2],    raw.cluster[0],
-                         raw.cluster[1], raw.cluster[2], raw.dynamic_smem};
-  uint32_t signature;
-  if (const auto it = signatures_.find(key); it != signatures_.end()) {
-    signature = it->second;
-  } else {
-    signature = static_cast<uint32_t>(signatures_.size() + 1);
-    trace::KernelSignatureDef def{};
-    def.h = trace::MakeHeader<trace::KernelSignatureDef>();
-    def.id = signature;
-    def.function = raw.function;
-    if (const FunctionInfo* info = Functions().ById(raw.function);
-        info != nullptr && !info->mangled_name.empty()) {
-      def.name = Intern(info->mangled_name, chunk);
-    }
-    std::copy(std::begin(raw.grid), std::end(raw.grid), def.grid);
-    std::copy(std::begin(raw.block), std::end(raw.block), def.block);
-    std::copy(std::begin(raw.cluster), std::end(raw.cluster), def.cluster);
-    def.dynamic_smem = raw.dynamic_smem;
-    Append(chunk, &def, sizeof(def));
-    signatures_.emplace(key, signature);
-  }
+  const uint32_t signature =
+      LaunchSignature(raw.function, raw.grid, raw.block, raw.cluster, raw.dynamic_smem, chunk);
   const uint32_t stream = StreamId(raw.stream, raw.device, raw.stream_flags, chunk);
 
   trace::KernelLaunchRecord out{};
@@ -246,6 +259,9 @@ void Encoder::Encode(const uint8_t* record, size_t size, trace::ChunkBuilder& ch
       break;
     case RawType::kCpuSample:
       EncodeCpuSample(record, size, chunk);
+      break;
+    case RawType::kKernelMetrics:
+      EncodeKernelMetrics(record, size, chunk);
       break;
   }
 }

@@ -13,6 +13,7 @@
 #include <type_traits>
 
 #include "clock.h"
+#include "counters_mode.h"
 #include "driver_entries.h"
 #include "driver_hooks.h"
 #include "launch_capture.h"
@@ -127,20 +128,23 @@ CUresult LaunchWrapper(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsi
   const FunctionInfo* fn =
       FunctionFor(reinterpret_cast<uint64_t>(f), FunctionKind::kDriverFunction);
   const uint64_t correlation = NextCorrelation();
-  uint64_t enter, exit;
-  CUresult result;
-  {
-    GpuCorrelationScope timing(correlation);
-    enter = NowNs();
-    result = real(f, gx, gy, gz, bx, by, bz, smem, s, p, e);
-    exit = NowNs();
-  }
   LaunchShape shape;
   shape.grid[0] = gx, shape.grid[1] = gy, shape.grid[2] = gz;
   shape.block[0] = bx, shape.block[1] = by, shape.block[2] = bz;
   shape.dynamic_smem = smem;
   shape.stream = reinterpret_cast<uint64_t>(s);
   shape.per_thread_stream = g_entries[E].per_thread;
+  CounterLaunch counters(fn, shape, {p, e}, correlation);  // FLOPSPY_COUNTERS (counters_mode.h)
+  uint64_t enter, exit;
+  CUresult result;
+  {
+    GpuCorrelationScope timing(correlation);
+    counters.Begin();
+    enter = NowNs();
+    result = real(f, gx, gy, gz, bx, by, bz, smem, s, p, e);
+    exit = NowNs();
+    counters.End(result);
+  }
   RecordLaunch(g_entries[E].api, enter, exit, result, correlation, fn, shape, {p, e});
   return result;
 }
@@ -157,20 +161,23 @@ CUresult CooperativeWrapper(CUfunction f, unsigned gx, unsigned gy, unsigned gz,
   const FunctionInfo* fn =
       FunctionFor(reinterpret_cast<uint64_t>(f), FunctionKind::kDriverFunction);
   const uint64_t correlation = NextCorrelation();
-  uint64_t enter, exit;
-  CUresult result;
-  {
-    GpuCorrelationScope timing(correlation);
-    enter = NowNs();
-    result = real(f, gx, gy, gz, bx, by, bz, smem, s, p);
-    exit = NowNs();
-  }
   LaunchShape shape;
   shape.grid[0] = gx, shape.grid[1] = gy, shape.grid[2] = gz;
   shape.block[0] = bx, shape.block[1] = by, shape.block[2] = bz;
   shape.dynamic_smem = smem;
   shape.stream = reinterpret_cast<uint64_t>(s);
   shape.per_thread_stream = g_entries[E].per_thread;
+  CounterLaunch counters(fn, shape, {p, nullptr}, correlation);
+  uint64_t enter, exit;
+  CUresult result;
+  {
+    GpuCorrelationScope timing(correlation);
+    counters.Begin();
+    enter = NowNs();
+    result = real(f, gx, gy, gz, bx, by, bz, smem, s, p);
+    exit = NowNs();
+    counters.End(result);
+  }
   RecordLaunch(g_entries[E].api, enter, exit, result, correlation, fn, shape, {p, nullptr});
   return result;
 }
@@ -186,14 +193,6 @@ CUresult LaunchExWrapper(const CUlaunchConfig* c, CUfunction f, void** p, void**
   const FunctionInfo* fn =
       FunctionFor(reinterpret_cast<uint64_t>(f), FunctionKind::kDriverFunction);
   const uint64_t correlation = NextCorrelation();
-  uint64_t enter, exit;
-  CUresult result;
-  {
-    GpuCorrelationScope timing(correlation);
-    enter = NowNs();
-    result = real(c, f, p, e);
-    exit = NowNs();
-  }
   LaunchShape shape;
   shape.grid[0] = c->gridDimX, shape.grid[1] = c->gridDimY, shape.grid[2] = c->gridDimZ;
   shape.block[0] = c->blockDimX, shape.block[1] = c->blockDimY, shape.block[2] = c->blockDimZ;
@@ -206,6 +205,17 @@ CUresult LaunchExWrapper(const CUlaunchConfig* c, CUfunction f, void** p, void**
       shape.cluster[1] = c->attrs[i].value.clusterDim.y;
       shape.cluster[2] = c->attrs[i].value.clusterDim.z;
     }
+  }
+  CounterLaunch counters(fn, shape, {p, e}, correlation);
+  uint64_t enter, exit;
+  CUresult result;
+  {
+    GpuCorrelationScope timing(correlation);
+    counters.Begin();
+    enter = NowNs();
+    result = real(c, f, p, e);
+    exit = NowNs();
+    counters.End(result);
   }
   RecordLaunch(g_entries[E].api, enter, exit, result, correlation, fn, shape, {p, e});
   return result;

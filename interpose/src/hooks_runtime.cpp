@@ -7,6 +7,7 @@
 #include <cuda_runtime_api.h>
 
 #include "clock.h"
+#include "counters_mode.h"
 #include "launch_capture.h"
 #include "library_resolver.h"
 #include "recorder.h"
@@ -42,17 +43,20 @@ cudaError_t Launch(Real& real, trace::Api api, FunctionKind kind, bool per_threa
   }
   const FunctionInfo* info = FunctionFor(reinterpret_cast<uint64_t>(func), kind);
   const uint64_t correlation = NextCorrelation();
+  const LaunchShape shape = ShapeOf(grid, block, smem, stream, per_thread);
+  CounterLaunch counters(info, shape, {args, nullptr}, correlation);  // FLOPSPY_COUNTERS
   cudaError_t result;
   uint64_t enter, exit;
   {
     RuntimeCallScope scope;
     GpuCorrelationScope timing(correlation);
+    counters.Begin();
     enter = NowNs();
     result = fn(func, grid, block, args, smem, stream);
     exit = NowNs();
+    counters.End(result);
   }
-  RecordLaunch(api, enter, exit, result, correlation, info,
-               ShapeOf(grid, block, smem, stream, per_thread), {args, nullptr});
+  RecordLaunch(api, enter, exit, result, correlation, info, shape, {args, nullptr});
   return result;
 }
 
@@ -98,17 +102,20 @@ cudaError_t KernelLaunch(trace::Api api, bool per_thread, cudaKernel_t kernel, d
   const FunctionInfo* info =
       FunctionFor(reinterpret_cast<uint64_t>(kernel), FunctionKind::kRuntimeKernel);
   const uint64_t correlation = NextCorrelation();
+  const LaunchShape shape = ShapeOf(grid, block, smem, stream, per_thread);
+  CounterLaunch counters(info, shape, {args, nullptr}, correlation);
   cudaError_t result;
   uint64_t enter, exit;
   {
     RuntimeCallScope scope;
     GpuCorrelationScope timing(correlation);
+    counters.Begin();
     enter = NowNs();
     result = fn(kernel, grid, block, args, smem, stream);
     exit = NowNs();
+    counters.End(result);
   }
-  RecordLaunch(api, enter, exit, result, correlation, info,
-               ShapeOf(grid, block, smem, stream, per_thread), {args, nullptr});
+  RecordLaunch(api, enter, exit, result, correlation, info, shape, {args, nullptr});
   return result;
 }
 
@@ -126,15 +133,6 @@ cudaError_t LaunchEx(trace::Api api, bool per_thread, const cudaLaunchConfig_t* 
   const FunctionInfo* info =
       FunctionFor(reinterpret_cast<uint64_t>(func), FunctionKind::kRuntimeStub);
   const uint64_t correlation = NextCorrelation();
-  cudaError_t result;
-  uint64_t enter, exit;
-  {
-    RuntimeCallScope scope;
-    GpuCorrelationScope timing(correlation);
-    enter = NowNs();
-    result = fn(config, func, args);
-    exit = NowNs();
-  }
   LaunchShape shape = ShapeOf(config->gridDim, config->blockDim, config->dynamicSmemBytes,
                               config->stream, per_thread);
   for (unsigned i = 0; config->attrs != nullptr && i < config->numAttrs && i < 64; ++i) {
@@ -143,6 +141,18 @@ cudaError_t LaunchEx(trace::Api api, bool per_thread, const cudaLaunchConfig_t* 
       shape.cluster[1] = config->attrs[i].val.clusterDim.y;
       shape.cluster[2] = config->attrs[i].val.clusterDim.z;
     }
+  }
+  CounterLaunch counters(info, shape, {args, nullptr}, correlation);
+  cudaError_t result;
+  uint64_t enter, exit;
+  {
+    RuntimeCallScope scope;
+    GpuCorrelationScope timing(correlation);
+    counters.Begin();
+    enter = NowNs();
+    result = fn(config, func, args);
+    exit = NowNs();
+    counters.End(result);
   }
   RecordLaunch(api, enter, exit, result, correlation, info, shape, {args, nullptr});
   return result;

@@ -13,10 +13,11 @@
 namespace flopspy::interpose {
 
 enum class RawType : uint8_t {
-  kRegion = 128,       // RawRegion
-  kLaunch = 129,       // RawLaunch
-  kLibraryCall = 130,  // RawLibraryCall
-  kCpuSample = 131,    // RawCpuSample
+  kRegion = 128,         // RawRegion
+  kLaunch = 129,         // RawLaunch
+  kLibraryCall = 130,    // RawLibraryCall
+  kCpuSample = 131,      // RawCpuSample
+  kKernelMetrics = 132,  // RawKernelMetrics
 };
 
 inline constexpr bool IsRawType(uint8_t type) {
@@ -106,5 +107,22 @@ struct RawCpuSample {
                                    static_cast<uint16_t>(size / trace::kRecordAlign)};
   }
 };
+
+// Counter-measured figures of a launch (counters_mode.h), written right after its launch record.
+// The flusher turns the function and shape into the launch's KernelSignatureDef id.
+struct RawKernelMetrics {
+  trace::KernelMetricsRecord record;  // record.h.type is RawType::kKernelMetrics
+  uint32_t function;                  // FunctionTable id
+  uint32_t grid[3];
+  uint32_t block[3];
+  uint32_t cluster[3];
+  uint32_t dynamic_smem;
+
+  void Seal() {
+    record.h.type = static_cast<uint8_t>(RawType::kKernelMetrics);
+    record.h.size8 = static_cast<uint16_t>(sizeof(RawKernelMetrics) / trace::kRecordAlign);
+  }
+};
+static_assert(sizeof(RawKernelMetrics) % trace::kRecordAlign == 0);
 
 }  // namespace flopspy::interpose

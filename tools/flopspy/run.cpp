@@ -205,6 +205,8 @@ void RegisterRun(CLI::App& app, CommandFn* run) {
   env_option("--counters-samples", "FLOPSPY_COUNTERS_SAMPLES",
              "launches measured per kernel signature")
       ->check(CLI::Range(1, 1000));
+  env_option("--counters-metrics", "FLOPSPY_COUNTERS_METRICS",
+             "all, or some of fp32,fp64,fp16,tensor,dram,l2,time");
   env_option("--cpu-roofline", "FLOPSPY_CPU_ROOFLINE",
              "off, auto, perf, pcm-http, pcm-csv or replay:<file>");
   env_option("--cpu-interval-ms", "FLOPSPY_CPU_INTERVAL_MS", "CPU roofline sampling period")

@@ -105,7 +105,9 @@ void WriteOne(const TraceReport& t, const Style& style, std::ostream& out) {
   // goes on a "cpu" line, each reason under it; every other warning is printed as a warning.
   bool counters_said = false;
   for (const auto& w : t.summary.warnings) {
-    if (w.code == trace::WarningCode::kCountersUnavailable) {
+    // GPU counter mode says so with the same code (its lines start "GPU counters"): a warning.
+    if (w.code == trace::WarningCode::kCountersUnavailable &&
+        w.message.rfind("GPU counters", 0) != 0) {
       fmt::print(out, "  {:<10}{}\n", counters_said ? "" : "cpu", Wrap(w.message, 88, 12));
       counters_said = true;
       continue;

@@ -9,6 +9,7 @@
 
 #include "flopspy/analyzers/blas_types.h"
 #include "flopspy/analyzers/demangle.h"
+#include "report/counter_check.h"
 #include "report/format.h"
 #include "report/text_table.h"
 
@@ -172,6 +173,52 @@ void PrintKernels(const TraceReport& t, std::ostream& out, size_t limit) {
              "analytic, cat catalog, ctr counters, ? unknown; FLOPs/bytes when they differ)\n");
 }
 
+// Kernels measured with GPU counters (FLOPSPY_COUNTERS=1) that the catalog also models: both
+// figures per launch and the difference; "!" marks a catalog entry more than 10% off.
+void PrintCounterCheck(const TraceReport& t, std::ostream& out, size_t limit) {
+  TextTable table({{"samples"},
+                   {"FLOPs ctr"},
+                   {"FLOPs cat"},
+                   {"diff"},
+                   {"bytes ctr"},
+                   {"bytes cat"},
+                   {"diff"},
+                   {"", TextTable::Align::kLeft},
+                   {"kernel", TextTable::Align::kLeft}});
+  size_t shown = 0, flagged = 0, disagree = 0;
+  for (const KernelGroup& g : t.run.kernels) {
+    if (g.counter_samples == 0) continue;
+    const CounterCheck c = CheckCounters(g);
+    flagged += c.catalog_off ? 1 : 0;
+    disagree += c.samples_disagree ? 1 : 0;
+    if (!c.catalog_flops && !c.catalog_bytes) continue;  // counters only: the kernel table has it
+    if (shown++ == limit) continue;
+    const auto value = [](bool valid, double v) { return valid ? SiValue(v) : "-"; };
+    const auto model = [](const std::optional<double>& v) { return v ? SiValue(*v) : "-"; };
+    const auto diff = [](const std::optional<double>& d) {
+      return d ? fmt::format("{:+.0f}%", *d) : "-";
+    };
+    table.AddRow({Grouped(g.counter_samples),
+                  value(analyzers::CounterFlopsValid(g), g.counter_flops), model(c.catalog_flops),
+                  diff(c.flops_diff_pct), value(analyzers::CounterBytesValid(g), g.counter_bytes),
+                  model(c.catalog_bytes), diff(c.bytes_diff_pct),
+                  std::string(c.catalog_off ? "!" : "") + (c.samples_disagree ? "~" : ""),
+                  KernelLabel(g)});
+  }
+  if (table.empty()) return;
+  fmt::print(out, "\n  GPU counters against the kernel catalog, per launch\n");
+  table.Print(out);
+  if (shown > limit) fmt::print(out, "  ... {} more (--json has all)\n", shown - limit);
+  if (flagged > 0) {
+    fmt::print(out, "  ! {} catalog entr{} more than 10% from the counters\n", flagged,
+               flagged == 1 ? "y is" : "ies are");
+  }
+  if (disagree > 0) {
+    fmt::print(out, "  ~ the counter samples of {} kernel{} disagree by more than 1%\n", disagree,
+               disagree == 1 ? "" : "s");
+  }
+}
+
 std::string Shape(const LibraryGroup& g) {
   const auto& s = g.shape;
   std::string shape = fmt::format("{}x{}x{}", s.m, s.n, s.k);
@@ -321,6 +368,7 @@ void WriteAnalysisSections(const TraceReport& t, std::ostream& out) {
   fmt::print(out, "\n");
   PrintDevices(t, out);
   PrintKernels(t, out, 15);
+  PrintCounterCheck(t, out, 15);
   PrintLibraries(t, out, 10);
   PrintCopies(t, out);
   PrintRegions(t, out);

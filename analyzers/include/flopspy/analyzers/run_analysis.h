@@ -17,6 +17,7 @@
 #include <string>
 #include <tuple>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "flopspy/analyzers/compute_path.h"
@@ -63,10 +64,15 @@ struct KernelGroup {
   Confidence confidence = Confidence::kNone;
   std::string reason;
   ComputePath path = ComputePath::kUnknown;
-  // From hardware counters (KernelMetrics records): means per measured launch.
+  // From hardware counters (KernelMetrics records): means per measured launch. They stand for
+  // every launch of the group; where the catalog has no figure they become the group's figures
+  // (source kCounters), otherwise the report shows both (docs/gpu-counters.md).
   uint32_t counter_samples = 0;
   double counter_flops = 0;
-  double counter_bytes = 0;
+  double counter_bytes = 0;    // DRAM read + written
+  uint32_t counter_valid = 0;  // union of the samples' trace::KernelMetricsValid bits
+  double counter_flops_min = 0, counter_flops_max = 0;  // over the samples
+  double counter_bytes_min = 0, counter_bytes_max = 0;
   std::optional<Placement> placement;  // set by Finish when the device's roofs are known
 };
 
@@ -131,7 +137,8 @@ struct RunAnalysis {
   uint64_t gpu_kernel_records = 0;
   uint64_t unmatched_launches = 0;  // launches whose GPU record never came (or was evicted)
   uint64_t unmatched_gpu_records = 0;
-  bool gpu_timing = false;  // any GPU activity record at all
+  uint64_t replayed_gpu_records = 0;  // extra GPU records of counter-measured (replayed) launches
+  bool gpu_timing = false;            // any GPU activity record at all
 };
 
 // Placement of a group on a device's roofs (what RunAnalyzer::Finish does for each group; also
@@ -140,6 +147,14 @@ std::optional<Placement> PlaceKernelGroup(const KernelGroup& group, const Device
                                           const RegimeThresholds& thresholds = {});
 std::optional<Placement> PlaceLibraryGroup(const LibraryGroup& group, const DeviceRoofs& roofs,
                                            const RegimeThresholds& thresholds = {});
+
+// Counter figures of a group: FLOPs valid when any FP or tensor metric was measured, bytes when
+// DRAM was.
+bool CounterFlopsValid(const KernelGroup& group);
+bool CounterBytesValid(const KernelGroup& group);
+// Relative spread (max - min) / mean of the samples' FLOPs or bytes; 0 with one sample.
+double CounterFlopsSpread(const KernelGroup& group);
+double CounterBytesSpread(const KernelGroup& group);
 
 // Adds `from` into `into` (same kernel or shape seen in another trace); sources combine to the
 // weakest.
@@ -188,6 +203,9 @@ class RunAnalyzer {
   void AddLibraryCall(const trace::LibraryCallRecord& call, uint32_t thread,
                       const StringLookup& strings);
   void AddApiCall(const trace::ApiCallRecord& api);
+  void AddKernelMetrics(const trace::KernelMetricsRecord& metrics, uint32_t thread);
+  // Groups with counter samples but no catalog or analytic figure take the counters' figures.
+  void ApplyCounterFigures();
   void FinishBufferedLaunch();
   uint32_t GroupFor(uint32_t signature, const std::string& shape_key);
   void ApplyGpu(Pending& pending, const trace::GpuActivityRecord& gpu);
@@ -215,6 +233,10 @@ class RunAnalyzer {
   std::unordered_map<uint64_t, trace::GpuActivityRecord> early_gpu_;      // GPU before its launch
   std::unordered_map<uint32_t, std::vector<uint64_t>> library_launches_;  // per thread
   std::optional<BufferedLaunch> buffered_;
+  // Counter mode: the last launch of each thread (its KernelMetrics record follows it), and the
+  // correlations measured, whose replays may bring more than one GPU record.
+  std::unordered_map<uint32_t, std::pair<uint64_t, uint32_t>> last_launch_;  // correlation, group
+  std::unordered_set<uint64_t> measured_;
   RunAnalysis run_;
 };
 

@@ -522,15 +522,28 @@ struct LostRecordsRecord {
 };
 static_assert(sizeof(LostRecordsRecord) == 32);
 
-// Hardware-counter figures of one kernel launch (or the mean over samples of one signature).
+// Which KernelMetricsRecord values were measured.
+enum KernelMetricsValid : uint32_t {
+  kMetricsFp32 = 1u << 0,
+  kMetricsFp64 = 1u << 1,
+  kMetricsFp16 = 1u << 2,
+  kMetricsTensor = 1u << 3,
+  kMetricsDram = 1u << 4,
+  kMetricsL2 = 1u << 5,
+  kMetricsDuration = 1u << 6,
+};
+
+// Hardware-counter figures of one measured kernel launch (docs/gpu-counters.md). FLOPs use
+// Nsight Compute's weights: fp32 = fadd + fmul + 2 ffma, fp64 = dadd + dmul + 2 dfma,
+// fp16 = 2 hadd + 2 hmul + 4 hfma (half2); tensor_ops = floating-point tensor-path math ops.
 struct KernelMetricsRecord {
   static constexpr RecordType kType = RecordType::kKernelMetrics;
   RecordHeader h;
-  uint16_t samples;  // launches measured for this signature so far
-  uint16_t reserved;
+  uint16_t samples;      // this launch is the n-th measured of its signature (1, 2, ...)
+  uint16_t passes;       // replay passes the measurement took; 0 if unknown (was reserved)
   uint64_t correlation;  // the measured launch
   uint32_t signature;
-  uint32_t valid;  // bits: 1 fp32, 2 fp64, 4 fp16, 8 tensor, 16 dram, 32 l2, 64 duration
+  uint32_t valid;  // KernelMetricsValid bits
   double flops_fp32, flops_fp64, flops_fp16, tensor_ops;
   double dram_read_bytes, dram_write_bytes, l2_bytes;
   double gpu_duration_ns;

@@ -1,0 +1,351 @@
+#include "counters_mode.h"
+
+#include <pthread.h>
+
+#include <algorithm>
+#include <exception>
+#include <nlohmann/json.hpp>
+
+#include "flopspy/analyzers/demangle.h"
+#include "log.h"
+#include "recorder.h"
+
+namespace flopspy::interpose {
+namespace {
+
+constexpr char kCatalogOnly[] = "; FLOPs from the catalog only";
+
+// Kernel replay re-runs a kernel once per pass; a collective kernel would wait for peers that run
+// it once: never measured.
+bool NeverMeasured(const std::string& mangled_name) {
+  return mangled_name.find("nccl") != std::string::npos;
+}
+
+analyzers::ParamLayout CatalogLayout(const interpose::ParamLayout& layout) {
+  analyzers::ParamLayout out;
+  out.count = std::min<int>(layout.known, trace::kMaxParamLayout);
+  for (int i = 0; i < out.count; ++i) out.slots[i] = {layout.offset[i], layout.size[i]};
+  return out;
+}
+
+std::mutex g_process_mutex;
+std::atomic<CounterMode*> g_process{nullptr};
+
+}  // namespace
+
+CounterEnvironment CounterEnvironment::Production() {
+  CounterEnvironment e;
+  e.loaded_driver = [] { return LoadedDriver(); };
+  e.locate = [](std::string_view configured) { return LocateCupti(configured); };
+  e.resolve = [](void* cupti, void* driver, CounterApi* api) {
+    ResolveCounterApi(cupti, driver, api);
+  };
+  e.timing_state = [](std::string* reason) {
+    const CuptiSession* session = CuptiSession::Process();
+    if (session == nullptr) {
+      *reason = "GPU timing never started";
+      return CuptiState::kUnavailable;
+    }
+    const CuptiState state = session->state();
+    if (state == CuptiState::kUnavailable) *reason = session->reason();
+    return state;
+  };
+  e.report = [](std::string_view key, trace::WarningCode code, std::string_view message) {
+    ReportOnce(key, code, message);
+  };
+  e.metadata = [](std::string json) {
+    if (Recorder* r = Recorder::Get()) r->AddMetadata(std::move(json));
+  };
+  e.emit = [](const RawKernelMetrics& raw) { EmitBytes(&raw, sizeof(raw)); };
+  return e;
+}
+
+CounterMode::CounterMode(CounterOptions options, CounterEnvironment environment)
+    : options_(std::move(options)), env_(std::move(environment)), sampler_(options_.samples) {}
+
+CounterMode::~CounterMode() {
+  if (profiler_ && TryMeasure()) profiler_->DisableAll();
+}
+
+CounterMode* CounterMode::Process() {
+  if (process_state_.load(std::memory_order_acquire) == kProcessOff) return nullptr;
+  if (CounterMode* mode = g_process.load(std::memory_order_acquire)) return mode;
+  const Recorder* recorder = Recorder::Get();
+  if (recorder == nullptr || !recorder->config().counters) {
+    process_state_.store(kProcessOff, std::memory_order_release);
+    return nullptr;
+  }
+  std::lock_guard lock(g_process_mutex);
+  if (CounterMode* mode = g_process.load(std::memory_order_acquire)) return mode;
+  const Config& c = recorder->config();
+  CounterOptions options;
+  options.samples = c.counters_samples;
+  options.groups = c.counters_groups;
+  options.timing_off = c.gpu_timing == GpuTiming::kOff;
+  options.cupti_path = c.cupti_path;
+  // CUDA does not carry over fork(): a child never measures.
+  pthread_atfork(nullptr, nullptr,
+                 [] { process_state_.store(kProcessOff, std::memory_order_relaxed); });
+  // Never destroyed: launches may come while the process exits.
+  auto* mode = new CounterMode(std::move(options), CounterEnvironment::Production());
+  g_process.store(mode, std::memory_order_release);
+  process_state_.store(kProcessOn, std::memory_order_release);
+  return mode;
+}
+
+void CounterMode::TurnOff(const std::string& reason, bool permission) {
+  if (off_.exchange(true, std::memory_order_acq_rel)) return;
+  if (g_process.load(std::memory_order_acquire) == this) {
+    process_state_.store(kProcessOff, std::memory_order_release);
+  }
+  const std::string line = permission ? "GPU counters need profiling permission (" + reason +
+                                            "; run as root or load the NVIDIA driver with "
+                                            "NVreg_RestrictProfilingToAdminUsers=0)" +
+                                            kCatalogOnly
+                                      : "GPU counters unavailable: " + reason + kCatalogOnly;
+  env_.report("gpu-counters", trace::WarningCode::kCountersUnavailable, line);
+  nlohmann::json j;
+  j["gpu_counters"] = {{"available", false},
+                       {"reason", reason},
+                       {"permission", permission},
+                       {"measured_launches", measured()}};
+  env_.metadata(j.dump());
+}
+
+bool CounterMode::Ready() {
+  if (off()) return false;
+  std::lock_guard lock(state_mutex_);
+  if (started_) return true;
+  // The GPU-timing session settles first: it finds the driver and CUPTI, and if another tool
+  // holds CUPTI (nsys, ncu, a running torch.profiler) counters leave it alone too.
+  std::string why;
+  switch (env_.timing_state(&why)) {
+    case CuptiState::kNotStarted:
+    case CuptiState::kStarting:
+      return false;  // not yet: this launch runs untouched
+    case CuptiState::kStopped:
+      TurnOff("the trace is already finished", false);
+      return false;
+    case CuptiState::kUnavailable:
+      if (!options_.timing_off) {
+        TurnOff("CUPTI is unavailable (" + why + ")", false);
+        return false;
+      }
+      break;  // GPU timing is off by choice: counters check the driver themselves
+    case CuptiState::kActive:
+      break;
+  }
+  void* driver = env_.loaded_driver();
+  if (driver == nullptr) {
+    if (driver_waits_++ < options_.max_driver_waits) return false;
+    TurnOff("no CUDA driver is loaded (libcuda.so.1)", false);
+    return false;
+  }
+  const CuptiLibrary library = env_.locate(options_.cupti_path);
+  if (library.handle == nullptr) {
+    TurnOff(library.error.empty() ? "no libcupti found" : library.error, false);
+    return false;
+  }
+  CounterApi api;
+  env_.resolve(library.handle, driver, &api);
+  if (const std::string missing = api.MissingDriver(); !missing.empty()) {
+    TurnOff("the loaded libcuda.so.1 lacks " + missing, false);
+    return false;
+  }
+  if (const std::string missing = api.MissingCupti(); !missing.empty()) {
+    TurnOff(
+        library.path + " lacks " + missing + " (the CUPTI range profiler needs CUDA 12.6 or newer)",
+        false);
+    return false;
+  }
+  // Device-side CUPTI only over a working driver (facts/cuda.md §4.8: some calls crash without).
+  if (const CUresult init = api.cuInit(0); init != CUDA_SUCCESS) {
+    TurnOff("the CUDA driver does not initialise (cuInit returned " +
+                std::to_string(static_cast<int>(init)) + ")",
+            false);
+    return false;
+  }
+  int devices = 0;
+  if (const CUresult count = api.cuDeviceGetCount(&devices);
+      count != CUDA_SUCCESS || devices <= 0) {
+    TurnOff("no CUDA device (cuDeviceGetCount returned " + std::to_string(static_cast<int>(count)) +
+                ", " + std::to_string(devices) + " devices)",
+            false);
+    return false;
+  }
+  profiler_ = std::make_unique<CounterProfiler>(std::move(api), options_.groups);
+  started_ = true;
+  return true;
+}
+
+bool CounterMode::SignatureOf(const Launch& launch, gpuroof::CounterSignature* signature) {
+  const FunctionInfo* f = launch.function;
+  if (f == nullptr || f->id == 0 || launch.shape == nullptr) return false;
+  if (NeverMeasured(f->mangled_name)) return false;
+  const LaunchShape& shape = *launch.shape;
+  signature->function = f->id;
+  std::copy(std::begin(shape.grid), std::end(shape.grid), signature->grid.begin());
+  std::copy(std::begin(shape.block), std::end(shape.block), signature->block.begin());
+  std::copy(std::begin(shape.cluster), std::end(shape.cluster), signature->cluster.begin());
+  signature->dynamic_smem = shape.dynamic_smem;
+
+  // The catalog's shape parameters, from the same parameter bytes the launch record keeps, so
+  // that the report's kernel groups and the sampled signatures are the same.
+  const analyzers::KernelClass* kernel_class = nullptr;
+  {
+    std::lock_guard lock(state_mutex_);
+    auto it = classes_.find(f->id);
+    if (it == classes_.end()) {
+      const std::string name = f->mangled_name.empty() ? "" : analyzers::Demangle(f->mangled_name);
+      it = classes_.emplace(f->id, analyzers::ClassifyKernel(name)).first;
+    }
+    kernel_class = &it->second;  // std::map: stable, entries never erased
+  }
+  uint8_t params[trace::kInlineParamBytes + trace::kExtraParamBytes];
+  const uint32_t wanted =
+      std::min<uint32_t>(f->wanted_param_bytes.load(std::memory_order_relaxed), UINT8_MAX);
+  bool truncated = false;
+  const uint32_t n = CopyParams(f, launch.params, wanted, params, &truncated);
+  analyzers::LaunchFacts facts;
+  facts.params = std::span<const uint8_t>(params, n);
+  facts.layout = CatalogLayout(f->layout);
+  facts.grid = {shape.grid[0], shape.grid[1], shape.grid[2]};
+  facts.block = {shape.block[0], shape.block[1], shape.block[2]};
+  signature->shape_key = analyzers::EstimateKernel(*kernel_class, facts).shape_key;
+  return true;
+}
+
+void CounterMode::NoteContexts() {
+  std::vector<CounterContextInfo>& fresh = profiler_->new_contexts();
+  for (const CounterContextInfo& info : fresh) {
+    nlohmann::json j;
+    j["gpu_counters"] = {{"available", true},
+                         {"source", "CUPTI range profiler, auto range, kernel replay"},
+                         {"samples_per_signature", options_.samples},
+                         {"groups", gpuroof::CounterGroupsText(options_.groups)},
+                         {"chip", info.chip},
+                         {"metrics", info.metrics},
+                         {"passes", info.passes},
+                         {"notes", info.notes}};
+    env_.metadata(j.dump());
+  }
+  fresh.clear();
+}
+
+void CounterMode::Begin(const Launch& launch, Ticket* ticket) {
+  if (off() || !Ready()) return;
+  if (!SignatureOf(launch, &ticket->signature)) return;
+  if (sampler_.Claim(ticket->signature) == 0) return;  // enough samples: run untouched
+  if (!TryMeasure()) {
+    sampler_.Abandon(ticket->signature);  // another thread is measuring: a later launch will do
+    return;
+  }
+  std::string skip;
+  const CounterStep step = profiler_->Before(reinterpret_cast<CUstream>(launch.shape->stream),
+                                             launch.shape->per_thread_stream, &skip);
+  NoteContexts();
+  if (step == CounterStep::kMeasured) {
+    ticket->measuring = true;  // measuring_ stays set until End
+    ticket->record.record.correlation = launch.correlation;
+    ticket->record.function = launch.function->id;
+    std::copy(std::begin(launch.shape->grid), std::end(launch.shape->grid), ticket->record.grid);
+    std::copy(std::begin(launch.shape->block), std::end(launch.shape->block), ticket->record.block);
+    std::copy(std::begin(launch.shape->cluster), std::end(launch.shape->cluster),
+              ticket->record.cluster);
+    ticket->record.dynamic_smem = launch.shape->dynamic_smem;
+    return;
+  }
+  const CounterFailure failure = profiler_->failure();
+  DoneMeasuring();
+  sampler_.Abandon(ticket->signature);
+  if (step == CounterStep::kFailed) TurnOff(failure.reason, failure.permission);
+}
+
+void CounterMode::End(Ticket* ticket, int result) {
+  if (!ticket->measuring) return;
+  ticket->measuring = false;
+  CounterMeasurement m;
+  std::string skip;
+  const CounterStep step = profiler_->After(result, &m, &skip);
+  const CounterFailure failure = profiler_->failure();
+  DoneMeasuring();
+  if (step != CounterStep::kMeasured) {
+    sampler_.Abandon(ticket->signature);
+    if (step == CounterStep::kFailed) TurnOff(failure.reason, failure.permission);
+    return;
+  }
+  const gpuroof::CounterSampler::Recorded recorded = sampler_.Record(ticket->signature, m.values);
+  const uint64_t correlation = ticket->record.record.correlation;
+  ticket->record.record = gpuroof::ToMetricsRecord(
+      m.values, static_cast<uint16_t>(std::min<uint32_t>(recorded.samples, UINT16_MAX)), m.passes);
+  ticket->record.record.correlation = correlation;
+  ticket->record.Seal();
+  ticket->has_record = true;
+  measured_.fetch_add(1, std::memory_order_relaxed);
+  if (recorded.disagree && !disagree_reported_.exchange(true, std::memory_order_acq_rel)) {
+    std::string kernel;
+    {
+      std::lock_guard lock(state_mutex_);
+      if (const auto it = classes_.find(static_cast<uint32_t>(ticket->signature.function));
+          it != classes_.end()) {
+        kernel = it->second.kernel;
+      }
+    }
+    env_.report(
+        "gpu-counters-disagree", trace::WarningCode::kGeneric,
+        "GPU counter samples of " + (kernel.empty() ? "a kernel" : kernel) + " disagree by " +
+            std::to_string(static_cast<int>(recorded.spread * 100 + 0.5)) + "% in " +
+            recorded.what + " over " + std::to_string(recorded.samples) +
+            " launches of one signature; the report uses their mean (said once; the report marks "
+            "every such kernel)");
+  }
+}
+
+void CounterMode::Emit(Ticket* ticket) {
+  if (!ticket->has_record) return;
+  ticket->has_record = false;
+  env_.emit(ticket->record);
+}
+
+// --- CounterLaunch -----------------------------------------------------------------------------
+
+void CounterLaunch::BeginSlow() {
+  try {
+    CounterMode* mode = CounterMode::Process();
+    if (mode == nullptr) return;
+    ticket_.emplace();
+    mode->Begin(launch_, &*ticket_);
+    if (ticket_->measuring) {
+      mode_ = mode;
+    } else {
+      ticket_.reset();
+    }
+  } catch (const std::exception& e) {
+    ReportOnce("gpu-counters-internal", trace::WarningCode::kInternalError,
+               std::string("internal error in counter mode: ") + e.what());
+  } catch (...) {
+    ReportOnce("gpu-counters-internal", trace::WarningCode::kInternalError,
+               "internal error in counter mode");
+  }
+}
+
+void CounterLaunch::EndSlow(int result) {
+  try {
+    mode_->End(&*ticket_, result);
+  } catch (...) {
+    ReportOnce("gpu-counters-internal", trace::WarningCode::kInternalError,
+               "internal error in counter mode");
+  }
+}
+
+void CounterLaunch::Finish() {
+  try {
+    if (ticket_->measuring) mode_->End(&*ticket_, -1);  // End was never reached: stop profiling
+    mode_->Emit(&*ticket_);
+  } catch (...) {
+    ReportOnce("gpu-counters-internal", trace::WarningCode::kInternalError,
+               "internal error in counter mode");
+  }
+}
+
+}  // namespace flopspy::interpose

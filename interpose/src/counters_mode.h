@@ -1,0 +1,161 @@
+// Counter-measured mode, FLOPSPY_COUNTERS=1 (docs/gpu-counters.md). The launch hooks wrap the
+// real launch in a CounterLaunch:
+//
+//   CounterLaunch counters(function, shape, params, correlation);
+//   { GpuCorrelationScope timing(correlation);
+//     counters.Begin();  ... real launch ...  counters.End(result); }
+//   RecordLaunch(...);   // ~CounterLaunch then writes the KernelMetrics record after it
+//
+// With counter mode off (the default) Begin is one relaxed atomic load. With it on, the first
+// FLOPSPY_COUNTERS_SAMPLES launches of each signature are measured by the CUPTI range profiler
+// (kernel replay); later identical launches run untouched. Anything that goes wrong turns counter
+// mode off with one line on stderr and a trace warning; the program's launch and its result are
+// never touched.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "counters_api.h"
+#include "counters_profiler.h"
+#include "cupti_locate.h"
+#include "cupti_session.h"
+#include "flopspy/analyzers/kernel_catalog.h"
+#include "flopspy/gpu_roofline/counter_sampling.h"
+#include "function_table.h"
+#include "launch_capture.h"
+#include "raw_events.h"
+
+namespace flopspy::interpose {
+
+struct CounterOptions {
+  uint32_t samples = 3;                          // FLOPSPY_COUNTERS_SAMPLES
+  uint32_t groups = gpuroof::kAllCounterGroups;  // FLOPSPY_COUNTERS_METRICS
+  bool timing_off = false;                       // FLOPSPY_GPU_TIMING=off
+  std::string cupti_path;                        // FLOPSPY_CUPTI_PATH
+  int max_driver_waits = 8;  // launches that find no libcuda.so.1 loaded before giving up
+};
+
+// Everything counter mode needs from the process; tests substitute their own.
+struct CounterEnvironment {
+  std::function<void*()> loaded_driver;                  // libcuda.so.1 handle if loaded
+  std::function<CuptiLibrary(std::string_view)> locate;  // argument: FLOPSPY_CUPTI_PATH
+  std::function<void(void* cupti, void* driver, CounterApi*)> resolve;
+  // The GPU-timing session's state, and why when unavailable.
+  std::function<CuptiState(std::string* reason)> timing_state;
+  std::function<void(std::string_view key, trace::WarningCode code, std::string_view message)>
+      report;
+  std::function<void(std::string json)> metadata;
+  std::function<void(const RawKernelMetrics&)> emit;  // into the launching thread's buffer
+
+  static CounterEnvironment Production();
+};
+
+class CounterMode {
+ public:
+  // What a hook knows about a launch.
+  struct Launch {
+    const FunctionInfo* function = nullptr;
+    const LaunchShape* shape = nullptr;
+    ParamSource params;
+    uint64_t correlation = 0;
+  };
+  // One launch's passage through counter mode.
+  struct Ticket {
+    bool measuring = false;   // profiling was started around the launch
+    bool has_record = false;  // a KernelMetrics record waits for Emit
+    gpuroof::CounterSignature signature;
+    RawKernelMetrics record{};
+  };
+
+  CounterMode(CounterOptions options, CounterEnvironment environment);
+  ~CounterMode();
+
+  // Before the real launch: claims a sample and starts profiling when this launch is measured.
+  void Begin(const Launch& launch, Ticket* ticket);
+  // Right after the real launch returned `result`.
+  void End(Ticket* ticket, int result);
+  // After the launch record: writes the KernelMetrics record, if any.
+  void Emit(Ticket* ticket);
+
+  bool off() const { return off_.load(std::memory_order_acquire); }
+  const gpuroof::CounterSampler& sampler() const { return sampler_; }
+  uint64_t measured() const { return measured_.load(std::memory_order_relaxed); }
+
+  // --- The process's counter mode.
+  // False once it is known to be off; the hooks' fast check.
+  static bool Wanted() { return process_state_.load(std::memory_order_relaxed) != kProcessOff; }
+  // The process's instance, made at the first launch when FLOPSPY_COUNTERS=1; null otherwise.
+  static CounterMode* Process();
+
+ private:
+  enum ProcessState : uint8_t { kProcessUndecided = 0, kProcessOn = 1, kProcessOff = 2 };
+
+  bool Ready();  // started (driver, CUPTI) and the GPU-timing session settled
+  void TurnOff(const std::string& reason, bool permission);
+  bool SignatureOf(const Launch& launch, gpuroof::CounterSignature* signature);
+  void NoteContexts();
+
+  static inline std::atomic<uint8_t> process_state_{kProcessUndecided};
+
+  CounterOptions options_;
+  CounterEnvironment env_;
+  gpuroof::CounterSampler sampler_;
+  std::atomic<bool> off_{false};
+  std::atomic<uint64_t> measured_{0};
+  std::atomic<bool> disagree_reported_{false};
+
+  std::mutex state_mutex_;  // guards the start and the caches below
+  bool started_ = false;
+  int driver_waits_ = 0;
+  std::unique_ptr<CounterProfiler> profiler_;
+  std::map<uint32_t, analyzers::KernelClass> classes_;  // by FunctionTable id
+
+  // One measurement at a time: a launch that finds another being measured runs untouched. A
+  // flag, not a mutex: a launch nested inside a measured one (on the same thread) must see it
+  // taken rather than lock it twice. Guards profiler_ once started_.
+  std::atomic<bool> measuring_{false};
+  bool TryMeasure() {
+    bool expected = false;
+    return measuring_.compare_exchange_strong(expected, true, std::memory_order_acquire);
+  }
+  void DoneMeasuring() { measuring_.store(false, std::memory_order_release); }
+};
+
+// The hook-side scope (see the top of this file).
+class CounterLaunch {
+ public:
+  CounterLaunch(const FunctionInfo* function, const LaunchShape& shape, const ParamSource& params,
+                uint64_t correlation)
+      : launch_{function, &shape, params, correlation} {}
+  ~CounterLaunch() {
+    if (__builtin_expect(mode_ != nullptr, 0)) Finish();
+  }
+  CounterLaunch(const CounterLaunch&) = delete;
+  CounterLaunch& operator=(const CounterLaunch&) = delete;
+
+  void Begin() {
+    if (__builtin_expect(CounterMode::Wanted(), 0)) BeginSlow();
+  }
+  void End(int result) {
+    if (__builtin_expect(mode_ != nullptr, 0)) EndSlow(result);
+  }
+
+ private:
+  void BeginSlow();
+  void EndSlow(int result);
+  void Finish();
+
+  CounterMode::Launch launch_;
+  CounterMode* mode_ = nullptr;
+  std::optional<CounterMode::Ticket> ticket_;
+};
+
+}  // namespace flopspy::interpose
