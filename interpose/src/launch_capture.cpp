@@ -93,7 +93,7 @@ RuntimeNaming NamingFor(const void* runtime) {
     RuntimeNaming naming;
   };
   static std::mutex* mutex = new std::mutex;  // never destroyed: hooks may run during exit
-  static Known known[8] = {};
+  static Known known[32] = {};  // keyed by the real function: a few launch entry points per copy
   std::lock_guard lock(*mutex);
   for (const Known& k : known) {
     if (k.runtime == runtime) return k.naming;
