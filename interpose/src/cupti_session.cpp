@@ -481,7 +481,14 @@ void CuptiSession::Drain(ActivityDrain& drain) {
   const uint64_t before = env_.now();
   if (drain.final) {
     if (drain.reason != trace::EndReason::kSignal) {
-      api_.cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+      const CUptiResult rc = api_.cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+      if (rc != CUPTI_SUCCESS) {
+        env_.report("cupti-final-flush", trace::WarningCode::kCuptiUnavailable,
+                    "CUPTI could not hand over its last GPU records at the end "
+                    "(cuptiActivityFlushAll: " +
+                        CuptiErrorText(api_, rc) +
+                        "); GPU records of the last kernels may be missing");
+      }
     }
   } else if (before - last_flush_ns_ >= options_.periodic_flush_ns) {
     api_.cuptiActivityFlushAll(0);

@@ -166,7 +166,9 @@ void Encoder::EncodeLibraryCall(const uint8_t* record, size_t size, trace::Chunk
   const auto entries = analyzers::BlasEntryPoints();
   const uint32_t entry = raw.record.name;
   out.name = entry >= 1 && entry <= entries.size() ? Intern(entries[entry - 1].name, chunk) : 0;
-  out.stream = StreamId(raw.stream_handle, out.device, 0, chunk);
+  out.stream = (out.flags & trace::kLibStreamUnknown) != 0
+                   ? 0
+                   : StreamId(raw.stream_handle, out.device, 0, chunk);
   analyzers::FillBlasFigures(out);
   Append(chunk, &out, sizeof(out));
 }

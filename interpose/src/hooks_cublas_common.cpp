@@ -8,6 +8,9 @@
 #include "log.h"
 
 namespace flopspy::interpose::cublas {
+
+std::atomic<bool> g_legacy_stream_set{false};
+
 namespace {
 
 constexpr const char* kHookNames[] = {

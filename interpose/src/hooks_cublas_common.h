@@ -152,6 +152,24 @@ inline void NoteValueScalars(trace::LibraryCallRecord& r, const TB& beta) {
 // record then says 32F_FAST_TF32. The math mode is read only when the rule could apply.
 void ApplyMathMode(trace::LibraryCallRecord& r, cublasHandle_t handle);
 
+// --- The legacy API's unknowns ------------------------------------------------------------------
+
+// Set once the program has called cublasSetKernelStream (successfully): from then on flopspy
+// cannot tell which stream a legacy call uses (docs/cublas-hooks.md §2.2).
+extern std::atomic<bool> g_legacy_stream_set;
+
+// A legacy call (no cublasStatus_t to return): its status is unknown, and so is its stream once
+// the program has changed the legacy stream; before that it is the legacy default stream (0).
+template <class R>
+inline void NoteLegacyUnknowns(RawLibraryCall& raw) {
+  if constexpr (!std::is_same_v<R, cublasStatus_t>) {
+    raw.record.flags |= trace::kLibStatusUnknown;
+    if (g_legacy_stream_set.load(std::memory_order_relaxed)) {
+      raw.record.flags |= trace::kLibStreamUnknown;
+    }
+  }
+}
+
 // --- The hook body ------------------------------------------------------------------------------
 
 // What a hook returns when nothing can be called: an error for the handle API, nothing or zero
@@ -188,6 +206,7 @@ inline R RunHook(A... args) {
     InitRecord(kId, raw);
     raw.record.enter_ns = enter;
     raw.record.exit_ns = exit;
+    NoteLegacyUnknowns<R>(raw);
     kDecode(raw, args...);
     raw.Seal();
     EmitBytes(&raw, raw.record.h.size());  // Emit() wants a top-level header
@@ -204,6 +223,7 @@ inline R RunHook(A... args) {
     raw.record.exit_ns = exit;
     // The legacy API has no status to return (cublasGetError() would clear the program's).
     if constexpr (std::is_same_v<R, cublasStatus_t>) raw.record.status = result;
+    NoteLegacyUnknowns<R>(raw);
     kDecode(raw, args...);
     raw.Seal();
     EmitBytes(&raw, raw.record.h.size());  // Emit() wants a top-level header

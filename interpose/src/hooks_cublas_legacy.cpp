@@ -1,9 +1,11 @@
 // Hooks for the legacy cuBLAS API of cublas.h: the names without _v2 where a _v2 twin exists
 // (cublasSgemm, cublasSdot, ...). No handle, scalars by value (so beta is always known), char
 // options, and no status: errors go to cublasGetError(), which flopspy must not call because it
-// clears the program's error. Their records carry status 0 and stream 0 (the legacy API's stream,
-// set by cublasSetKernelStream, is not tracked).
+// clears the program's error. Their records say so (kLibStatusUnknown, status 0). The stream is
+// the legacy default stream until the program calls cublasSetKernelStream, hooked here only to
+// learn that it did; after that the records say the stream is unknown (kLibStreamUnknown).
 #include "hooks_cublas_common.h"
+#include "library_resolver.h"
 
 // Every decoder takes the whole signature; most use only part of it.
 #pragma GCC diagnostic ignored "-Wunused-parameter"
@@ -150,3 +152,23 @@ void DecodeLNrm2(RawLibraryCall& raw, FLOPSPY_CUBLAS_PARAMS_LNrm2(I, T1, T2, T3)
 }  // namespace flopspy::interpose::cublas
 
 FLOPSPY_CUBLAS_LEGACY(FLOPSPY_CUBLAS_DEFINE_HOOK)
+
+namespace flopspy::interpose::cublas {
+namespace {
+using SetKernelStreamFn = cublasStatus_t (*)(cudaStream_t);
+RealFunction<SetKernelStreamFn> g_set_kernel_stream(CudaLibrary::kBlas, "cublasSetKernelStream");
+}  // namespace
+}  // namespace flopspy::interpose::cublas
+
+FLOPSPY_EXPORT cublasStatus_t cublasSetKernelStream(cudaStream_t stream) {
+  namespace fc = ::flopspy::interpose::cublas;
+  const auto real = fc::g_set_kernel_stream.get();
+  if (real == nullptr) {
+    ::flopspy::interpose::ReportMissingReal(fc::g_set_kernel_stream.name());
+    return CUBLAS_STATUS_NOT_INITIALIZED;
+  }
+  const cublasStatus_t status = real(stream);
+  if (status == CUBLAS_STATUS_SUCCESS)
+    fc::g_legacy_stream_set.store(true, std::memory_order_relaxed);
+  return status;
+}

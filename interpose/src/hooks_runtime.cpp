@@ -4,13 +4,20 @@
 //
 // CUDA 13's nvcc compiles <<<>>> into __cudaGetKernel + __cudaLaunchKernel(_ptsz); CUDA 12's into
 // cudaLaunchKernel(_ptsz) (facts/cuda.md §1.2-1.4): both are hooked.
+//
+// A process may hold two runtimes (libcudart.so.12 and .13, each from its own extension module):
+// every hook finds its real function for the object that called it (caller_resolver.h), from
+// the return address the exported function sees.
 #include <cuda_runtime_api.h>
 
+#include "caller_resolver.h"
 #include "clock.h"
 #include "counters_mode.h"
 #include "launch_capture.h"
-#include "library_resolver.h"
 #include "recorder.h"
+
+// The return address of the exported hook being run: where its caller resumes.
+#define FLOPSPY_CALLER() __builtin_return_address(0)
 
 #define FLOPSPY_EXPORT extern "C" __attribute__((visibility("default")))
 
@@ -26,14 +33,16 @@ LaunchShape ShapeOf(dim3 grid, dim3 block, size_t smem, cudaStream_t stream, boo
   shape.dynamic_smem = static_cast<uint32_t>(smem);
   shape.stream = reinterpret_cast<uint64_t>(stream);
   shape.per_thread_stream = per_thread;
+  shape.from_runtime = true;  // the driver call underneath is this launch, not another
   return shape;
 }
 
 // The common body of the launch hooks with the (func, grid, block, args, smem, stream) shape.
 template <class Real>
-cudaError_t Launch(Real& real, trace::Api api, FunctionKind kind, bool per_thread, const void* func,
-                   dim3 grid, dim3 block, void** args, size_t smem, cudaStream_t stream) {
-  const auto fn = real.get();
+cudaError_t Launch(const void* caller, Real& real, trace::Api api, FunctionKind kind,
+                   bool per_thread, const void* func, dim3 grid, dim3 block, void** args,
+                   size_t smem, cudaStream_t stream) {
+  const auto fn = real.get(caller);
   if (fn == nullptr) {
     ReportMissingReal(real.name());
     return kNoRuntime;
@@ -41,7 +50,8 @@ cudaError_t Launch(Real& real, trace::Api api, FunctionKind kind, bool per_threa
   if (!g_recording.load(std::memory_order_relaxed) || tls_in_runtime_call) {
     return fn(func, grid, block, args, smem, stream);
   }
-  const FunctionInfo* info = FunctionFor(reinterpret_cast<uint64_t>(func), kind);
+  const FunctionInfo* info =
+      FunctionFor(reinterpret_cast<uint64_t>(func), kind, reinterpret_cast<const void*>(fn));
   const uint64_t correlation = NextCorrelation();
   const LaunchShape shape = ShapeOf(grid, block, smem, stream, per_thread);
   CounterLaunch counters(info, shape, {args, nullptr}, correlation);  // FLOPSPY_COUNTERS
@@ -69,29 +79,32 @@ using StreamSyncFn = cudaError_t (*)(cudaStream_t);
 using MemcpyFn = cudaError_t (*)(void*, const void*, size_t, cudaMemcpyKind);
 using MemcpyAsyncFn = cudaError_t (*)(void*, const void*, size_t, cudaMemcpyKind, cudaStream_t);
 
-RealFunction<LaunchFn> g_launch(CudaLibrary::kRuntime, "cudaLaunchKernel");
-RealFunction<LaunchFn> g_launch_ptsz(CudaLibrary::kRuntime, "cudaLaunchKernel_ptsz");
-RealFunction<LaunchFn> g_cooperative(CudaLibrary::kRuntime, "cudaLaunchCooperativeKernel");
-RealFunction<LaunchFn> g_cooperative_ptsz(CudaLibrary::kRuntime,
-                                          "cudaLaunchCooperativeKernel_ptsz");
-RealFunction<KernelLaunchFn> g_stub_launch(CudaLibrary::kRuntime, "__cudaLaunchKernel");
-RealFunction<KernelLaunchFn> g_stub_launch_ptsz(CudaLibrary::kRuntime, "__cudaLaunchKernel_ptsz");
-RealFunction<LaunchExFn> g_launch_ex(CudaLibrary::kRuntime, "cudaLaunchKernelExC");
-RealFunction<LaunchExFn> g_launch_ex_ptsz(CudaLibrary::kRuntime, "cudaLaunchKernelExC_ptsz");
-RealFunction<GraphLaunchFn> g_graph(CudaLibrary::kRuntime, "cudaGraphLaunch");
-RealFunction<GraphLaunchFn> g_graph_ptsz(CudaLibrary::kRuntime, "cudaGraphLaunch_ptsz");
-RealFunction<DeviceSyncFn> g_device_sync(CudaLibrary::kRuntime, "cudaDeviceSynchronize");
-RealFunction<StreamSyncFn> g_stream_sync(CudaLibrary::kRuntime, "cudaStreamSynchronize");
-RealFunction<StreamSyncFn> g_stream_sync_ptsz(CudaLibrary::kRuntime, "cudaStreamSynchronize_ptsz");
-RealFunction<MemcpyFn> g_memcpy(CudaLibrary::kRuntime, "cudaMemcpy");
-RealFunction<MemcpyFn> g_memcpy_ptds(CudaLibrary::kRuntime, "cudaMemcpy_ptds");
-RealFunction<MemcpyAsyncFn> g_memcpy_async(CudaLibrary::kRuntime, "cudaMemcpyAsync");
-RealFunction<MemcpyAsyncFn> g_memcpy_async_ptsz(CudaLibrary::kRuntime, "cudaMemcpyAsync_ptsz");
+CallerRealFunction<LaunchFn> g_launch(CudaLibrary::kRuntime, "cudaLaunchKernel");
+CallerRealFunction<LaunchFn> g_launch_ptsz(CudaLibrary::kRuntime, "cudaLaunchKernel_ptsz");
+CallerRealFunction<LaunchFn> g_cooperative(CudaLibrary::kRuntime, "cudaLaunchCooperativeKernel");
+CallerRealFunction<LaunchFn> g_cooperative_ptsz(CudaLibrary::kRuntime,
+                                                "cudaLaunchCooperativeKernel_ptsz");
+CallerRealFunction<KernelLaunchFn> g_stub_launch(CudaLibrary::kRuntime, "__cudaLaunchKernel");
+CallerRealFunction<KernelLaunchFn> g_stub_launch_ptsz(CudaLibrary::kRuntime,
+                                                      "__cudaLaunchKernel_ptsz");
+CallerRealFunction<LaunchExFn> g_launch_ex(CudaLibrary::kRuntime, "cudaLaunchKernelExC");
+CallerRealFunction<LaunchExFn> g_launch_ex_ptsz(CudaLibrary::kRuntime, "cudaLaunchKernelExC_ptsz");
+CallerRealFunction<GraphLaunchFn> g_graph(CudaLibrary::kRuntime, "cudaGraphLaunch");
+CallerRealFunction<GraphLaunchFn> g_graph_ptsz(CudaLibrary::kRuntime, "cudaGraphLaunch_ptsz");
+CallerRealFunction<DeviceSyncFn> g_device_sync(CudaLibrary::kRuntime, "cudaDeviceSynchronize");
+CallerRealFunction<StreamSyncFn> g_stream_sync(CudaLibrary::kRuntime, "cudaStreamSynchronize");
+CallerRealFunction<StreamSyncFn> g_stream_sync_ptsz(CudaLibrary::kRuntime,
+                                                    "cudaStreamSynchronize_ptsz");
+CallerRealFunction<MemcpyFn> g_memcpy(CudaLibrary::kRuntime, "cudaMemcpy");
+CallerRealFunction<MemcpyFn> g_memcpy_ptds(CudaLibrary::kRuntime, "cudaMemcpy_ptds");
+CallerRealFunction<MemcpyAsyncFn> g_memcpy_async(CudaLibrary::kRuntime, "cudaMemcpyAsync");
+CallerRealFunction<MemcpyAsyncFn> g_memcpy_async_ptsz(CudaLibrary::kRuntime,
+                                                      "cudaMemcpyAsync_ptsz");
 
-cudaError_t KernelLaunch(trace::Api api, bool per_thread, cudaKernel_t kernel, dim3 grid,
-                         dim3 block, void** args, size_t smem, cudaStream_t stream) {
-  RealFunction<KernelLaunchFn>& real = per_thread ? g_stub_launch_ptsz : g_stub_launch;
-  const auto fn = real.get();
+cudaError_t KernelLaunch(const void* caller, trace::Api api, bool per_thread, cudaKernel_t kernel,
+                         dim3 grid, dim3 block, void** args, size_t smem, cudaStream_t stream) {
+  CallerRealFunction<KernelLaunchFn>& real = per_thread ? g_stub_launch_ptsz : g_stub_launch;
+  const auto fn = real.get(caller);
   if (fn == nullptr) {
     ReportMissingReal(real.name());
     return kNoRuntime;
@@ -100,7 +113,8 @@ cudaError_t KernelLaunch(trace::Api api, bool per_thread, cudaKernel_t kernel, d
     return fn(kernel, grid, block, args, smem, stream);
   }
   const FunctionInfo* info =
-      FunctionFor(reinterpret_cast<uint64_t>(kernel), FunctionKind::kRuntimeKernel);
+      FunctionFor(reinterpret_cast<uint64_t>(kernel), FunctionKind::kRuntimeKernel,
+                  reinterpret_cast<const void*>(fn));
   const uint64_t correlation = NextCorrelation();
   const LaunchShape shape = ShapeOf(grid, block, smem, stream, per_thread);
   CounterLaunch counters(info, shape, {args, nullptr}, correlation);
@@ -119,10 +133,10 @@ cudaError_t KernelLaunch(trace::Api api, bool per_thread, cudaKernel_t kernel, d
   return result;
 }
 
-cudaError_t LaunchEx(trace::Api api, bool per_thread, const cudaLaunchConfig_t* config,
-                     const void* func, void** args) {
-  RealFunction<LaunchExFn>& real = per_thread ? g_launch_ex_ptsz : g_launch_ex;
-  const auto fn = real.get();
+cudaError_t LaunchEx(const void* caller, trace::Api api, bool per_thread,
+                     const cudaLaunchConfig_t* config, const void* func, void** args) {
+  CallerRealFunction<LaunchExFn>& real = per_thread ? g_launch_ex_ptsz : g_launch_ex;
+  const auto fn = real.get(caller);
   if (fn == nullptr) {
     ReportMissingReal(real.name());
     return kNoRuntime;
@@ -131,7 +145,8 @@ cudaError_t LaunchEx(trace::Api api, bool per_thread, const cudaLaunchConfig_t* 
     return fn(config, func, args);
   }
   const FunctionInfo* info =
-      FunctionFor(reinterpret_cast<uint64_t>(func), FunctionKind::kRuntimeStub);
+      FunctionFor(reinterpret_cast<uint64_t>(func), FunctionKind::kRuntimeStub,
+                  reinterpret_cast<const void*>(fn));
   const uint64_t correlation = NextCorrelation();
   LaunchShape shape = ShapeOf(config->gridDim, config->blockDim, config->dynamicSmemBytes,
                               config->stream, per_thread);
@@ -160,9 +175,9 @@ cudaError_t LaunchEx(trace::Api api, bool per_thread, const cudaLaunchConfig_t* 
 
 // Synchronisation, copies, graph launches: one API call record each.
 template <class Fn, class... A>
-cudaError_t Call(RealFunction<Fn>& real, trace::Api api, uint64_t stream, uint64_t bytes,
-                 trace::CopyKind kind, bool synchronizing, A... args) {
-  const auto fn = real.get();
+cudaError_t Call(const void* caller, CallerRealFunction<Fn>& real, trace::Api api, uint64_t stream,
+                 uint64_t bytes, trace::CopyKind kind, bool synchronizing, A... args) {
+  const auto fn = real.get(caller);
   if (fn == nullptr) {
     ReportMissingReal(real.name());
     return kNoRuntime;
@@ -207,96 +222,102 @@ using flopspy::trace::Api;
 
 FLOPSPY_EXPORT cudaError_t cudaLaunchKernel(const void* func, dim3 grid, dim3 block, void** args,
                                             size_t smem, cudaStream_t stream) {
-  return Launch(g_launch, Api::kCudaLaunchKernel, FunctionKind::kRuntimeStub, false, func, grid,
-                block, args, smem, stream);
+  return Launch(FLOPSPY_CALLER(), g_launch, Api::kCudaLaunchKernel, FunctionKind::kRuntimeStub,
+                false, func, grid, block, args, smem, stream);
 }
 
 FLOPSPY_EXPORT cudaError_t cudaLaunchKernel_ptsz(const void* func, dim3 grid, dim3 block,
                                                  void** args, size_t smem, cudaStream_t stream) {
-  return Launch(g_launch_ptsz, Api::kCudaLaunchKernelPtsz, FunctionKind::kRuntimeStub, true, func,
-                grid, block, args, smem, stream);
+  return Launch(FLOPSPY_CALLER(), g_launch_ptsz, Api::kCudaLaunchKernelPtsz,
+                FunctionKind::kRuntimeStub, true, func, grid, block, args, smem, stream);
 }
 
 FLOPSPY_EXPORT cudaError_t cudaLaunchCooperativeKernel(const void* func, dim3 grid, dim3 block,
                                                        void** args, size_t smem,
                                                        cudaStream_t stream) {
-  return Launch(g_cooperative, Api::kCudaLaunchCooperativeKernel, FunctionKind::kRuntimeStub, false,
-                func, grid, block, args, smem, stream);
+  return Launch(FLOPSPY_CALLER(), g_cooperative, Api::kCudaLaunchCooperativeKernel,
+                FunctionKind::kRuntimeStub, false, func, grid, block, args, smem, stream);
 }
 
 FLOPSPY_EXPORT cudaError_t cudaLaunchCooperativeKernel_ptsz(const void* func, dim3 grid, dim3 block,
                                                             void** args, size_t smem,
                                                             cudaStream_t stream) {
-  return Launch(g_cooperative_ptsz, Api::kCudaLaunchCooperativeKernelPtsz,
+  return Launch(FLOPSPY_CALLER(), g_cooperative_ptsz, Api::kCudaLaunchCooperativeKernelPtsz,
                 FunctionKind::kRuntimeStub, true, func, grid, block, args, smem, stream);
 }
 
 FLOPSPY_EXPORT cudaError_t __cudaLaunchKernel(cudaKernel_t kernel, dim3 grid, dim3 block,
                                               void** args, size_t smem, cudaStream_t stream) {
-  return KernelLaunch(Api::kCudaLaunchKernelStub, false, kernel, grid, block, args, smem, stream);
+  return KernelLaunch(FLOPSPY_CALLER(), Api::kCudaLaunchKernelStub, false, kernel, grid, block,
+                      args, smem, stream);
 }
 
 FLOPSPY_EXPORT cudaError_t __cudaLaunchKernel_ptsz(cudaKernel_t kernel, dim3 grid, dim3 block,
                                                    void** args, size_t smem, cudaStream_t stream) {
-  return KernelLaunch(Api::kCudaLaunchKernelStubPtsz, true, kernel, grid, block, args, smem,
-                      stream);
+  return KernelLaunch(FLOPSPY_CALLER(), Api::kCudaLaunchKernelStubPtsz, true, kernel, grid, block,
+                      args, smem, stream);
 }
 
 FLOPSPY_EXPORT cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t* config, const void* func,
                                                void** args) {
-  return LaunchEx(Api::kCudaLaunchKernelExC, false, config, func, args);
+  return LaunchEx(FLOPSPY_CALLER(), Api::kCudaLaunchKernelExC, false, config, func, args);
 }
 
 FLOPSPY_EXPORT cudaError_t cudaLaunchKernelExC_ptsz(const cudaLaunchConfig_t* config,
                                                     const void* func, void** args) {
-  return LaunchEx(Api::kCudaLaunchKernelExCPtsz, true, config, func, args);
+  return LaunchEx(FLOPSPY_CALLER(), Api::kCudaLaunchKernelExCPtsz, true, config, func, args);
 }
 
 FLOPSPY_EXPORT cudaError_t cudaGraphLaunch(cudaGraphExec_t graph, cudaStream_t stream) {
-  return Call(g_graph, Api::kCudaGraphLaunch, reinterpret_cast<uint64_t>(stream), 0,
-              flopspy::trace::CopyKind::kUnknown, false, graph, stream);
+  return Call(FLOPSPY_CALLER(), g_graph, Api::kCudaGraphLaunch, reinterpret_cast<uint64_t>(stream),
+              0, flopspy::trace::CopyKind::kUnknown, false, graph, stream);
 }
 
 FLOPSPY_EXPORT cudaError_t cudaGraphLaunch_ptsz(cudaGraphExec_t graph, cudaStream_t stream) {
-  return Call(g_graph_ptsz, Api::kCudaGraphLaunchPtsz, reinterpret_cast<uint64_t>(stream), 0,
-              flopspy::trace::CopyKind::kUnknown, false, graph, stream);
+  return Call(FLOPSPY_CALLER(), g_graph_ptsz, Api::kCudaGraphLaunchPtsz,
+              reinterpret_cast<uint64_t>(stream), 0, flopspy::trace::CopyKind::kUnknown, false,
+              graph, stream);
 }
 
 FLOPSPY_EXPORT cudaError_t cudaDeviceSynchronize() {
-  return Call(g_device_sync, Api::kCudaDeviceSynchronize, 0, 0, flopspy::trace::CopyKind::kUnknown,
-              true);
+  return Call(FLOPSPY_CALLER(), g_device_sync, Api::kCudaDeviceSynchronize, 0, 0,
+              flopspy::trace::CopyKind::kUnknown, true);
 }
 
 FLOPSPY_EXPORT cudaError_t cudaStreamSynchronize(cudaStream_t stream) {
-  return Call(g_stream_sync, Api::kCudaStreamSynchronize, reinterpret_cast<uint64_t>(stream), 0,
-              flopspy::trace::CopyKind::kUnknown, true, stream);
+  return Call(FLOPSPY_CALLER(), g_stream_sync, Api::kCudaStreamSynchronize,
+              reinterpret_cast<uint64_t>(stream), 0, flopspy::trace::CopyKind::kUnknown, true,
+              stream);
 }
 
 FLOPSPY_EXPORT cudaError_t cudaStreamSynchronize_ptsz(cudaStream_t stream) {
-  return Call(g_stream_sync_ptsz, Api::kCudaStreamSynchronizePtsz,
+  return Call(FLOPSPY_CALLER(), g_stream_sync_ptsz, Api::kCudaStreamSynchronizePtsz,
               reinterpret_cast<uint64_t>(stream), 0, flopspy::trace::CopyKind::kUnknown, true,
               stream);
 }
 
 FLOPSPY_EXPORT cudaError_t cudaMemcpy(void* dst, const void* src, size_t count,
                                       cudaMemcpyKind kind) {
-  return Call(g_memcpy, Api::kCudaMemcpy, 0, count, CopyKindOf(kind), true, dst, src, count, kind);
+  return Call(FLOPSPY_CALLER(), g_memcpy, Api::kCudaMemcpy, 0, count, CopyKindOf(kind), true, dst,
+              src, count, kind);
 }
 
 FLOPSPY_EXPORT cudaError_t cudaMemcpy_ptds(void* dst, const void* src, size_t count,
                                            cudaMemcpyKind kind) {
-  return Call(g_memcpy_ptds, Api::kCudaMemcpy, 0, count, CopyKindOf(kind), true, dst, src, count,
-              kind);
+  return Call(FLOPSPY_CALLER(), g_memcpy_ptds, Api::kCudaMemcpy, 0, count, CopyKindOf(kind), true,
+              dst, src, count, kind);
 }
 
 FLOPSPY_EXPORT cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t count,
                                            cudaMemcpyKind kind, cudaStream_t stream) {
-  return Call(g_memcpy_async, Api::kCudaMemcpyAsync, reinterpret_cast<uint64_t>(stream), count,
-              CopyKindOf(kind), false, dst, src, count, kind, stream);
+  return Call(FLOPSPY_CALLER(), g_memcpy_async, Api::kCudaMemcpyAsync,
+              reinterpret_cast<uint64_t>(stream), count, CopyKindOf(kind), false, dst, src, count,
+              kind, stream);
 }
 
 FLOPSPY_EXPORT cudaError_t cudaMemcpyAsync_ptsz(void* dst, const void* src, size_t count,
                                                 cudaMemcpyKind kind, cudaStream_t stream) {
-  return Call(g_memcpy_async_ptsz, Api::kCudaMemcpyAsyncPtsz, reinterpret_cast<uint64_t>(stream),
-              count, CopyKindOf(kind), false, dst, src, count, kind, stream);
+  return Call(FLOPSPY_CALLER(), g_memcpy_async_ptsz, Api::kCudaMemcpyAsyncPtsz,
+              reinterpret_cast<uint64_t>(stream), count, CopyKindOf(kind), false, dst, src, count,
+              kind, stream);
 }

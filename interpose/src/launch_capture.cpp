@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <atomic>
 #include <cstring>
+#include <mutex>
 #include <nlohmann/json.hpp>
 
+#include "caller_resolver.h"
 #include "cpu_sampling.h"
 #include "flopspy/gpu_roofline/device_properties_json.h"
 #include "flopspy/gpu_roofline/device_reader.h"
@@ -75,7 +77,42 @@ bool ReadLayout(InfoFn info_fn, Handle handle, ParamLayout& layout) {
   return true;
 }
 
-void Describe(FunctionInfo& info) {
+// cudaFuncGetName and cudaFuncGetParamInfo of the runtime copy that holds `runtime` (any of its
+// functions), or of the first copy found when that is unknown. A few copies at most: the answers
+// are kept, looked up under a lock on the slow path only.
+struct RuntimeNaming {
+  RuntimeNameFn name = nullptr;
+  RuntimeParamInfoFn params = nullptr;
+};
+
+RuntimeNaming NamingFor(const void* runtime) {
+  RuntimeNaming first{g_runtime_get_name.get(), g_runtime_param_info.get()};
+  if (runtime == nullptr) return first;
+  struct Known {
+    const void* runtime;
+    RuntimeNaming naming;
+  };
+  static std::mutex* mutex = new std::mutex;  // never destroyed: hooks may run during exit
+  static Known known[32] = {};  // keyed by the real function: a few launch entry points per copy
+  std::lock_guard lock(*mutex);
+  for (const Known& k : known) {
+    if (k.runtime == runtime) return k.naming;
+  }
+  RuntimeNaming naming{
+      reinterpret_cast<RuntimeNameFn>(ResolveBeside(runtime, "cudaFuncGetName")),
+      reinterpret_cast<RuntimeParamInfoFn>(ResolveBeside(runtime, "cudaFuncGetParamInfo"))};
+  if (naming.name == nullptr) naming.name = first.name;
+  if (naming.params == nullptr) naming.params = first.params;
+  for (Known& k : known) {
+    if (k.runtime == nullptr) {
+      k = {runtime, naming};
+      break;
+    }
+  }
+  return naming;
+}
+
+void Describe(FunctionInfo& info, const void* runtime) {
   const char* name = nullptr;
   void* handle = reinterpret_cast<void*>(info.handle);
   switch (info.kind) {
@@ -99,12 +136,12 @@ void Describe(FunctionInfo& info) {
       ReadLayout(g_kernel_param_info.get(), handle, info.layout);
       break;
     case FunctionKind::kRuntimeStub:
-    case FunctionKind::kRuntimeKernel:
-      if (auto f = g_runtime_get_name.get(); f && f(&name, handle) == 0 && name) {
-        info.mangled_name = name;
-      }
-      ReadLayout(g_runtime_param_info.get(), static_cast<const void*>(handle), info.layout);
+    case FunctionKind::kRuntimeKernel: {
+      const RuntimeNaming naming = NamingFor(runtime);
+      if (auto f = naming.name; f && f(&name, handle) == 0 && name) info.mangled_name = name;
+      ReadLayout(naming.params, static_cast<const void*>(handle), info.layout);
       break;
+    }
   }
 }
 
@@ -143,12 +180,12 @@ uint64_t NextCorrelation() {
   return ++tls_correlation;
 }
 
-FunctionInfo* FunctionFor(uint64_t handle, FunctionKind kind) {
+FunctionInfo* FunctionFor(uint64_t handle, FunctionKind kind, const void* runtime) {
   if (FunctionInfo* known = Functions().Find(handle)) return known;
   auto* info = new FunctionInfo;
   info->handle = handle;
   info->kind = kind;
-  Describe(*info);
+  Describe(*info, runtime);
   const Recorder* recorder = Recorder::Get();
   info->wanted_param_bytes.store(
       static_cast<uint16_t>(recorder ? recorder->config().param_bytes : trace::kInlineParamBytes),
@@ -215,6 +252,7 @@ void RecordLaunch(trace::Api api, uint64_t enter_ns, uint64_t exit_ns, int32_t r
   RawLaunch raw;
   uint8_t flags = 0;
   if (InsideLibraryCall()) flags |= trace::kLaunchInsideLibrary;
+  if (shape.from_runtime) flags |= trace::kLaunchFromRuntime;
   const uint64_t duration = exit_ns - enter_ns;
   if (duration > UINT32_MAX) flags |= trace::kLaunchDurationSaturated;
   raw.h.flags = flags;

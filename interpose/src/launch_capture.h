@@ -47,7 +47,9 @@ class GpuCorrelationScope {
 
 // The function table entry for a handle; on first sight the name and parameter layout are
 // looked up through the loaded driver or runtime (the only slow step, once per kernel).
-FunctionInfo* FunctionFor(uint64_t handle, FunctionKind kind);
+// `runtime`, for a runtime handle: a function of the libcudart copy the launch went to, which is
+// then the one asked (a process may hold two; a handle means something to its own copy only).
+FunctionInfo* FunctionFor(uint64_t handle, FunctionKind kind, const void* runtime = nullptr);
 
 // Where the kernel parameters are: an array of pointers (kernelParams / args), or the packed
 // buffer of a launch with `extra` (CU_LAUNCH_PARAM_BUFFER_POINTER).
@@ -63,6 +65,7 @@ struct LaunchShape {
   uint32_t dynamic_smem = 0;
   uint64_t stream = 0;
   bool per_thread_stream = false;  // a _ptsz entry point: stream 0 means the per-thread stream
+  bool from_runtime = false;       // recorded by a runtime hook (trace::kLaunchFromRuntime)
 };
 
 // Writes the raw launch record. `enter_ns`/`exit_ns` bracket the real call only.

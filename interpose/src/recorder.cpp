@@ -384,28 +384,7 @@ void Recorder::FlushPass(bool write_end, trace::EndReason reason, int32_t value)
     process_chunk_.AppendMetadata(InitialMetadata());
     metadata_written_ = true;
   }
-  std::vector<std::pair<trace::WarningCode, std::string>> warnings;
-  std::vector<std::string> metadata;
-  {
-    std::lock_guard lock(pending_mutex_);
-    warnings.swap(pending_warnings_);
-    metadata.swap(pending_metadata_);
-    standalone_warning_pending_ = false;
-  }
-  for (const std::string& json : metadata) {
-    if (!process_chunk_.AppendMetadata(json)) {
-      WriteChunk(process_chunk_);
-      process_chunk_.AppendMetadata(json);
-    }
-  }
-  for (const auto& [code, text] : warnings) {
-    trace::WarningRecord w{};
-    w.h = trace::MakeHeader<trace::WarningRecord>();
-    w.code = static_cast<uint16_t>(code);
-    w.time_ns = NowNs();
-    w.message = encoder_.Intern(text, process_chunk_);
-    encoder_.Append(process_chunk_, &w, sizeof(w));
-  }
+  AppendPending();
   for (ThreadBuffer* b = buffers_.load(std::memory_order_acquire); b; b = b->next) {
     const auto state = b->state();
     if ((state == ThreadBuffer::State::kActive || state == ThreadBuffer::State::kRetired) &&
@@ -444,6 +423,9 @@ void Recorder::FlushPass(bool write_end, trace::EndReason reason, int32_t value)
     WriteChunk(thread_chunk_);
     records_lost_ += drain.lost;
   }
+  // What was said during this pass (the CUPTI session's last words at the final one: buffers
+  // that ran out, a flush that failed) goes into this pass, before the end record.
+  AppendPending();
   if (write_end) {
     trace::TraceEndRecord end{};
     end.h = trace::MakeHeader<trace::TraceEndRecord>();
@@ -455,6 +437,31 @@ void Recorder::FlushPass(bool write_end, trace::EndReason reason, int32_t value)
     encoder_.Append(process_chunk_, &end, sizeof(end));
   }
   WriteChunk(process_chunk_);
+}
+
+void Recorder::AppendPending() {
+  std::vector<std::pair<trace::WarningCode, std::string>> warnings;
+  std::vector<std::string> metadata;
+  {
+    std::lock_guard lock(pending_mutex_);
+    warnings.swap(pending_warnings_);
+    metadata.swap(pending_metadata_);
+    standalone_warning_pending_ = false;
+  }
+  for (const std::string& json : metadata) {
+    if (!process_chunk_.AppendMetadata(json)) {
+      WriteChunk(process_chunk_);
+      process_chunk_.AppendMetadata(json);
+    }
+  }
+  for (const auto& [code, text] : warnings) {
+    trace::WarningRecord w{};
+    w.h = trace::MakeHeader<trace::WarningRecord>();
+    w.code = static_cast<uint16_t>(code);
+    w.time_ns = NowNs();
+    w.message = encoder_.Intern(text, process_chunk_);
+    encoder_.Append(process_chunk_, &w, sizeof(w));
+  }
 }
 
 std::string Recorder::InitialMetadata() const {

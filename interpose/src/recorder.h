@@ -122,6 +122,8 @@ class Recorder {
   // Drains every buffer into chunks and writes them. Caller holds flush_mutex_.
   void FlushPass(bool write_end, trace::EndReason reason, int32_t value);
   void DrainBuffer(ThreadBuffer& buffer);
+  // Queued metadata blocks and warnings into process_chunk_. Caller holds flush_mutex_.
+  void AppendPending();
   void WriteChunk(trace::ChunkBuilder& chunk);
   bool HasContent();
   bool EnsureFileOpen();

@@ -685,6 +685,15 @@ class Client {
     EndLegacy(name, e, ValueText(v));
   }
 
+  // The legacy stream changed by the program: flopspy cannot tell it any more.
+  void LegacyAfterSetKernelStream() {
+    const cublasStatus_t s = cublasSetKernelStream(reinterpret_cast<cudaStream_t>(0x5000));
+    sink_.Print("cublasSetKernelStream", "status=" + std::to_string(s));
+    legacy_stream_set_ = s == CUBLAS_STATUS_SUCCESS;
+    LGemm<int, float, void, void>("cublasSgemm", &cublasSgemm);
+    LDot<int, float, void, void>("cublasSdot", &cublasSdot);
+  }
+
   // --- Arguments flopspy must survive ----------------------------------------------------------
   void InvalidArguments() {
     {  // no handle at all: the handle must not be touched, the error comes back
@@ -771,9 +780,14 @@ class Client {
     ++i_;
   }
 
-  // Legacy calls have no status: the record says 0, the program reads cublasGetError().
+  // Legacy calls have no status: the record says 0 and that it is unknown, the program reads
+  // cublasGetError(). The stream is the legacy default until the program has called
+  // cublasSetKernelStream, and unknown after.
   void EndLegacy(const char* name, Expect& e, const std::string& value) {
-    e.Set("status", 0);
+    uint32_t flags = legacy_flags_ | trace::kLibStatusUnknown;
+    if (legacy_stream_set_) flags |= trace::kLibStreamUnknown;
+    legacy_flags_ = 0;
+    e.Set("status", 0).Set("flags", flags).Set("stream_unknown", legacy_stream_set_);
     sink_.Write(e);
     const int error = cublasGetError();
     sink_.Print(name, value + (value.empty() ? "" : " ") + "error=" + std::to_string(error));
@@ -853,15 +867,17 @@ class Client {
     if (c.host) flags |= kLibAlphaKnown | kLibBetaKnown | (c.beta_nz ? kLibBetaNonZero : 0u);
     e.Set("flags", flags);
   }
-  void LegacyScalars(Expect& e, const Call& c, bool has_beta) {
-    uint32_t flags = kLibAlphaKnown;
-    if (has_beta) flags |= kLibBetaKnown | (c.beta_nz ? kLibBetaNonZero : 0u);
-    e.Set("flags", flags);
+  // Legacy API: scalars by value, so known (the flags are written by EndLegacy).
+  void LegacyScalars(Expect&, const Call& c, bool has_beta) {
+    legacy_flags_ = kLibAlphaKnown;
+    if (has_beta) legacy_flags_ |= kLibBetaKnown | (c.beta_nz ? kLibBetaNonZero : 0u);
   }
 
   Sink& sink_;
   cublasHandle_t h_;
   int i_ = 0;
+  uint32_t legacy_flags_ = 0;
+  bool legacy_stream_set_ = false;
 };
 
 }  // namespace
@@ -879,6 +895,7 @@ int RunCublasCases(Sink& sink) {
   FLOPSPY_CUBLAS_V2_LEVEL12(FLOPSPY_CLIENT_CALL)
   FLOPSPY_CUBLAS_LEGACY(FLOPSPY_CLIENT_CALL)
 #undef FLOPSPY_CLIENT_CALL
+  client.LegacyAfterSetKernelStream();
   client.InvalidArguments();
   cublasDestroy_v2(handle);
   return 0;

@@ -232,6 +232,9 @@ size_t CheckRecords(const Outcome& run) {
     EXPECT_EQ(c.name, e.at("name"));
     EXPECT_EQ(Differences(want, c.record), "");
     EXPECT_EQ(c.stream_handle, std::stoull(e.at("stream")));
+    // A stream flopspy cannot know is no stream at all (StreamDef id 0), never the default one.
+    const bool stream_unknown = e.count("stream_unknown") != 0 && e.at("stream_unknown") == "1";
+    EXPECT_EQ(c.record.stream == 0, stream_unknown);
     EXPECT_GT(c.record.enter_ns, 0u);
     EXPECT_LE(c.record.enter_ns, c.record.exit_ns);
     // The flusher filled the figures from the record.
@@ -412,9 +415,11 @@ TEST(Exports, LibflopspyAndTheFakesExportEveryEntryPoint) {
       EXPECT_TRUE(fakes.contains(name)) << name << " not in the fake of " << dir;
     }
   }
+  // Besides the table, cublasSetKernelStream: hooked to learn that the legacy stream changed.
+  EXPECT_TRUE(flopspy.contains("cublasSetKernelStream"));
   size_t hooks = 0;
   for (const auto& name : flopspy) hooks += name.rfind("cublas", 0) == 0;
-  EXPECT_EQ(hooks, BlasEntryPoints().size())
+  EXPECT_EQ(hooks, BlasEntryPoints().size() + 1)
       << "libflopspy.so hooks a cuBLAS name not in the table";
 }
 

@@ -103,6 +103,8 @@ bool Contains(const std::string& text, const std::string& line) {
   return ("\n" + text).find("\n" + line + "\n") != std::string::npos;
 }
 
+bool IsDriverApi(Api api);
+
 struct Runs {
   ChildResult plain;
   ChildResult traced;
@@ -177,6 +179,9 @@ class LaunchTest : public ::testing::Test {
     }
     std::set<uint64_t> correlations;
     for (const auto& l : r.trace.launches) {
+      // A launch a runtime hook recorded says so; one a driver hook recorded does not.
+      EXPECT_EQ((l.flags & trace::kLaunchFromRuntime) != 0, !IsDriverApi(l.api))
+          << "api " << static_cast<int>(l.api) << " flags " << static_cast<int>(l.flags);
       EXPECT_NE(l.correlation, 0u);
       EXPECT_TRUE(correlations.insert(l.correlation).second) << "correlation " << l.correlation;
     }
@@ -635,14 +640,38 @@ TEST_F(LaunchTest, LibraryOpenedWithRtldLocal) {
 
 // Two runtimes in one process, each used by its own extension module (a CUDA 12 PyTorch and a
 // CUDA 13 extension, both opened RTLD_LOCAL). Each module's runtime calls must reach its own
-// libcudart. KNOWN BUG, disabled until fixed: flopspy resolves every runtime hook once, to the
-// first libcudart it finds (library_resolver.cpp), so the second module's launches go to the
-// other runtime, which does not know its kernels (cudaErrorInvalidDeviceFunction, 98).
-TEST_F(LaunchTest, DISABLED_TwoRuntimeMajorsInOneProcess) {
-  const Runs r = RunBoth({LOCAL_APP, LOCAL_EXT12, LOCAL_EXT});
-  ASSERT_EQ(r.plain.exit_code, 0) << r.plain.out << r.plain.err;
-  EXPECT_EQ(r.trace.launches.size(), 8u);
-  for (const auto& l : r.trace.launches) EXPECT_EQ(l.result, 0);
+// libcudart (caller_resolver.h): with the first copy for every call, the second module's
+// launches went to a runtime that does not know its kernels (cudaErrorInvalidDeviceFunction).
+// Both orders: whichever copy flopspy meets first must not matter.
+TEST_F(LaunchTest, TwoRuntimeMajorsInOneProcess) {
+  for (const auto& order : {std::vector<std::string>{LOCAL_APP, LOCAL_EXT12, LOCAL_EXT},
+                            std::vector<std::string>{LOCAL_APP, LOCAL_EXT, LOCAL_EXT12}}) {
+    SCOPED_TRACE(order[1] + " first");
+    NewTraceDir();
+    const Runs r = RunBoth(order);
+    ASSERT_EQ(r.plain.exit_code, 0) << r.plain.out << r.plain.err;
+    // Each runtime saw the calls of its own module, one cudaLaunchKernel and one cudaMemcpy
+    // (each runtime prints its own counters; RunBoth compared them with the plain run's).
+    for (const char* line : {"runtime cudaLaunchKernel 1\n", "runtime cudaMemcpy 1\n"}) {
+      size_t seen = 0;
+      for (size_t at = r.traced.out.find(line); at != std::string::npos;
+           at = r.traced.out.find(line, at + 1)) {
+        ++seen;
+      }
+      EXPECT_EQ(seen, 2u) << line << r.traced.out;
+    }
+    const LaunchTrace& t = r.trace;
+    ASSERT_EQ(t.launches.size(), 8u) << Describe(t);
+    for (const auto& l : t.launches) {
+      EXPECT_EQ(l.result, 0) << Describe(t);
+      // Named by the runtime that launched it: the other one does not know the handle.
+      EXPECT_FALSE(l.name.empty()) << Describe(t);
+    }
+    EXPECT_EQ(t.WithApi(Api::kCudaLaunchKernel).size(), 2u);
+    EXPECT_EQ(t.WithApi(Api::kCudaLaunchKernelStub).size(), 2u);
+    EXPECT_EQ(t.CallsWithApi(Api::kCudaDeviceSynchronize).size(), 2u);
+    for (const auto* call : t.CallsWithApi(Api::kCudaMemcpy)) EXPECT_EQ(call->result, 0);
+  }
 }
 
 // --- (f) many threads ------------------------------------------------------------------------

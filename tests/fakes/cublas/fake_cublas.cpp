@@ -153,6 +153,13 @@ FAKE_EXPORT cublasStatus_t cublasGetError(void) {
   return static_cast<cublasStatus_t>(g_legacy_error.exchange(0));
 }
 
+// The legacy API's stream: kept, never used (nothing runs).
+FAKE_EXPORT cublasStatus_t cublasSetKernelStream(cudaStream_t stream) {
+  static std::atomic<cudaStream_t> legacy_stream{nullptr};
+  legacy_stream.store(stream);
+  return CUBLAS_STATUS_SUCCESS;
+}
+
 // --- Test control ---------------------------------------------------------------------------
 
 FAKE_EXPORT void flopspy_fake_cublas_set_status(int status) {

@@ -136,7 +136,7 @@ CUptiResult GetNumDropped(CUcontext, uint32_t, size_t* dropped) {
 CUptiResult FlushAll(uint32_t flag) {
   Mock().calls.push_back("cuptiActivityFlushAll(" + std::to_string(flag) + ")");
   (flag == CUPTI_ACTIVITY_FLAG_FLUSH_FORCED ? Mock().flush_forced : Mock().flush_default)++;
-  return CUPTI_SUCCESS;
+  return flag == CUPTI_ACTIVITY_FLAG_FLUSH_FORCED ? Mock().forced_flush_result : CUPTI_SUCCESS;
 }
 
 CUptiResult Push(CUpti_ExternalCorrelationKind kind, uint64_t id) {

@@ -29,6 +29,7 @@ struct MockCupti {
   std::set<int> failing_kinds;  // cuptiActivityEnable answers CUPTI_ERROR_NOT_SUPPORTED
   CUptiResult register_callbacks_result = CUPTI_SUCCESS;
   size_t dropped = 0;  // cuptiActivityGetNumDroppedRecords returns this, then 0
+  CUptiResult forced_flush_result = CUPTI_SUCCESS;  // cuptiActivityFlushAll(FORCED) answers this
   size_t kernel_record_size = sizeof(CUpti_ActivityKernel10);  // for the iterator
   size_t memcpy_record_size = sizeof(CUpti_ActivityMemcpy6);
 

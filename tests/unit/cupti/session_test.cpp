@@ -458,6 +458,19 @@ TEST_F(Session, NoFlushAllWhileAFatalSignalIsHandled) {
   EXPECT_EQ(s->state(), CuptiState::kStopped);
 }
 
+TEST_F(Session, FailedFinalFlushIsSaidOnce) {
+  auto s = Make();
+  ASSERT_EQ(s->Start(CuptiSession::Trigger::kFirstCudaCall), CuptiState::kActive);
+  Mock().forced_flush_result = CUPTI_ERROR_UNKNOWN;
+  Flusher flusher;
+  flusher.Pass(*s);  // a periodic pass does not force
+  EXPECT_TRUE(said_.reports.empty());
+  flusher.Pass(*s, /*final=*/true);
+  ASSERT_EQ(said_.reports.size(), 1u);
+  EXPECT_THAT(said_.reports[0], HasSubstr("cuptiActivityFlushAll: CUPTI_ERROR_UNKNOWN (999)"));
+  EXPECT_EQ(s->state(), CuptiState::kStopped);
+}
+
 TEST_F(Session, ExhaustedPoolGivesCuptiNothingAndSaysSoOnce) {
   auto s = Make();
   ASSERT_EQ(s->Start(CuptiSession::Trigger::kFirstCudaCall), CuptiState::kActive);

@@ -133,6 +133,44 @@ int MockScenario() {
   return Mock().flush_forced == 1 ? 0 : 15;
 }
 
+// What CUPTI says only at the final flush: the buffers it asked for and did not get (noticed by
+// that pass), and a forced flush that fails. Both must reach the trace, before its end record.
+int FinalWordsScenario() {
+  interpose::Recorder::Start();
+  if (interpose::Recorder::Get() == nullptr) return 10;
+  interpose::RawLaunch raw{};  // something recorded, so that the process writes a trace
+  raw.api = static_cast<uint16_t>(trace::Api::kCuLaunchKernel);
+  raw.enter_ns = interpose::NowNs();
+  raw.correlation = kLaunchCorrelation;
+  raw.grid[0] = raw.grid[1] = raw.grid[2] = 1;
+  raw.block[0] = raw.block[1] = raw.block[2] = 1;
+  raw.Seal();
+  if (!interpose::EmitBytes(&raw, raw.h.size())) return 12;
+
+  ResetMock();
+  Mock().forced_flush_result = CUPTI_ERROR_UNKNOWN;
+  Said said;
+  auto env = MockEnvironment(&said);
+  const auto production = interpose::CuptiEnvironment::Production();
+  env.report = production.report;
+  env.metadata = production.metadata;
+  env.attach = production.attach;
+  interpose::CuptiSessionOptions options;
+  options.buffer_bytes = 1 << 16;
+  options.buffer_count = 2;
+  auto* session = new CuptiSession(options, std::move(env));  // outlives the flusher
+  if (session->Start(CuptiSession::Trigger::kFirstCudaCall) != CuptiState::kActive) return 13;
+  for (int i = 0; i < 3; ++i) {  // the third request finds the pool empty
+    uint8_t* buffer = nullptr;
+    size_t size = 0;
+    size_t max_records = 0;
+    Mock().request(&buffer, &size, &max_records);
+    if ((buffer == nullptr) != (i == 2)) return 14;
+  }
+  FinishTrace();
+  return Mock().flush_forced == 1 ? 0 : 15;
+}
+
 // What the driver does with CUDA_INJECTION64_PATH: load libflopspy.so and call
 // InitializeInjection. Without a driver in this process the session says so and the program
 // goes on.
@@ -156,6 +194,7 @@ struct ChildMain {
     if (name == "no-driver") status = NoDriverScenario();
     if (name == "real-cupti") status = RealCuptiScenario();
     if (name == "mock") status = MockScenario();
+    if (name == "final-words") status = FinalWordsScenario();
     if (name == "injection") status = InjectionScenario();
     _exit(status);
   }
@@ -169,6 +208,7 @@ std::string SelfPath() {
 
 struct TraceSeen {
   std::vector<trace::WarningRecord> warnings;
+  std::vector<size_t> warning_positions;  // record index in the file
   std::vector<std::string> warning_texts;
   nlohmann::json metadata = nlohmann::json::object();  // later blocks add to earlier ones
   std::vector<trace::GpuActivityRecord> gpu;
@@ -177,6 +217,7 @@ struct TraceSeen {
   std::vector<trace::KernelSignatureDef> signatures;
   std::vector<trace::LostRecordsRecord> lost;
   std::optional<trace::TraceEndRecord> end;
+  size_t end_position = 0;
   bool ok = false;
 };
 
@@ -184,10 +225,13 @@ TraceSeen ReadTrace(const std::string& path) {
   TraceSeen seen;
   trace::TraceReader reader = trace::TraceReader::OpenFile(path);
   std::vector<uint32_t> message_ids;
+  size_t position = 0;
   const trace::ReadSummary summary = reader.ForEachRecord([&](const trace::RecordView& r) {
+    ++position;
     switch (r.type) {
       case trace::RecordType::kWarning:
         seen.warnings.push_back(r.As<trace::WarningRecord>());
+        seen.warning_positions.push_back(position);
         break;
       case trace::RecordType::kMetadata: {
         const auto block = r.As<trace::MetadataBlock>();
@@ -210,6 +254,7 @@ TraceSeen ReadTrace(const std::string& path) {
         break;
       case trace::RecordType::kTraceEnd:
         seen.end = r.As<trace::TraceEndRecord>();
+        seen.end_position = position;
         break;
       default:
         break;
@@ -335,6 +380,31 @@ TEST_F(InRecorder, GpuRecordsJoinTheirLaunchesInTheTrace) {
   EXPECT_EQ(seen.metadata["gpu_timing_stats"]["joined"], 1);
   EXPECT_EQ(seen.metadata["gpu_timing_stats"]["dropped_by_cupti"], 3);
   EXPECT_TRUE(seen.warnings.empty());
+}
+
+TEST_F(InRecorder, WarningsOfTheFinalFlushAreInTheTraceBeforeItsEnd) {
+  const ChildResult child = Run("final-words");
+  ASSERT_TRUE(child.exited) << child.err;
+  ASSERT_EQ(child.exit_code, 0) << child.err;
+  // Said once on stderr each...
+  EXPECT_EQ(CountLines(child.err, "flopspy: CUPTI's activity buffers ran out"), 1) << child.err;
+  EXPECT_EQ(CountLines(child.err, "flopspy: CUPTI could not hand over its last GPU records"), 1)
+      << child.err;
+  // ...and in the trace, before the end record.
+  const TraceSeen seen = ReadTrace(TracePath());
+  ASSERT_TRUE(seen.ok);
+  ASSERT_TRUE(seen.end.has_value());
+  bool buffers = false, flush = false;
+  for (size_t i = 0; i < seen.warnings.size(); ++i) {
+    const std::string& text = seen.warning_texts[i];
+    if (text.find("activity buffers ran out") != std::string::npos) buffers = true;
+    if (text.find("cuptiActivityFlushAll: CUPTI_ERROR_UNKNOWN (999)") != std::string::npos) {
+      flush = true;
+    }
+    EXPECT_LT(seen.warning_positions[i], seen.end_position) << text;
+  }
+  EXPECT_TRUE(buffers) << "the buffer warning is not in the trace";
+  EXPECT_TRUE(flush) << "the final flush's failure is not in the trace";
 }
 
 TEST(RealLibcupti, LoadsWithoutADriverAndNamesItsCalls) {

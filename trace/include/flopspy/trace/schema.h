@@ -400,6 +400,12 @@ enum LibraryCallFlags : uint32_t {
   kLibGrouped = 1u << 9,                // grouped batched: m/n/k describe the first group only
   kLibDescriptorIncomplete = 1u << 10,  // a cuBLASLt attribute could not be read
   kLibUnknownRoutine = 1u << 11,
+  // Legacy cublas.h API: the call's status went to cublasGetError(), which flopspy does not call
+  // (it would clear the program's error); `status` reads 0.
+  kLibStatusUnknown = 1u << 12,
+  // The stream is not known (legacy API after the program called cublasSetKernelStream);
+  // `stream` is 0.
+  kLibStreamUnknown = 1u << 13,
 };
 
 // One cuBLAS or cuBLASLt call. The hook fills the arguments; the flusher fills flops and bytes.
