@@ -123,8 +123,8 @@ const std::vector<ConfigVariable>& ConfigVariables() {
       {"FLOPSPY_RUN_ID", "(none)", "hexadecimal id shared by the processes of one `flopspy run`"},
       {"FLOPSPY_QUIET", "0", "1: print only errors on stderr, not notices"},
       {"FLOPSPY_PARAM_BYTES", "20",
-       "leading kernel parameter bytes kept per launch (0 to 255; more than 20 costs a second "
-       "record per launch)"},
+       "leading kernel parameter bytes kept per launch (0 to 255; the kernel catalog raises it "
+       "per kernel to what its model reads; more than 20 costs a second record per launch)"},
       {"FLOPSPY_GPU_TIMING", "auto", "off: no CUPTI, no GPU times (launches are still recorded)"},
       {"FLOPSPY_CUPTI_PATH", "(search)", "libcupti.so to use when the program has not loaded one"},
       {"FLOPSPY_COUNTERS", "0", "1: measure FLOPs and bytes of kernels with GPU hardware counters"},
