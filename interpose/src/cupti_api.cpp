@@ -1,11 +1,12 @@
 #include "cupti_api.h"
 
-#include <dlfcn.h>
+#include "real_symbols.h"
 
 namespace flopspy::interpose {
 
+// RealDlsym: flopspy's own dlsym would wrap the driver entry points looked up here.
 #define FLOPSPY_RESOLVE(handle, name) \
-  api->name = reinterpret_cast<decltype(api->name)>(dlsym(handle, #name))
+  api->name = reinterpret_cast<decltype(api->name)>(RealDlsym(handle, #name))
 
 void ResolveCuptiApi(void* cupti_handle, void* driver_handle, CuptiApi* api) {
   *api = CuptiApi{};

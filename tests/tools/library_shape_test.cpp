@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <regex>
 #include <set>
@@ -64,6 +65,28 @@ TEST(LibraryShape, ExportsExactlyTheHooks) {
   // (cudaLaunchKernel@libcudart.so.13 must bind to the unversioned hook).
   EXPECT_EQ(Command("readelf -V " + std::string(FLOPSPY_LIBRARY_PATH)).find("Version definition"),
             std::string::npos);
+}
+
+TEST(LibraryShape, OwnCodeCallsOnlyTheRealDlsym) {
+  // -Bsymbolic binds the library's own dlsym calls to its exported override (real_symbols.h):
+  // code outside the override must call RealDlsym, or driver lookups come back wrapped.
+  const std::regex call(R"((^|[^A-Za-z0-9_])dlsym\s*\()");
+  int files = 0;
+  for (const auto& entry :
+       std::filesystem::directory_iterator(std::string(FLOPSPY_SOURCE_DIR) + "/interpose/src")) {
+    const std::string name = entry.path().filename().string();
+    if (name == "hooks_dlsym.cpp" || name == "real_symbols.cpp") continue;
+    ++files;
+    std::ifstream in(entry.path());
+    int number = 0;
+    for (std::string line; std::getline(in, line);) {
+      ++number;
+      const auto comment = line.find("//");
+      const std::string code = comment == std::string::npos ? line : line.substr(0, comment);
+      EXPECT_FALSE(std::regex_search(code, call)) << name << ":" << number << ": " << line;
+    }
+  }
+  EXPECT_GT(files, 10);
 }
 
 TEST(Readme, DocumentsEveryVariableWithItsDefault) {
