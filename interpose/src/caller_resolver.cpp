@@ -44,11 +44,16 @@ void* LookUpIn(const link_map* map, const char* name) {
 // libflopspy.so or another wrapper).
 bool InLibrary(const void* address, CudaLibrary library) {
   Dl_info info{};
-  if (dladdr(address, &info) == 0 || info.dli_fname == nullptr) return false;
-  const char* base = std::strrchr(info.dli_fname, '/');
-  base = base ? base + 1 : info.dli_fname;
-  const char* stem = LibraryStem(library);
-  return std::strncmp(base, stem, std::strlen(stem)) == 0;
+  if (dladdr(address, &info) == 0) return false;
+  return IsLibraryFile(info.dli_fname, library);
+}
+
+// Every copy met so far, newest first (a handful per process).
+std::atomic<LibraryCopy*> g_copies{nullptr};
+
+std::mutex& CopiesMutex() {
+  static auto* m = new std::mutex;
+  return *m;
 }
 
 }  // namespace
@@ -74,21 +79,47 @@ void* ResolveBeside(const void* address, const char* name) {
   return symbol;
 }
 
-void* CallerCache::Miss(const void* caller) {
+LibraryCopy* CopyHolding(const void* real) {
+  // dladdr outside the lock: it takes the dynamic linker's, and a hook may be called from a
+  // library constructor while another thread holds that one.
+  Dl_info info{};
+  if (real == nullptr || dladdr(real, &info) == 0 || info.dli_fbase == nullptr) return nullptr;
+  std::lock_guard lock(CopiesMutex());
+  for (LibraryCopy* c = g_copies.load(std::memory_order_acquire); c != nullptr; c = c->next_) {
+    if (c->base_ == info.dli_fbase) return c;
+  }
+  auto* copy = new (std::nothrow) LibraryCopy;
+  if (copy == nullptr) return nullptr;
+  copy->base_ = info.dli_fbase;
+  copy->anchor_ = real;
+  copy->next_ = g_copies.load(std::memory_order_relaxed);
+  g_copies.store(copy, std::memory_order_release);
+  return copy;
+}
+
+void* LibraryCopy::FindBeside(int slot, const char* name) {
+  // Two threads may both look: they find the same function.
+  void* f = ResolveBeside(anchor_, name);
+  beside_[slot].store(f != nullptr ? f : Absent(), std::memory_order_release);
+  return f;
+}
+
+CallTarget CallerCache::Miss(const void* caller) {
   // Resolved without the lock: the dynamic linker takes its own, and a hook may be called from
   // a library constructor while another thread holds it.
   void* real = ResolveRealForCaller(library_, name_, caller);
-  if (real == nullptr) return nullptr;  // not cached: the library may be loaded later
+  if (real == nullptr) return {nullptr, nullptr};  // not cached: the library may be loaded later
+  LibraryCopy* copy = CopyHolding(real);
   std::lock_guard lock(SitesMutex());
   Site* site = sites_.load(std::memory_order_acquire);
   while (site != nullptr && site->caller != caller) site = site->next;
   if (site == nullptr) {
-    site = new (std::nothrow) Site{caller, real, sites_.load(std::memory_order_relaxed)};
-    if (site == nullptr) return real;  // answered, not cached
+    site = new (std::nothrow) Site{caller, real, copy, sites_.load(std::memory_order_relaxed)};
+    if (site == nullptr) return {real, copy};  // answered, not cached
     sites_.store(site, std::memory_order_release);
   }
   slots_[Slot(caller)].store(site, std::memory_order_release);
-  return site->real;
+  return {site->real, site->copy};
 }
 
 }  // namespace flopspy::interpose

@@ -1,17 +1,19 @@
-// The shared, out-of-line part of the cuBLAS and cuBLASLt hooks: resolving real functions,
-// record defaults, the handle getters and the TF32 rule.
+// The shared, out-of-line part of the cuBLAS and cuBLASLt hooks: the call sites' caches, record
+// defaults, the handle getters and the TF32 rule.
 #include "hooks_cublas_common.h"
 
 #include <cstdlib>
+#include <string_view>
 
 #include "library_resolver.h"
 #include "log.h"
 
 namespace flopspy::interpose::cublas {
-
-std::atomic<bool> g_legacy_stream_set{false};
-
 namespace {
+
+constexpr CudaLibrary LibraryOfHook(std::string_view name) {
+  return name.starts_with("cublasLt") ? CudaLibrary::kBlasLt : CudaLibrary::kBlas;
+}
 
 constexpr const char* kHookNames[] = {
 #define FLOPSPY_CUBLAS_HOOK_NAME(F, name, I, T1, T2, T3) #name,
@@ -36,30 +38,30 @@ uint16_t EntryIndex(HookId id) {
   return e;
 }
 
-// The handle getters, found like the hooks' real functions (the same libcublas).
-enum Getter { kGetStream, kGetPointerMode, kGetMathMode, kGetterCount };
-constexpr const char* kGetterNames[kGetterCount] = {"cublasGetStream_v2", "cublasGetPointerMode_v2",
-                                                    "cublasGetMathMode"};
-std::atomic<void*> g_getters[kGetterCount];
-std::atomic<bool> g_getter_reported[kGetterCount];
+// The handle getters, taken from the copy the call went to: another copy does not know the
+// handle (it may even be another major, with another handle layout).
+constexpr const char* kGetterNames[] = {"cublasGetStream_v2", "cublasGetPointerMode_v2",
+                                        "cublasGetMathMode"};
+static_assert(kSlotGetStream == 0 && kSlotGetPointerMode == 1 && kSlotGetMathMode == 2);
+std::atomic<bool> g_getter_reported[std::size(kGetterNames)];
+
+void ReportMissingGetter(BesideSlot slot) noexcept {
+  if (g_getter_reported[slot].load(std::memory_order_relaxed) ||
+      g_getter_reported[slot].exchange(true)) {
+    return;
+  }
+  try {
+    ReportOnce(std::string("missing-") + kGetterNames[slot], trace::WarningCode::kSymbolMissing,
+               std::string("the libcublas a call went to does not define ") + kGetterNames[slot] +
+                   "; cuBLAS records lack what it would tell (stream, pointer mode or math mode)");
+  } catch (...) {
+  }
+}
 
 template <class Fn>
-Fn GetterOf(Getter g) {
-  void* f = g_getters[g].load(std::memory_order_acquire);
-  if (__builtin_expect(f == nullptr, 0)) {
-    f = ResolveReal(CudaLibrary::kBlas, kGetterNames[g]);
-    if (f != nullptr) {
-      g_getters[g].store(f, std::memory_order_release);
-    } else if (!g_getter_reported[g].exchange(true)) {
-      try {
-        ReportOnce(std::string("missing-") + kGetterNames[g], trace::WarningCode::kSymbolMissing,
-                   std::string("no loaded libcublas defines ") + kGetterNames[g] +
-                       "; cuBLAS records lack what it would tell (stream, pointer mode or math "
-                       "mode)");
-      } catch (...) {
-      }
-    }
-  }
+Fn GetterOf(LibraryCopy* lib, BesideSlot slot) {
+  void* f = lib != nullptr ? lib->Beside(slot, kGetterNames[slot]) : nullptr;
+  if (__builtin_expect(f == nullptr, 0)) ReportMissingGetter(slot);
   return reinterpret_cast<Fn>(f);
 }
 
@@ -77,19 +79,15 @@ bool HandleUsable(const trace::LibraryCallRecord& r, cublasHandle_t handle) {
 
 }  // namespace
 
-std::atomic<void*> g_real[kHookCount];
+// Constant-initialised: a hook may run before any constructor of libflopspy.so has.
+constinit CallerCache g_sites[kHookCount] = {
+#define FLOPSPY_CUBLAS_HOOK_SITES(F, name, I, T1, T2, T3) {LibraryOfHook(#name), #name},
+    FLOPSPY_CUBLAS_ENTRY_POINTS(FLOPSPY_CUBLAS_HOOK_SITES)
+#undef FLOPSPY_CUBLAS_HOOK_SITES
+};
 
 const char* HookName(HookId id) {
   return id < kHookCount ? kHookNames[id] : "";
-}
-
-void* ResolveHookReal(HookId id) {
-  const char* name = kHookNames[id];
-  const CudaLibrary library =
-      std::strncmp(name, "cublasLt", 8) == 0 ? CudaLibrary::kBlasLt : CudaLibrary::kBlas;
-  void* f = ResolveReal(library, name);
-  if (f != nullptr) g_real[id].store(f, std::memory_order_release);
-  return f;
 }
 
 void ReportMissing(HookId id) noexcept {
@@ -227,10 +225,10 @@ uint8_t GemmExScaleType(int compute_type, int c_type) {
   }
 }
 
-bool ReadHandle(RawLibraryCall& raw, cublasHandle_t handle, bool pointer_mode) {
+bool ReadHandle(RawLibraryCall& raw, LibraryCopy* lib, cublasHandle_t handle, bool pointer_mode) {
   if (!HandleUsable(raw.record, handle)) return false;
   using GetStream = cublasStatus_t (*)(cublasHandle_t, cudaStream_t*);
-  if (const auto get = GetterOf<GetStream>(kGetStream)) {
+  if (const auto get = GetterOf<GetStream>(lib, kSlotGetStream)) {
     cudaStream_t stream = nullptr;
     if (get(handle, &stream) == CUBLAS_STATUS_SUCCESS) {
       raw.stream_handle = reinterpret_cast<uintptr_t>(stream);
@@ -238,13 +236,13 @@ bool ReadHandle(RawLibraryCall& raw, cublasHandle_t handle, bool pointer_mode) {
   }
   if (!pointer_mode) return false;
   using GetMode = cublasStatus_t (*)(cublasHandle_t, cublasPointerMode_t*);
-  const auto get = GetterOf<GetMode>(kGetPointerMode);
+  const auto get = GetterOf<GetMode>(lib, kSlotGetPointerMode);
   cublasPointerMode_t mode = CUBLAS_POINTER_MODE_DEVICE;
   return get != nullptr && get(handle, &mode) == CUBLAS_STATUS_SUCCESS &&
          mode == CUBLAS_POINTER_MODE_HOST;
 }
 
-void ApplyMathMode(trace::LibraryCallRecord& r, cublasHandle_t handle) {
+void ApplyMathMode(trace::LibraryCallRecord& r, LibraryCopy* lib, cublasHandle_t handle) {
   namespace ct = analyzers::cuda_type;
   const auto fp32 = [](uint8_t t) { return t == ct::kR32F || t == ct::kC32F; };
   if (r.compute_type != analyzers::compute_type::k32F || !fp32(r.type_a) ||
@@ -255,7 +253,7 @@ void ApplyMathMode(trace::LibraryCallRecord& r, cublasHandle_t handle) {
     return;
   }
   using GetMath = cublasStatus_t (*)(cublasHandle_t, cublasMath_t*);
-  const auto get = GetterOf<GetMath>(kGetMathMode);
+  const auto get = GetterOf<GetMath>(lib, kSlotGetMathMode);
   cublasMath_t mode = CUBLAS_DEFAULT_MATH;
   if (get == nullptr || get(handle, &mode) != CUBLAS_STATUS_SUCCESS) return;
   // The low bits are the mode; CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION is a flag above.

@@ -3,12 +3,14 @@
 //
 // A hook (see FLOPSPY_CUBLAS_DEFINE_HOOK) is
 //
-//   RET name(PARAMS) { return RunHook<kHook_name, decltype(&::name), &Decode<Family>>(ARGS); }
+//   RET name(PARAMS) { return RunHook<kHook_name, RET, &Decode<Family>>(caller, ARGS); }
 //
-// RunHook reads the clock, calls the real function inside a LibraryCallScope, reads the clock,
-// lets the family's decoder turn the arguments into LibraryCallRecord fields (docs/cublas-hooks.md
-// says which), emits the record and returns exactly what the real function returned. No
-// allocation, no lock, no system call and no exception on that path.
+// RunHook finds the real function for the hook's call site (the copy of libcublas or libcublasLt
+// the caller is linked against: a process may hold several), reads the clock, calls it inside a
+// LibraryCallScope, reads the clock, lets the family's decoder turn the arguments into
+// LibraryCallRecord fields (docs/cublas-hooks.md says which; what it asks the library, it asks that
+// same copy), emits the record and returns exactly what the real function returned. No
+// allocation, no lock, no system call and no exception on that path once the call site is known.
 #pragma once
 
 #include <atomic>
@@ -16,6 +18,7 @@
 #include <cstring>
 #include <type_traits>
 
+#include "caller_resolver.h"
 #include "clock.h"
 #include "flopspy/analyzers/blas_routine.h"
 #include "flopspy/analyzers/blas_types.h"
@@ -41,21 +44,27 @@ const char* HookName(HookId id);
 
 // --- The real functions ----------------------------------------------------------------------
 
-// Real functions by hook id, filled on first use (never reset: libraries are not unloaded under
-// a running program in practice; if one were, its replacement is found by the same lookup).
-extern std::atomic<void*> g_real[kHookCount];
+// Where each hook's calls go, by hook id and call site (caller_resolver.h): the real function in
+// the libcublas or libcublasLt copy the calling object is linked against, and that copy. One
+// process may hold several (a CUDA 12 PyTorch and a CUDA 13 extension, each opened RTLD_LOCAL;
+// a wheel's renamed copy), and a handle means something only to the copy that made it.
+extern CallerCache g_sites[kHookCount];
 
-// Cold path: finds the real function in the loaded libcublas/libcublasLt (nullptr if none).
-void* ResolveHookReal(HookId id);
 // Cold path: says once that `id` has nothing to forward to.
 void ReportMissing(HookId id) noexcept;
 
-template <class Fn>
-inline Fn RealOf(HookId id) {
-  void* f = g_real[id].load(std::memory_order_acquire);
-  if (__builtin_expect(f == nullptr, 0)) f = ResolveHookReal(id);
-  return reinterpret_cast<Fn>(f);
-}
+// The LibraryCopy::Beside slots of the functions the decoders ask the copy a call went to.
+enum BesideSlot : int {
+  kSlotGetStream,          // libcublas: cublasGetStream_v2
+  kSlotGetPointerMode,     // libcublas: cublasGetPointerMode_v2
+  kSlotGetMathMode,        // libcublas: cublasGetMathMode
+  kSlotLtMatmulDescGet,    // libcublasLt: cublasLtMatmulDescGetAttribute
+  kSlotLtMatrixLayoutGet,  // libcublasLt: cublasLtMatrixLayoutGetAttribute
+};
+static_assert(kSlotLtMatrixLayoutGet < LibraryCopy::kBesideSlots);
+
+// LibraryCopy::marks() bits of a libcublas copy.
+inline constexpr uint32_t kMarkLegacyStreamSet = 1;  // cublasSetKernelStream succeeded
 
 // --- Records ---------------------------------------------------------------------------------
 
@@ -117,13 +126,14 @@ uint8_t GemmExScaleType(int compute_type, int c_type);
 // cuBLAS keeps the stream, pointer mode and math mode in the handle. flopspy asks the library
 // (cublasGetStream_v2, cublasGetPointerMode_v2, cublasGetMathMode: host-side reads of the
 // handle) instead of shadowing the setters: the answer is always the library's own, whichever way
-// it was set, and nothing is stored per handle (docs/cublas-hooks.md §3). The handle is not
+// it was set, and nothing is stored per handle (docs/cublas-hooks.md §3). The getters are those of
+// `lib`, the copy the call went to (nullptr: none known, nothing is read). The handle is not
 // touched when it is null or the call said CUBLAS_STATUS_NOT_INITIALIZED (not a live handle).
 //
 // Sets raw.stream_handle (0, the legacy default stream, if it cannot be read) and, when
 // `pointer_mode` is asked for, returns whether alpha and beta are host pointers (false when they
 // are device pointers or the mode cannot be read).
-bool ReadHandle(RawLibraryCall& raw, cublasHandle_t handle, bool pointer_mode);
+bool ReadHandle(RawLibraryCall& raw, LibraryCopy* lib, cublasHandle_t handle, bool pointer_mode);
 
 // Sets kLibAlphaKnown and kLibBetaKnown/kLibBetaNonZero from host scalars.
 template <class TA, class TB>
@@ -150,21 +160,20 @@ inline void NoteValueScalars(trace::LibraryCallRecord& r, const TB& beta) {
 // The TF32 rule of docs/blas-formulas.md §2: a level-3 routine with compute type plain 32F on
 // FP32 (or complex FP32) data runs on TF32 tensor cores when the handle's math mode says so; the
 // record then says 32F_FAST_TF32. The math mode is read only when the rule could apply.
-void ApplyMathMode(trace::LibraryCallRecord& r, cublasHandle_t handle);
+void ApplyMathMode(trace::LibraryCallRecord& r, LibraryCopy* lib, cublasHandle_t handle);
 
 // --- The legacy API's unknowns ------------------------------------------------------------------
 
-// Set once the program has called cublasSetKernelStream (successfully): from then on flopspy
-// cannot tell which stream a legacy call uses (docs/cublas-hooks.md §2.2).
-extern std::atomic<bool> g_legacy_stream_set;
-
 // A legacy call (no cublasStatus_t to return): its status is unknown, and so is its stream once
-// the program has changed the legacy stream; before that it is the legacy default stream (0).
+// the program has changed the legacy stream of the copy the call went to (cublasSetKernelStream,
+// kMarkLegacyStreamSet; docs/cublas-hooks.md §2.2); before that it is the legacy default stream
+// (0). Each copy has its own legacy stream. Without a copy nothing is known.
 template <class R>
-inline void NoteLegacyUnknowns(RawLibraryCall& raw) {
+inline void NoteLegacyUnknowns(RawLibraryCall& raw, LibraryCopy* lib) {
   if constexpr (!std::is_same_v<R, cublasStatus_t>) {
     raw.record.flags |= trace::kLibStatusUnknown;
-    if (g_legacy_stream_set.load(std::memory_order_relaxed)) {
+    if (lib == nullptr ||
+        (lib->marks().load(std::memory_order_relaxed) & kMarkLegacyStreamSet) != 0) {
       raw.record.flags |= trace::kLibStreamUnknown;
     }
   }
@@ -184,11 +193,14 @@ inline R MissingResult() {
 }
 
 // R is the hook's return type; the argument types are the hook's parameter types, so Fn is
-// exactly the real function's type.
+// exactly the real function's type. `caller` is the exported hook's return address. Each
+// instantiation has one user, its hook; inlined there so that the arguments are not copied again
+// to make room for `caller` (a call with one more argument than the hook has cannot be a jump).
 template <HookId kId, class R, auto kDecode, class... A>
-inline R RunHook(A... args) {
+__attribute__((always_inline)) inline R RunHook(const void* caller, A... args) {
   using Fn = R (*)(A...);
-  const Fn real = RealOf<Fn>(kId);
+  const CallTarget target = g_sites[kId].Target(caller);
+  const Fn real = reinterpret_cast<Fn>(target.real);
   if (__builtin_expect(real == nullptr, 0)) {
     ReportMissing(kId);
     return MissingResult<R>();
@@ -206,8 +218,8 @@ inline R RunHook(A... args) {
     InitRecord(kId, raw);
     raw.record.enter_ns = enter;
     raw.record.exit_ns = exit;
-    NoteLegacyUnknowns<R>(raw);
-    kDecode(raw, args...);
+    NoteLegacyUnknowns<R>(raw, target.copy);
+    kDecode(raw, target.copy, args...);
     raw.Seal();
     EmitBytes(&raw, raw.record.h.size());  // Emit() wants a top-level header
   } else {
@@ -223,8 +235,8 @@ inline R RunHook(A... args) {
     raw.record.exit_ns = exit;
     // The legacy API has no status to return (cublasGetError() would clear the program's).
     if constexpr (std::is_same_v<R, cublasStatus_t>) raw.record.status = result;
-    NoteLegacyUnknowns<R>(raw);
-    kDecode(raw, args...);
+    NoteLegacyUnknowns<R>(raw, target.copy);
+    kDecode(raw, target.copy, args...);
     raw.Seal();
     EmitBytes(&raw, raw.record.h.size());  // Emit() wants a top-level header
     return result;
@@ -234,10 +246,12 @@ inline R RunHook(A... args) {
 }  // namespace flopspy::interpose::cublas
 
 // Defines the exported hook of one list line, at global scope;
-// flopspy::interpose::cublas::Decode<Family> must be declared.
+// flopspy::interpose::cublas::Decode<Family> must be declared. The return address is taken here,
+// in the exported function itself: it is the caller's.
 #define FLOPSPY_CUBLAS_DEFINE_HOOK(F, name, I, T1, T2, T3)                                     \
   FLOPSPY_EXPORT FLOPSPY_CUBLAS_RET(F, T1, T2) name(FLOPSPY_CUBLAS_PARAMS(F, I, T1, T2, T3)) { \
     namespace fc = ::flopspy::interpose::cublas;                                               \
     return fc::RunHook<fc::kHook_##name, FLOPSPY_CUBLAS_RET(F, T1, T2),                        \
-                       &fc::Decode##F<I, T1, T2, T3>>(FLOPSPY_CUBLAS_ARGS_##F);                \
+                       &fc::Decode##F<I, T1, T2, T3>>(__builtin_return_address(0),             \
+                                                      FLOPSPY_CUBLAS_ARGS_##F);                \
   }

@@ -3,7 +3,8 @@
 // options, and no status: errors go to cublasGetError(), which flopspy must not call because it
 // clears the program's error. Their records say so (kLibStatusUnknown, status 0). The stream is
 // the legacy default stream until the program calls cublasSetKernelStream, hooked here only to
-// learn that it did; after that the records say the stream is unknown (kLibStreamUnknown).
+// learn that it did; after that the records of that libcublas copy say the stream is unknown
+// (kLibStreamUnknown).
 #include "hooks_cublas_common.h"
 #include "library_resolver.h"
 
@@ -15,7 +16,7 @@ namespace flopspy::interpose::cublas {
 using trace::LibraryCallRecord;
 
 template <class I, class T1, class T2, class T3>
-void DecodeLGemm(RawLibraryCall& raw, FLOPSPY_CUBLAS_PARAMS_LGemm(I, T1, T2, T3)) {
+void DecodeLGemm(RawLibraryCall& raw, LibraryCopy*, FLOPSPY_CUBLAS_PARAMS_LGemm(I, T1, T2, T3)) {
   LibraryCallRecord& r = raw.record;
   r.trans_a = LegacyOp(transa);
   r.trans_b = LegacyOp(transb);
@@ -30,7 +31,7 @@ void DecodeLGemm(RawLibraryCall& raw, FLOPSPY_CUBLAS_PARAMS_LGemm(I, T1, T2, T3)
 }
 
 template <class I, class T1, class T2, class T3>
-void DecodeLGemv(RawLibraryCall& raw, FLOPSPY_CUBLAS_PARAMS_LGemv(I, T1, T2, T3)) {
+void DecodeLGemv(RawLibraryCall& raw, LibraryCopy*, FLOPSPY_CUBLAS_PARAMS_LGemv(I, T1, T2, T3)) {
   LibraryCallRecord& r = raw.record;
   r.trans_a = LegacyOp(trans);
   r.m = m;
@@ -43,7 +44,7 @@ void DecodeLGemv(RawLibraryCall& raw, FLOPSPY_CUBLAS_PARAMS_LGemv(I, T1, T2, T3)
 }
 
 template <class I, class T1, class T2, class T3>
-void DecodeLGer(RawLibraryCall& raw, FLOPSPY_CUBLAS_PARAMS_LGer(I, T1, T2, T3)) {
+void DecodeLGer(RawLibraryCall& raw, LibraryCopy*, FLOPSPY_CUBLAS_PARAMS_LGer(I, T1, T2, T3)) {
   LibraryCallRecord& r = raw.record;
   r.m = m;
   r.n = n;
@@ -56,7 +57,7 @@ void DecodeLGer(RawLibraryCall& raw, FLOPSPY_CUBLAS_PARAMS_LGer(I, T1, T2, T3)) 
 
 // ?trsm and ?trmm: the legacy trmm works in place, so its output C is B.
 template <class I, class T1, class T2, class T3>
-void DecodeLTrsm(RawLibraryCall& raw, FLOPSPY_CUBLAS_PARAMS_LTrsm(I, T1, T2, T3)) {
+void DecodeLTrsm(RawLibraryCall& raw, LibraryCopy*, FLOPSPY_CUBLAS_PARAMS_LTrsm(I, T1, T2, T3)) {
   LibraryCallRecord& r = raw.record;
   r.side = LegacySide(side);
   r.uplo = LegacyFill(uplo);
@@ -73,7 +74,7 @@ void DecodeLTrsm(RawLibraryCall& raw, FLOPSPY_CUBLAS_PARAMS_LTrsm(I, T1, T2, T3)
 }
 
 template <class I, class T1, class T2, class T3>
-void DecodeLSymm(RawLibraryCall& raw, FLOPSPY_CUBLAS_PARAMS_LSymm(I, T1, T2, T3)) {
+void DecodeLSymm(RawLibraryCall& raw, LibraryCopy*, FLOPSPY_CUBLAS_PARAMS_LSymm(I, T1, T2, T3)) {
   LibraryCallRecord& r = raw.record;
   r.side = LegacySide(side);
   r.uplo = LegacyFill(uplo);
@@ -87,7 +88,7 @@ void DecodeLSymm(RawLibraryCall& raw, FLOPSPY_CUBLAS_PARAMS_LSymm(I, T1, T2, T3)
 }
 
 template <class I, class T1, class T2, class T3>
-void DecodeLSyrk(RawLibraryCall& raw, FLOPSPY_CUBLAS_PARAMS_LSyrk(I, T1, T2, T3)) {
+void DecodeLSyrk(RawLibraryCall& raw, LibraryCopy*, FLOPSPY_CUBLAS_PARAMS_LSyrk(I, T1, T2, T3)) {
   LibraryCallRecord& r = raw.record;
   r.uplo = LegacyFill(uplo);
   r.trans_a = LegacyOp(trans);
@@ -100,7 +101,7 @@ void DecodeLSyrk(RawLibraryCall& raw, FLOPSPY_CUBLAS_PARAMS_LSyrk(I, T1, T2, T3)
 }
 
 template <class I, class T1, class T2, class T3>
-void DecodeLSyr2k(RawLibraryCall& raw, FLOPSPY_CUBLAS_PARAMS_LSyr2k(I, T1, T2, T3)) {
+void DecodeLSyr2k(RawLibraryCall& raw, LibraryCopy*, FLOPSPY_CUBLAS_PARAMS_LSyr2k(I, T1, T2, T3)) {
   LibraryCallRecord& r = raw.record;
   r.uplo = LegacyFill(uplo);
   r.trans_a = LegacyOp(trans);
@@ -114,7 +115,7 @@ void DecodeLSyr2k(RawLibraryCall& raw, FLOPSPY_CUBLAS_PARAMS_LSyr2k(I, T1, T2, T
 }
 
 template <class I, class T1, class T2, class T3>
-void DecodeLDot(RawLibraryCall& raw, FLOPSPY_CUBLAS_PARAMS_LDot(I, T1, T2, T3)) {
+void DecodeLDot(RawLibraryCall& raw, LibraryCopy*, FLOPSPY_CUBLAS_PARAMS_LDot(I, T1, T2, T3)) {
   LibraryCallRecord& r = raw.record;
   r.n = n;
   r.lda = incx;
@@ -123,7 +124,7 @@ void DecodeLDot(RawLibraryCall& raw, FLOPSPY_CUBLAS_PARAMS_LDot(I, T1, T2, T3)) 
 }
 
 template <class I, class T1, class T2, class T3>
-void DecodeLAxpy(RawLibraryCall& raw, FLOPSPY_CUBLAS_PARAMS_LAxpy(I, T1, T2, T3)) {
+void DecodeLAxpy(RawLibraryCall& raw, LibraryCopy*, FLOPSPY_CUBLAS_PARAMS_LAxpy(I, T1, T2, T3)) {
   LibraryCallRecord& r = raw.record;
   r.n = n;
   r.lda = incx;
@@ -133,7 +134,7 @@ void DecodeLAxpy(RawLibraryCall& raw, FLOPSPY_CUBLAS_PARAMS_LAxpy(I, T1, T2, T3)
 }
 
 template <class I, class T1, class T2, class T3>
-void DecodeLScal(RawLibraryCall& raw, FLOPSPY_CUBLAS_PARAMS_LScal(I, T1, T2, T3)) {
+void DecodeLScal(RawLibraryCall& raw, LibraryCopy*, FLOPSPY_CUBLAS_PARAMS_LScal(I, T1, T2, T3)) {
   LibraryCallRecord& r = raw.record;
   r.n = n;
   r.lda = incx;
@@ -142,7 +143,7 @@ void DecodeLScal(RawLibraryCall& raw, FLOPSPY_CUBLAS_PARAMS_LScal(I, T1, T2, T3)
 }
 
 template <class I, class T1, class T2, class T3>
-void DecodeLNrm2(RawLibraryCall& raw, FLOPSPY_CUBLAS_PARAMS_LNrm2(I, T1, T2, T3)) {
+void DecodeLNrm2(RawLibraryCall& raw, LibraryCopy*, FLOPSPY_CUBLAS_PARAMS_LNrm2(I, T1, T2, T3)) {
   LibraryCallRecord& r = raw.record;
   r.n = n;
   r.lda = incx;
@@ -156,19 +157,23 @@ FLOPSPY_CUBLAS_LEGACY(FLOPSPY_CUBLAS_DEFINE_HOOK)
 namespace flopspy::interpose::cublas {
 namespace {
 using SetKernelStreamFn = cublasStatus_t (*)(cudaStream_t);
-RealFunction<SetKernelStreamFn> g_set_kernel_stream(CudaLibrary::kBlas, "cublasSetKernelStream");
+constinit CallerCache g_set_kernel_stream(CudaLibrary::kBlas, "cublasSetKernelStream");
 }  // namespace
 }  // namespace flopspy::interpose::cublas
 
+// Each libcublas copy has its own legacy stream: the mark goes on the copy the call reached.
 FLOPSPY_EXPORT cublasStatus_t cublasSetKernelStream(cudaStream_t stream) {
   namespace fc = ::flopspy::interpose::cublas;
-  const auto real = fc::g_set_kernel_stream.get();
+  const ::flopspy::interpose::CallTarget target =
+      fc::g_set_kernel_stream.Target(__builtin_return_address(0));
+  const auto real = reinterpret_cast<fc::SetKernelStreamFn>(target.real);
   if (real == nullptr) {
     ::flopspy::interpose::ReportMissingReal(fc::g_set_kernel_stream.name());
     return CUBLAS_STATUS_NOT_INITIALIZED;
   }
   const cublasStatus_t status = real(stream);
-  if (status == CUBLAS_STATUS_SUCCESS)
-    fc::g_legacy_stream_set.store(true, std::memory_order_relaxed);
+  if (status == CUBLAS_STATUS_SUCCESS && target.copy != nullptr) {
+    target.copy->marks().fetch_or(fc::kMarkLegacyStreamSet, std::memory_order_relaxed);
+  }
   return status;
 }

@@ -13,7 +13,7 @@ namespace flopspy::interpose::cublas {
 using trace::LibraryCallRecord;
 
 template <class I, class T1, class T2, class T3>
-void DecodeGemv(RawLibraryCall& raw, FLOPSPY_CUBLAS_PARAMS_Gemv(I, T1, T2, T3)) {
+void DecodeGemv(RawLibraryCall& raw, LibraryCopy* lib, FLOPSPY_CUBLAS_PARAMS_Gemv(I, T1, T2, T3)) {
   LibraryCallRecord& r = raw.record;
   r.trans_a = TypeByte(trans);
   r.m = m;
@@ -21,12 +21,13 @@ void DecodeGemv(RawLibraryCall& raw, FLOPSPY_CUBLAS_PARAMS_Gemv(I, T1, T2, T3)) 
   r.lda = lda;
   r.ldb = incx;
   r.ldc = incy;
-  NoteScalars(r, ReadHandle(raw, handle, true), alpha, beta);
+  NoteScalars(r, ReadHandle(raw, lib, handle, true), alpha, beta);
   r.ptr_align = PackAlign(A, x, y, nullptr);
 }
 
 template <class I, class T1, class T2, class T3>
-void DecodeGemvBatched(RawLibraryCall& raw, FLOPSPY_CUBLAS_PARAMS_GemvBatched(I, T1, T2, T3)) {
+void DecodeGemvBatched(RawLibraryCall& raw, LibraryCopy* lib,
+                       FLOPSPY_CUBLAS_PARAMS_GemvBatched(I, T1, T2, T3)) {
   LibraryCallRecord& r = raw.record;
   r.trans_a = TypeByte(trans);
   r.m = m;
@@ -36,11 +37,12 @@ void DecodeGemvBatched(RawLibraryCall& raw, FLOPSPY_CUBLAS_PARAMS_GemvBatched(I,
   r.ldc = incy;
   r.batch = batchCount;
   r.flags |= trace::kLibBatchedPointers;
-  NoteScalars(r, ReadHandle(raw, handle, true), alpha, beta);
+  NoteScalars(r, ReadHandle(raw, lib, handle, true), alpha, beta);
 }
 
 template <class I, class T1, class T2, class T3>
-void DecodeGemvStrided(RawLibraryCall& raw, FLOPSPY_CUBLAS_PARAMS_GemvStrided(I, T1, T2, T3)) {
+void DecodeGemvStrided(RawLibraryCall& raw, LibraryCopy* lib,
+                       FLOPSPY_CUBLAS_PARAMS_GemvStrided(I, T1, T2, T3)) {
   LibraryCallRecord& r = raw.record;
   r.trans_a = TypeByte(trans);
   r.m = m;
@@ -52,34 +54,35 @@ void DecodeGemvStrided(RawLibraryCall& raw, FLOPSPY_CUBLAS_PARAMS_GemvStrided(I,
   r.stride_b = stridex;
   r.stride_c = stridey;
   r.batch = batchCount;
-  NoteScalars(r, ReadHandle(raw, handle, true), alpha, beta);
+  NoteScalars(r, ReadHandle(raw, lib, handle, true), alpha, beta);
   r.ptr_align = PackAlign(A, x, y, nullptr);
 }
 
 template <class I, class T1, class T2, class T3>
-void DecodeGer(RawLibraryCall& raw, FLOPSPY_CUBLAS_PARAMS_Ger(I, T1, T2, T3)) {
+void DecodeGer(RawLibraryCall& raw, LibraryCopy* lib, FLOPSPY_CUBLAS_PARAMS_Ger(I, T1, T2, T3)) {
   LibraryCallRecord& r = raw.record;
   r.m = m;
   r.n = n;
   r.lda = lda;
   r.ldb = incx;
   r.ldc = incy;
-  ReadHandle(raw, handle, false);
+  ReadHandle(raw, lib, handle, false);
   r.ptr_align = PackAlign(A, x, y, nullptr);
 }
 
 template <class I, class T1, class T2, class T3>
-void DecodeDot(RawLibraryCall& raw, FLOPSPY_CUBLAS_PARAMS_Dot(I, T1, T2, T3)) {
+void DecodeDot(RawLibraryCall& raw, LibraryCopy* lib, FLOPSPY_CUBLAS_PARAMS_Dot(I, T1, T2, T3)) {
   LibraryCallRecord& r = raw.record;
   r.n = n;
   r.lda = incx;
   r.ldb = incy;
-  ReadHandle(raw, handle, false);
+  ReadHandle(raw, lib, handle, false);
   r.ptr_align = PackAlign(x, y, result, nullptr);
 }
 
 template <class I, class T1, class T2, class T3>
-void DecodeDotEx(RawLibraryCall& raw, FLOPSPY_CUBLAS_PARAMS_DotEx(I, T1, T2, T3)) {
+void DecodeDotEx(RawLibraryCall& raw, LibraryCopy* lib,
+                 FLOPSPY_CUBLAS_PARAMS_DotEx(I, T1, T2, T3)) {
   LibraryCallRecord& r = raw.record;
   r.n = n;
   r.lda = incx;
@@ -88,22 +91,23 @@ void DecodeDotEx(RawLibraryCall& raw, FLOPSPY_CUBLAS_PARAMS_DotEx(I, T1, T2, T3)
   r.type_b = TypeByte(yType);
   r.type_c = TypeByte(resultType);
   r.type_d = TypeByte(executionType);
-  ReadHandle(raw, handle, false);
+  ReadHandle(raw, lib, handle, false);
   r.ptr_align = PackAlign(x, y, result, nullptr);
 }
 
 template <class I, class T1, class T2, class T3>
-void DecodeAxpy(RawLibraryCall& raw, FLOPSPY_CUBLAS_PARAMS_Axpy(I, T1, T2, T3)) {
+void DecodeAxpy(RawLibraryCall& raw, LibraryCopy* lib, FLOPSPY_CUBLAS_PARAMS_Axpy(I, T1, T2, T3)) {
   LibraryCallRecord& r = raw.record;
   r.n = n;
   r.lda = incx;
   r.ldb = incy;
-  ReadHandle(raw, handle, false);
+  ReadHandle(raw, lib, handle, false);
   r.ptr_align = PackAlign(x, y, nullptr, nullptr);
 }
 
 template <class I, class T1, class T2, class T3>
-void DecodeAxpyEx(RawLibraryCall& raw, FLOPSPY_CUBLAS_PARAMS_AxpyEx(I, T1, T2, T3)) {
+void DecodeAxpyEx(RawLibraryCall& raw, LibraryCopy* lib,
+                  FLOPSPY_CUBLAS_PARAMS_AxpyEx(I, T1, T2, T3)) {
   LibraryCallRecord& r = raw.record;
   r.n = n;
   r.lda = incx;
@@ -112,49 +116,51 @@ void DecodeAxpyEx(RawLibraryCall& raw, FLOPSPY_CUBLAS_PARAMS_AxpyEx(I, T1, T2, T
   r.type_a = TypeByte(xType);
   r.type_b = TypeByte(yType);
   r.type_d = TypeByte(executiontype);
-  ReadHandle(raw, handle, false);
+  ReadHandle(raw, lib, handle, false);
   r.ptr_align = PackAlign(x, y, nullptr, nullptr);
 }
 
 template <class I, class T1, class T2, class T3>
-void DecodeScal(RawLibraryCall& raw, FLOPSPY_CUBLAS_PARAMS_Scal(I, T1, T2, T3)) {
+void DecodeScal(RawLibraryCall& raw, LibraryCopy* lib, FLOPSPY_CUBLAS_PARAMS_Scal(I, T1, T2, T3)) {
   LibraryCallRecord& r = raw.record;
   r.n = n;
   r.lda = incx;
-  ReadHandle(raw, handle, false);
+  ReadHandle(raw, lib, handle, false);
   r.ptr_align = PackAlign(x, nullptr, nullptr, nullptr);
 }
 
 template <class I, class T1, class T2, class T3>
-void DecodeScalEx(RawLibraryCall& raw, FLOPSPY_CUBLAS_PARAMS_ScalEx(I, T1, T2, T3)) {
+void DecodeScalEx(RawLibraryCall& raw, LibraryCopy* lib,
+                  FLOPSPY_CUBLAS_PARAMS_ScalEx(I, T1, T2, T3)) {
   LibraryCallRecord& r = raw.record;
   r.n = n;
   r.lda = incx;
   r.scale_type = TypeByte(alphaType);
   r.type_a = TypeByte(xType);
   r.type_d = TypeByte(executionType);
-  ReadHandle(raw, handle, false);
+  ReadHandle(raw, lib, handle, false);
   r.ptr_align = PackAlign(x, nullptr, nullptr, nullptr);
 }
 
 template <class I, class T1, class T2, class T3>
-void DecodeNrm2(RawLibraryCall& raw, FLOPSPY_CUBLAS_PARAMS_Nrm2(I, T1, T2, T3)) {
+void DecodeNrm2(RawLibraryCall& raw, LibraryCopy* lib, FLOPSPY_CUBLAS_PARAMS_Nrm2(I, T1, T2, T3)) {
   LibraryCallRecord& r = raw.record;
   r.n = n;
   r.lda = incx;
-  ReadHandle(raw, handle, false);
+  ReadHandle(raw, lib, handle, false);
   r.ptr_align = PackAlign(x, nullptr, result, nullptr);
 }
 
 template <class I, class T1, class T2, class T3>
-void DecodeNrm2Ex(RawLibraryCall& raw, FLOPSPY_CUBLAS_PARAMS_Nrm2Ex(I, T1, T2, T3)) {
+void DecodeNrm2Ex(RawLibraryCall& raw, LibraryCopy* lib,
+                  FLOPSPY_CUBLAS_PARAMS_Nrm2Ex(I, T1, T2, T3)) {
   LibraryCallRecord& r = raw.record;
   r.n = n;
   r.lda = incx;
   r.type_a = TypeByte(xType);
   r.type_c = TypeByte(resultType);
   r.type_d = TypeByte(executionType);
-  ReadHandle(raw, handle, false);
+  ReadHandle(raw, lib, handle, false);
   r.ptr_align = PackAlign(x, nullptr, result, nullptr);
 }
 

@@ -49,14 +49,14 @@ void ExTypes(LibraryCallRecord& r, int a, int b, int c, int compute) {
 constexpr int64_t kMaxGroupsScanned = 4096;
 
 template <class I, class B>
-void GroupedShape(RawLibraryCall& raw, cublasHandle_t handle,
+void GroupedShape(RawLibraryCall& raw, LibraryCopy* lib, cublasHandle_t handle,
                   const cublasOperation_t transa_array[], const cublasOperation_t transb_array[],
                   const I m_array[], const I n_array[], const I k_array[], const I lda_array[],
                   const I ldb_array[], const I ldc_array[], I group_count, const I group_size[],
                   const B* beta_array, size_t beta_bytes) {
   LibraryCallRecord& r = raw.record;
   r.flags |= trace::kLibBatchedPointers;
-  const bool host = ReadHandle(raw, handle, /*pointer_mode=*/true);
+  const bool host = ReadHandle(raw, lib, handle, /*pointer_mode=*/true);
   if (group_count <= 0 || transa_array == nullptr || transb_array == nullptr ||
       m_array == nullptr || n_array == nullptr || k_array == nullptr || lda_array == nullptr ||
       ldb_array == nullptr || ldc_array == nullptr || group_size == nullptr) {
@@ -108,70 +108,76 @@ size_t ScalarBytes(uint8_t type) {
 }  // namespace
 
 template <class I, class T1, class T2, class T3>
-void DecodeGemm(RawLibraryCall& raw, FLOPSPY_CUBLAS_PARAMS_Gemm(I, T1, T2, T3)) {
+void DecodeGemm(RawLibraryCall& raw, LibraryCopy* lib, FLOPSPY_CUBLAS_PARAMS_Gemm(I, T1, T2, T3)) {
   LibraryCallRecord& r = raw.record;
   GemmShape<I>(r, transa, transb, m, n, k, lda, ldb, ldc);
-  NoteScalars(r, ReadHandle(raw, handle, true), alpha, beta);
+  NoteScalars(r, ReadHandle(raw, lib, handle, true), alpha, beta);
   r.ptr_align = PackAlign(A, B, C, nullptr);
-  ApplyMathMode(r, handle);
+  ApplyMathMode(r, lib, handle);
 }
 
 template <class I, class T1, class T2, class T3>
-void DecodeGemmBatched(RawLibraryCall& raw, FLOPSPY_CUBLAS_PARAMS_GemmBatched(I, T1, T2, T3)) {
+void DecodeGemmBatched(RawLibraryCall& raw, LibraryCopy* lib,
+                       FLOPSPY_CUBLAS_PARAMS_GemmBatched(I, T1, T2, T3)) {
   LibraryCallRecord& r = raw.record;
   GemmShape<I>(r, transa, transb, m, n, k, lda, ldb, ldc);
   r.batch = batchCount;
   r.flags |= trace::kLibBatchedPointers;
-  NoteScalars(r, ReadHandle(raw, handle, true), alpha, beta);
-  ApplyMathMode(r, handle);
+  NoteScalars(r, ReadHandle(raw, lib, handle, true), alpha, beta);
+  ApplyMathMode(r, lib, handle);
 }
 
 template <class I, class T1, class T2, class T3>
-void DecodeGemmStrided(RawLibraryCall& raw, FLOPSPY_CUBLAS_PARAMS_GemmStrided(I, T1, T2, T3)) {
+void DecodeGemmStrided(RawLibraryCall& raw, LibraryCopy* lib,
+                       FLOPSPY_CUBLAS_PARAMS_GemmStrided(I, T1, T2, T3)) {
   LibraryCallRecord& r = raw.record;
   GemmShape<I>(r, transa, transb, m, n, k, lda, ldb, ldc);
   r.batch = batchCount;
   r.stride_a = strideA;
   r.stride_b = strideB;
   r.stride_c = strideC;
-  NoteScalars(r, ReadHandle(raw, handle, true), alpha, beta);
+  NoteScalars(r, ReadHandle(raw, lib, handle, true), alpha, beta);
   r.ptr_align = PackAlign(A, B, C, nullptr);
-  ApplyMathMode(r, handle);
+  ApplyMathMode(r, lib, handle);
 }
 
 template <class I, class T1, class T2, class T3>
-void DecodeGemmExTyped(RawLibraryCall& raw, FLOPSPY_CUBLAS_PARAMS_GemmExTyped(I, T1, T2, T3)) {
+void DecodeGemmExTyped(RawLibraryCall& raw, LibraryCopy* lib,
+                       FLOPSPY_CUBLAS_PARAMS_GemmExTyped(I, T1, T2, T3)) {
   LibraryCallRecord& r = raw.record;
   GemmShape<I>(r, transa, transb, m, n, k, lda, ldb, ldc);
   OperandTypes(r, Atype, Btype, Ctype);
-  NoteScalars(r, ReadHandle(raw, handle, true), alpha, beta);
+  NoteScalars(r, ReadHandle(raw, lib, handle, true), alpha, beta);
   r.ptr_align = PackAlign(A, B, C, nullptr);
-  ApplyMathMode(r, handle);
+  ApplyMathMode(r, lib, handle);
 }
 
 template <class I, class T1, class T2, class T3>
-void DecodeGemmEx(RawLibraryCall& raw, FLOPSPY_CUBLAS_PARAMS_GemmEx(I, T1, T2, T3)) {
+void DecodeGemmEx(RawLibraryCall& raw, LibraryCopy* lib,
+                  FLOPSPY_CUBLAS_PARAMS_GemmEx(I, T1, T2, T3)) {
   LibraryCallRecord& r = raw.record;
   GemmShape<I>(r, transa, transb, m, n, k, lda, ldb, ldc);
   ExTypes(r, Atype, Btype, Ctype, computeType);
-  NoteScalars(r, ReadHandle(raw, handle, true), alpha, beta);
+  NoteScalars(r, ReadHandle(raw, lib, handle, true), alpha, beta);
   r.ptr_align = PackAlign(A, B, C, nullptr);
-  ApplyMathMode(r, handle);
+  ApplyMathMode(r, lib, handle);
 }
 
 template <class I, class T1, class T2, class T3>
-void DecodeGemmBatchedEx(RawLibraryCall& raw, FLOPSPY_CUBLAS_PARAMS_GemmBatchedEx(I, T1, T2, T3)) {
+void DecodeGemmBatchedEx(RawLibraryCall& raw, LibraryCopy* lib,
+                         FLOPSPY_CUBLAS_PARAMS_GemmBatchedEx(I, T1, T2, T3)) {
   LibraryCallRecord& r = raw.record;
   GemmShape<I>(r, transa, transb, m, n, k, lda, ldb, ldc);
   ExTypes(r, Atype, Btype, Ctype, computeType);
   r.batch = batchCount;
   r.flags |= trace::kLibBatchedPointers;
-  NoteScalars(r, ReadHandle(raw, handle, true), alpha, beta);
-  ApplyMathMode(r, handle);
+  NoteScalars(r, ReadHandle(raw, lib, handle, true), alpha, beta);
+  ApplyMathMode(r, lib, handle);
 }
 
 template <class I, class T1, class T2, class T3>
-void DecodeGemmStridedEx(RawLibraryCall& raw, FLOPSPY_CUBLAS_PARAMS_GemmStridedEx(I, T1, T2, T3)) {
+void DecodeGemmStridedEx(RawLibraryCall& raw, LibraryCopy* lib,
+                         FLOPSPY_CUBLAS_PARAMS_GemmStridedEx(I, T1, T2, T3)) {
   LibraryCallRecord& r = raw.record;
   GemmShape<I>(r, transa, transb, m, n, k, lda, ldb, ldc);
   ExTypes(r, Atype, Btype, Ctype, computeType);
@@ -179,29 +185,32 @@ void DecodeGemmStridedEx(RawLibraryCall& raw, FLOPSPY_CUBLAS_PARAMS_GemmStridedE
   r.stride_a = strideA;
   r.stride_b = strideB;
   r.stride_c = strideC;
-  NoteScalars(r, ReadHandle(raw, handle, true), alpha, beta);
+  NoteScalars(r, ReadHandle(raw, lib, handle, true), alpha, beta);
   r.ptr_align = PackAlign(A, B, C, nullptr);
-  ApplyMathMode(r, handle);
+  ApplyMathMode(r, lib, handle);
 }
 
 template <class I, class T1, class T2, class T3>
-void DecodeGemmGrouped(RawLibraryCall& raw, FLOPSPY_CUBLAS_PARAMS_GemmGrouped(I, T1, T2, T3)) {
-  GroupedShape<I, T1>(raw, handle, transa_array, transb_array, m_array, n_array, k_array, lda_array,
-                      ldb_array, ldc_array, group_count, group_size, beta_array, sizeof(T1));
-  ApplyMathMode(raw.record, handle);
+void DecodeGemmGrouped(RawLibraryCall& raw, LibraryCopy* lib,
+                       FLOPSPY_CUBLAS_PARAMS_GemmGrouped(I, T1, T2, T3)) {
+  GroupedShape<I, T1>(raw, lib, handle, transa_array, transb_array, m_array, n_array, k_array,
+                      lda_array, ldb_array, ldc_array, group_count, group_size, beta_array,
+                      sizeof(T1));
+  ApplyMathMode(raw.record, lib, handle);
 }
 
 template <class I, class T1, class T2, class T3>
-void DecodeGemmGroupedEx(RawLibraryCall& raw, FLOPSPY_CUBLAS_PARAMS_GemmGroupedEx(I, T1, T2, T3)) {
+void DecodeGemmGroupedEx(RawLibraryCall& raw, LibraryCopy* lib,
+                         FLOPSPY_CUBLAS_PARAMS_GemmGroupedEx(I, T1, T2, T3)) {
   ExTypes(raw.record, Atype, Btype, Ctype, computeType);
-  GroupedShape<I, void>(raw, handle, transa_array, transb_array, m_array, n_array, k_array,
+  GroupedShape<I, void>(raw, lib, handle, transa_array, transb_array, m_array, n_array, k_array,
                         lda_array, ldb_array, ldc_array, group_count, group_size, beta_array,
                         ScalarBytes(raw.record.scale_type));
-  ApplyMathMode(raw.record, handle);
+  ApplyMathMode(raw.record, lib, handle);
 }
 
 template <class I, class T1, class T2, class T3>
-void DecodeTrsm(RawLibraryCall& raw, FLOPSPY_CUBLAS_PARAMS_Trsm(I, T1, T2, T3)) {
+void DecodeTrsm(RawLibraryCall& raw, LibraryCopy* lib, FLOPSPY_CUBLAS_PARAMS_Trsm(I, T1, T2, T3)) {
   LibraryCallRecord& r = raw.record;
   r.side = TypeByte(side);
   r.uplo = TypeByte(uplo);
@@ -211,13 +220,14 @@ void DecodeTrsm(RawLibraryCall& raw, FLOPSPY_CUBLAS_PARAMS_Trsm(I, T1, T2, T3)) 
   r.n = n;
   r.lda = lda;
   r.ldb = ldb;
-  ReadHandle(raw, handle, false);
+  ReadHandle(raw, lib, handle, false);
   r.ptr_align = PackAlign(A, B, nullptr, nullptr);
-  ApplyMathMode(r, handle);
+  ApplyMathMode(r, lib, handle);
 }
 
 template <class I, class T1, class T2, class T3>
-void DecodeTrsmBatched(RawLibraryCall& raw, FLOPSPY_CUBLAS_PARAMS_TrsmBatched(I, T1, T2, T3)) {
+void DecodeTrsmBatched(RawLibraryCall& raw, LibraryCopy* lib,
+                       FLOPSPY_CUBLAS_PARAMS_TrsmBatched(I, T1, T2, T3)) {
   LibraryCallRecord& r = raw.record;
   r.side = TypeByte(side);
   r.uplo = TypeByte(uplo);
@@ -229,12 +239,12 @@ void DecodeTrsmBatched(RawLibraryCall& raw, FLOPSPY_CUBLAS_PARAMS_TrsmBatched(I,
   r.ldb = ldb;
   r.batch = batchCount;
   r.flags |= trace::kLibBatchedPointers;
-  ReadHandle(raw, handle, false);
-  ApplyMathMode(r, handle);
+  ReadHandle(raw, lib, handle, false);
+  ApplyMathMode(r, lib, handle);
 }
 
 template <class I, class T1, class T2, class T3>
-void DecodeTrmm(RawLibraryCall& raw, FLOPSPY_CUBLAS_PARAMS_Trmm(I, T1, T2, T3)) {
+void DecodeTrmm(RawLibraryCall& raw, LibraryCopy* lib, FLOPSPY_CUBLAS_PARAMS_Trmm(I, T1, T2, T3)) {
   LibraryCallRecord& r = raw.record;
   r.side = TypeByte(side);
   r.uplo = TypeByte(uplo);
@@ -245,13 +255,13 @@ void DecodeTrmm(RawLibraryCall& raw, FLOPSPY_CUBLAS_PARAMS_Trmm(I, T1, T2, T3)) 
   r.lda = lda;
   r.ldb = ldb;
   r.ldc = ldc;
-  ReadHandle(raw, handle, false);
+  ReadHandle(raw, lib, handle, false);
   r.ptr_align = PackAlign(A, B, C, nullptr);
-  ApplyMathMode(r, handle);
+  ApplyMathMode(r, lib, handle);
 }
 
 template <class I, class T1, class T2, class T3>
-void DecodeSymm(RawLibraryCall& raw, FLOPSPY_CUBLAS_PARAMS_Symm(I, T1, T2, T3)) {
+void DecodeSymm(RawLibraryCall& raw, LibraryCopy* lib, FLOPSPY_CUBLAS_PARAMS_Symm(I, T1, T2, T3)) {
   LibraryCallRecord& r = raw.record;
   r.side = TypeByte(side);
   r.uplo = TypeByte(uplo);
@@ -260,14 +270,14 @@ void DecodeSymm(RawLibraryCall& raw, FLOPSPY_CUBLAS_PARAMS_Symm(I, T1, T2, T3)) 
   r.lda = lda;
   r.ldb = ldb;
   r.ldc = ldc;
-  NoteScalars(r, ReadHandle(raw, handle, true), alpha, beta);
+  NoteScalars(r, ReadHandle(raw, lib, handle, true), alpha, beta);
   r.ptr_align = PackAlign(A, B, C, nullptr);
-  ApplyMathMode(r, handle);
+  ApplyMathMode(r, lib, handle);
 }
 
 // Rank-k updates: n and k; m is not used (docs/blas-formulas.md §2).
 template <class I, class T1, class T2, class T3>
-void DecodeSyrk(RawLibraryCall& raw, FLOPSPY_CUBLAS_PARAMS_Syrk(I, T1, T2, T3)) {
+void DecodeSyrk(RawLibraryCall& raw, LibraryCopy* lib, FLOPSPY_CUBLAS_PARAMS_Syrk(I, T1, T2, T3)) {
   LibraryCallRecord& r = raw.record;
   r.uplo = TypeByte(uplo);
   r.trans_a = TypeByte(trans);
@@ -275,13 +285,14 @@ void DecodeSyrk(RawLibraryCall& raw, FLOPSPY_CUBLAS_PARAMS_Syrk(I, T1, T2, T3)) 
   r.k = k;
   r.lda = lda;
   r.ldc = ldc;
-  NoteScalars(r, ReadHandle(raw, handle, true), alpha, beta);
+  NoteScalars(r, ReadHandle(raw, lib, handle, true), alpha, beta);
   r.ptr_align = PackAlign(A, nullptr, C, nullptr);
-  ApplyMathMode(r, handle);
+  ApplyMathMode(r, lib, handle);
 }
 
 template <class I, class T1, class T2, class T3>
-void DecodeSyrkEx(RawLibraryCall& raw, FLOPSPY_CUBLAS_PARAMS_SyrkEx(I, T1, T2, T3)) {
+void DecodeSyrkEx(RawLibraryCall& raw, LibraryCopy* lib,
+                  FLOPSPY_CUBLAS_PARAMS_SyrkEx(I, T1, T2, T3)) {
   LibraryCallRecord& r = raw.record;
   r.uplo = TypeByte(uplo);
   r.trans_a = TypeByte(trans);
@@ -291,13 +302,14 @@ void DecodeSyrkEx(RawLibraryCall& raw, FLOPSPY_CUBLAS_PARAMS_SyrkEx(I, T1, T2, T
   r.ldc = ldc;
   r.type_a = TypeByte(Atype);
   r.type_c = TypeByte(Ctype);
-  NoteScalars(r, ReadHandle(raw, handle, true), alpha, beta);
+  NoteScalars(r, ReadHandle(raw, lib, handle, true), alpha, beta);
   r.ptr_align = PackAlign(A, nullptr, C, nullptr);
-  ApplyMathMode(r, handle);
+  ApplyMathMode(r, lib, handle);
 }
 
 template <class I, class T1, class T2, class T3>
-void DecodeSyr2k(RawLibraryCall& raw, FLOPSPY_CUBLAS_PARAMS_Syr2k(I, T1, T2, T3)) {
+void DecodeSyr2k(RawLibraryCall& raw, LibraryCopy* lib,
+                 FLOPSPY_CUBLAS_PARAMS_Syr2k(I, T1, T2, T3)) {
   LibraryCallRecord& r = raw.record;
   r.uplo = TypeByte(uplo);
   r.trans_a = TypeByte(trans);
@@ -306,9 +318,9 @@ void DecodeSyr2k(RawLibraryCall& raw, FLOPSPY_CUBLAS_PARAMS_Syr2k(I, T1, T2, T3)
   r.lda = lda;
   r.ldb = ldb;
   r.ldc = ldc;
-  NoteScalars(r, ReadHandle(raw, handle, true), alpha, beta);
+  NoteScalars(r, ReadHandle(raw, lib, handle, true), alpha, beta);
   r.ptr_align = PackAlign(A, B, C, nullptr);
-  ApplyMathMode(r, handle);
+  ApplyMathMode(r, lib, handle);
 }
 
 }  // namespace flopspy::interpose::cublas

@@ -14,20 +14,19 @@ namespace flopspy::interpose {
 namespace {
 
 struct FoundObjects {
-  const char* stem;
+  CudaLibrary library;
   std::vector<std::string> paths;
 };
 
 int CollectObject(dl_phdr_info* info, size_t, void* data) {
   auto* found = static_cast<FoundObjects*>(data);
   if (info->dlpi_name == nullptr || info->dlpi_name[0] == '\0') return 0;
-  const char* base = std::strrchr(info->dlpi_name, '/');
-  base = base ? base + 1 : info->dlpi_name;
-  // "libcublas.so" must not match "libcublasLt.so": the stem ends at ".so".
-  if (std::strncmp(base, found->stem, std::strlen(found->stem)) == 0) {
-    found->paths.emplace_back(info->dlpi_name);
-  }
+  if (IsLibraryFile(info->dlpi_name, found->library)) found->paths.emplace_back(info->dlpi_name);
   return 0;
+}
+
+bool IsAlnum(char c) {
+  return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
 }
 
 }  // namespace
@@ -48,9 +47,25 @@ const char* LibraryStem(CudaLibrary library) {
   return "";
 }
 
+bool IsLibraryFile(const char* path, CudaLibrary library) {
+  if (path == nullptr) return false;
+  const char* base = std::strrchr(path, '/');
+  base = base ? base + 1 : path;
+  const char* stem = LibraryStem(library);
+  // "libcublas.so" must not match "libcublasLt.so": the stem ends at ".so".
+  if (std::strncmp(base, stem, std::strlen(stem)) == 0) return true;
+  // auditwheel's "<name>-<hash>.so...": the name, a dash, letters and digits, then ".so".
+  const size_t name_length = std::strlen(stem) - 3;  // without ".so"
+  if (std::strncmp(base, stem, name_length) != 0 || base[name_length] != '-') return false;
+  const char* p = base + name_length + 1;
+  const char* hash = p;
+  while (IsAlnum(*p)) ++p;
+  return p != hash && std::strncmp(p, ".so", 3) == 0;
+}
+
 void* ResolveReal(CudaLibrary library, const char* name) {
   if (void* next = NextSymbol(name)) return next;
-  FoundObjects found{LibraryStem(library), {}};
+  FoundObjects found{library, {}};
   dl_iterate_phdr(CollectObject, &found);
   for (const std::string& path : found.paths) {
     void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_NOLOAD);

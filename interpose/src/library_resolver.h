@@ -17,6 +17,11 @@ enum class CudaLibrary { kDriver, kRuntime, kBlas, kBlasLt, kCupti };
 // The file-name stem that identifies a library ("libcudart.so", ...).
 const char* LibraryStem(CudaLibrary library);
 
+// Whether the file `path` (a path or a base name) is a copy of `library`: its base name starts
+// with the stem ("libcublas.so.12"), or with the stem renamed as auditwheel renames the libraries
+// it bundles into a wheel ("libcublas-3f2a9c1e.so.12"). "libcublasLt.so.13" is not libcublas.
+bool IsLibraryFile(const char* path, CudaLibrary library);
+
 // The real `name`, or nullptr when no loaded copy defines it.
 void* ResolveReal(CudaLibrary library, const char* name);
 

@@ -5,7 +5,7 @@
 namespace flopspy::cublas_client {
 
 Sink::Sink() {
-  if (const char* path = std::getenv("FLOPSPY_CUBLAS_EXPECT")) expect_ = std::fopen(path, "w");
+  if (const char* path = std::getenv("FLOPSPY_CUBLAS_EXPECT")) expect_ = std::fopen(path, "a");
 }
 
 Sink::~Sink() {

@@ -1,6 +1,7 @@
 // The test client's bookkeeping: every call it makes is printed on stdout (what the program sees:
-// statuses, returned values) and, when FLOPSPY_CUBLAS_EXPECT names a file, described there as one
-// line of the LibraryCallRecord fields flopspy should write for it:
+// statuses, returned values) and, when FLOPSPY_CUBLAS_EXPECT names a file, described there
+// (appended: several modules of one process write in turn) as one line of the LibraryCallRecord
+// fields flopspy should write for it:
 //
 //   name=cublasSgemm_v2<TAB>status=0<TAB>m=10<TAB>...
 //

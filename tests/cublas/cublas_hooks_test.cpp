@@ -17,6 +17,7 @@
 #include "flopspy/analyzers/blas_routine.h"
 #include "flopspy/analyzers/blas_types.h"
 #include "flopspy/trace/reader.h"
+#include "library_resolver.h"
 #include "subprocess.h"
 
 namespace flopspy::testing {
@@ -320,6 +321,124 @@ INSTANTIATE_TEST_SUITE_P(MajorsAndLoading, FakeCublasTest,
                          [](const auto& param_info) {
                            return "cuda" + std::to_string(std::get<0>(param_info.param)) +
                                   (std::get<1>(param_info.param) ? "_dlopen_local" : "_linked");
+                         });
+
+// --- Two copies in one process ------------------------------------------------------------------
+//
+// Python opens extension modules RTLD_LOCAL, so one process can hold libcublas.so.12 (a CUDA 12
+// PyTorch) and libcublas.so.13 (a CUDA 13 extension), or two copies of one major (a wheel's own,
+// renamed by auditwheel), each with its libcublasLt. Both modules' calls bind to flopspy's hooks,
+// which must forward each to the copy its caller is linked against, and read the handle and the
+// descriptors with that copy's getters: the fakes refuse another copy's handles
+// (CUBLAS_STATUS_NOT_INITIALIZED) and descriptors. Both load orders: whichever copy flopspy meets
+// first must not matter.
+
+const std::string kAllFakes = kFakes12 + ":" + kFakes13 + ":" + FLOPSPY_FAKES_WHEEL13;
+
+// The lines of `out` that start with `prefix`.
+std::vector<std::string> LinesStartingWith(const std::string& out, const std::string& prefix) {
+  std::vector<std::string> lines;
+  std::istringstream in(out);
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind(prefix, 0) == 0) lines.push_back(line);
+  }
+  return lines;
+}
+
+// Every entry point, from the full client of each major in one process.
+TEST(TwoCopies, EveryEntryPointReachesTheCallersCopy) {
+  for (const auto& [first, second] : {std::pair{FLOPSPY_CLIENT12, FLOPSPY_CLIENT13},
+                                      std::pair{FLOPSPY_CLIENT13, FLOPSPY_CLIENT12}}) {
+    SCOPED_TRACE(std::string(first) + " first");
+    const Outcome run = RunBothWays({FLOPSPY_DRIVER_DLOPEN, first, second}, kAllFakes);
+    CheckUnchanged(run, 5);
+    EXPECT_EQ(run.traced.err, run.plain.err);
+    // Each copy counted exactly its own client's calls ("calls N cublas X cublasLt Y": the
+    // client made N recorded calls, its copies counted X + Y), the same for both clients.
+    const auto counts = LinesStartingWith(run.traced.out, "calls ");
+    ASSERT_EQ(counts.size(), 2u) << run.traced.out;
+    EXPECT_EQ(counts[0], counts[1]);
+    for (const std::string& line : counts) {
+      long long calls = 0, cublas = 0, lt = 0;
+      ASSERT_EQ(
+          std::sscanf(line.c_str(), "calls %lld cublas %lld cublasLt %lld", &calls, &cublas, &lt),
+          3)
+          << line;
+      EXPECT_EQ(cublas + lt, calls) << line;
+    }
+    // One record per call of both clients, each exactly as its client passed it (stream, pointer
+    // mode and math mode read from the right copy's handle).
+    EXPECT_GT(CheckRecords(run), 2 * BlasEntryPoints().size());
+  }
+}
+
+// Which loaded files count as copies of a library: the stem, or auditwheel's renamed form.
+TEST(TwoCopies, LibraryFilesByName) {
+  using interpose::CudaLibrary;
+  using interpose::IsLibraryFile;
+  EXPECT_TRUE(IsLibraryFile("/usr/local/cuda/lib64/libcublas.so.13", CudaLibrary::kBlas));
+  EXPECT_TRUE(IsLibraryFile("libcublas.so", CudaLibrary::kBlas));
+  EXPECT_TRUE(IsLibraryFile("/site-packages/x.libs/libcublas-0c0ffee1.so.12", CudaLibrary::kBlas));
+  EXPECT_FALSE(IsLibraryFile("libcublasLt.so.13", CudaLibrary::kBlas));
+  EXPECT_FALSE(IsLibraryFile("libcublasLt-0c0ffee1.so.13", CudaLibrary::kBlas));
+  EXPECT_TRUE(IsLibraryFile("libcublasLt-0c0ffee1.so.13", CudaLibrary::kBlasLt));
+  EXPECT_FALSE(IsLibraryFile("libcublas-.so.13", CudaLibrary::kBlas));
+  EXPECT_FALSE(IsLibraryFile("libcublas-0c0ffee1", CudaLibrary::kBlas));
+  EXPECT_FALSE(IsLibraryFile("libcublas-0c0f_fee1.so.13", CudaLibrary::kBlas));
+  EXPECT_FALSE(IsLibraryFile("/lib/libflopspy.so", CudaLibrary::kBlas));
+  EXPECT_FALSE(IsLibraryFile("/opt/libcublas.so.13/libother.so", CudaLibrary::kBlas));
+  EXPECT_TRUE(IsLibraryFile("libcudart-d0da41ae.so.11.0", CudaLibrary::kRuntime));
+  EXPECT_FALSE(IsLibraryFile("libcuda.so.1", CudaLibrary::kRuntime));
+  EXPECT_FALSE(IsLibraryFile("libcudart.so.13", CudaLibrary::kDriver));
+  EXPECT_FALSE(IsLibraryFile(nullptr, CudaLibrary::kBlas));
+}
+
+class TwoCopiesTest : public ::testing::TestWithParam<std::tuple<const char*, const char*>> {};
+
+// An extension module per copy: every call succeeds, reaches its own copy, and is recorded once
+// with its own shapes, stream, pointer mode, math mode (TF32), legacy stream state and cuBLASLt
+// descriptors.
+TEST_P(TwoCopiesTest, EachModuleReachesItsOwnCopy) {
+  const auto [first, second] = GetParam();
+  const std::map<std::string, std::string> copy_line = {
+      {FLOPSPY_EXT12, "copy libcublas.so.12 calls 6 cublas 5 cublasLt libcublasLt.so.12 1"},
+      {FLOPSPY_EXT13, "copy libcublas.so.13 calls 6 cublas 5 cublasLt libcublasLt.so.13 1"},
+      {FLOPSPY_EXT13_WHEEL,
+       "copy libcublas-0c0ffee1.so.13 calls 6 cublas 5 cublasLt libcublasLt-0c0ffee1.so.13 1"}};
+  const Outcome run = RunBothWays({FLOPSPY_DRIVER_DLOPEN, first, second}, kAllFakes);
+  CheckUnchanged(run, 5);
+  EXPECT_EQ(run.traced.err, run.plain.err);
+  // Every status the modules saw is success.
+  std::istringstream out(run.traced.out);
+  size_t statuses = 0;
+  for (std::string line; std::getline(out, line);) {
+    const auto at = line.find("status=");
+    if (at == std::string::npos) continue;
+    ++statuses;
+    EXPECT_EQ(line.substr(at), "status=0") << line;
+  }
+  EXPECT_EQ(statuses, 2u * 25);  // 25 calls per module, recorded or not
+  // Each module's calls reached its own copy, and only its calls.
+  EXPECT_EQ(LinesStartingWith(run.traced.out, "copy "),
+            (std::vector<std::string>{copy_line.at(first), copy_line.at(second)}));
+  // Each call recorded once, in order, every field as its module passed it.
+  EXPECT_EQ(CheckRecords(run), 12u);
+  for (const auto& c : run.trace.calls) EXPECT_EQ(c.record.status, 0) << c.name;
+}
+
+INSTANTIATE_TEST_SUITE_P(Copies, TwoCopiesTest,
+                         ::testing::Values(std::tuple{FLOPSPY_EXT12, FLOPSPY_EXT13},
+                                           std::tuple{FLOPSPY_EXT13, FLOPSPY_EXT12},
+                                           std::tuple{FLOPSPY_EXT13, FLOPSPY_EXT13_WHEEL},
+                                           std::tuple{FLOPSPY_EXT13_WHEEL, FLOPSPY_EXT13}),
+                         [](const auto& param_info) {
+                           const auto name = [](const std::string& path) {
+                             return path == FLOPSPY_EXT12   ? std::string("cuda12")
+                                    : path == FLOPSPY_EXT13 ? std::string("cuda13")
+                                                            : std::string("wheel13");
+                           };
+                           return name(std::get<0>(param_info.param)) + "_then_" +
+                                  name(std::get<1>(param_info.param));
                          });
 
 TEST(RealCublasLt, DescriptorsDecodedAndErrorPassedThrough) {

@@ -1,7 +1,9 @@
 // A fake libcublas.so.N (built as 12 and 13): every entry point of the handle and legacy APIs
-// that flopspy hooks, plus the handle functions a client needs. Nothing is checked and nothing is
-// computed: each call is counted and returns the status the test chose, so that flopspy's hooks
-// can be driven with any arguments, valid or not, without a GPU.
+// that flopspy hooks, plus the handle functions a client needs. Nothing is computed and only the
+// handle is checked: each call is counted and returns the status the test chose, so that
+// flopspy's hooks can be driven with any arguments, valid or not, without a GPU. Like the real
+// library, a copy knows only the handles it made: a handle of another copy loaded in the same
+// process (the other major, a wheel's own copy) gets CUBLAS_STATUS_NOT_INITIALIZED.
 #include "fake_cublas.h"
 
 #include <atomic>
@@ -74,26 +76,44 @@ R Fake(FakeId id) {
   }
 }
 
+// This copy's mark on its handles: a hidden object, so each loaded copy has its own address.
+const char kThisCopy = 0;
+
 struct FakeHandle {
+  const void* owner = &kThisCopy;
   cudaStream_t stream = nullptr;
   cublasPointerMode_t pointer_mode = CUBLAS_POINTER_MODE_HOST;
   cublasMath_t math_mode = CUBLAS_DEFAULT_MATH;
 };
 
+// The handle if this copy made it, else nullptr (null, or another copy's: every copy's handles
+// start with the owner mark, so reading it is safe).
 FakeHandle* AsFake(cublasHandle_t handle) {
-  return reinterpret_cast<FakeHandle*>(handle);
+  auto* h = reinterpret_cast<FakeHandle*>(handle);
+  return h != nullptr && h->owner == &kThisCopy ? h : nullptr;
+}
+
+// A handle-API entry point: counted, and refused for a handle this copy did not make.
+cublasStatus_t FakeWithHandle(FakeId id, cublasHandle_t handle) {
+  const cublasStatus_t status = Fake<cublasStatus_t>(id);
+  return AsFake(handle) != nullptr ? status : CUBLAS_STATUS_NOT_INITIALIZED;
 }
 
 }  // namespace
 
-#define FAKE_DEFINE(F, name, I, T1, T2, T3)                                                 \
+#define FAKE_DEFINE_HANDLE(F, name, I, T1, T2, T3)                                          \
+  FAKE_EXPORT FLOPSPY_CUBLAS_RET(F, T1, T2) name(FLOPSPY_CUBLAS_PARAMS(F, I, T1, T2, T3)) { \
+    return FakeWithHandle(kFake_##name, handle);                                            \
+  }
+#define FAKE_DEFINE_LEGACY(F, name, I, T1, T2, T3)                                          \
   FAKE_EXPORT FLOPSPY_CUBLAS_RET(F, T1, T2) name(FLOPSPY_CUBLAS_PARAMS(F, I, T1, T2, T3)) { \
     return Fake<FLOPSPY_CUBLAS_RET(F, T1, T2)>(kFake_##name);                               \
   }
-FLOPSPY_CUBLAS_V2_LEVEL3(FAKE_DEFINE)
-FLOPSPY_CUBLAS_V2_LEVEL12(FAKE_DEFINE)
-FLOPSPY_CUBLAS_LEGACY(FAKE_DEFINE)
-#undef FAKE_DEFINE
+FLOPSPY_CUBLAS_V2_LEVEL3(FAKE_DEFINE_HANDLE)
+FLOPSPY_CUBLAS_V2_LEVEL12(FAKE_DEFINE_HANDLE)
+FLOPSPY_CUBLAS_LEGACY(FAKE_DEFINE_LEGACY)
+#undef FAKE_DEFINE_HANDLE
+#undef FAKE_DEFINE_LEGACY
 
 // --- Handle state, as the real library keeps it --------------------------------------------
 
@@ -104,48 +124,56 @@ FAKE_EXPORT cublasStatus_t cublasCreate_v2(cublasHandle_t* handle) {
 }
 
 FAKE_EXPORT cublasStatus_t cublasDestroy_v2(cublasHandle_t handle) {
-  delete AsFake(handle);
+  FakeHandle* h = AsFake(handle);
+  if (h == nullptr) return CUBLAS_STATUS_NOT_INITIALIZED;
+  delete h;
   return CUBLAS_STATUS_SUCCESS;
 }
 
 FAKE_EXPORT cublasStatus_t cublasSetStream_v2(cublasHandle_t handle, cudaStream_t stream) {
-  if (handle == nullptr) return CUBLAS_STATUS_NOT_INITIALIZED;
-  AsFake(handle)->stream = stream;
+  FakeHandle* h = AsFake(handle);
+  if (h == nullptr) return CUBLAS_STATUS_NOT_INITIALIZED;
+  h->stream = stream;
   return CUBLAS_STATUS_SUCCESS;
 }
 
 FAKE_EXPORT cublasStatus_t cublasGetStream_v2(cublasHandle_t handle, cudaStream_t* stream) {
-  if (handle == nullptr) return CUBLAS_STATUS_NOT_INITIALIZED;
+  const FakeHandle* h = AsFake(handle);
+  if (h == nullptr) return CUBLAS_STATUS_NOT_INITIALIZED;
   if (stream == nullptr) return CUBLAS_STATUS_INVALID_VALUE;
-  *stream = AsFake(handle)->stream;
+  *stream = h->stream;
   return CUBLAS_STATUS_SUCCESS;
 }
 
 FAKE_EXPORT cublasStatus_t cublasSetPointerMode_v2(cublasHandle_t handle,
                                                    cublasPointerMode_t mode) {
-  if (handle == nullptr) return CUBLAS_STATUS_NOT_INITIALIZED;
-  AsFake(handle)->pointer_mode = mode;
+  FakeHandle* h = AsFake(handle);
+  if (h == nullptr) return CUBLAS_STATUS_NOT_INITIALIZED;
+  h->pointer_mode = mode;
   return CUBLAS_STATUS_SUCCESS;
 }
 
 FAKE_EXPORT cublasStatus_t cublasGetPointerMode_v2(cublasHandle_t handle,
                                                    cublasPointerMode_t* mode) {
-  if (handle == nullptr) return CUBLAS_STATUS_NOT_INITIALIZED;
+  const FakeHandle* h = AsFake(handle);
+  if (h == nullptr) return CUBLAS_STATUS_NOT_INITIALIZED;
   if (mode == nullptr) return CUBLAS_STATUS_INVALID_VALUE;
-  *mode = AsFake(handle)->pointer_mode;
+  *mode = h->pointer_mode;
   return CUBLAS_STATUS_SUCCESS;
 }
 
 FAKE_EXPORT cublasStatus_t cublasSetMathMode(cublasHandle_t handle, cublasMath_t mode) {
-  if (handle == nullptr) return CUBLAS_STATUS_NOT_INITIALIZED;
-  AsFake(handle)->math_mode = mode;
+  FakeHandle* h = AsFake(handle);
+  if (h == nullptr) return CUBLAS_STATUS_NOT_INITIALIZED;
+  h->math_mode = mode;
   return CUBLAS_STATUS_SUCCESS;
 }
 
 FAKE_EXPORT cublasStatus_t cublasGetMathMode(cublasHandle_t handle, cublasMath_t* mode) {
-  if (handle == nullptr) return CUBLAS_STATUS_NOT_INITIALIZED;
+  const FakeHandle* h = AsFake(handle);
+  if (h == nullptr) return CUBLAS_STATUS_NOT_INITIALIZED;
   if (mode == nullptr) return CUBLAS_STATUS_INVALID_VALUE;
-  *mode = AsFake(handle)->math_mode;
+  *mode = h->math_mode;
   return CUBLAS_STATUS_SUCCESS;
 }
 
@@ -164,6 +192,10 @@ FAKE_EXPORT cublasStatus_t cublasSetKernelStream(cudaStream_t stream) {
 
 FAKE_EXPORT void flopspy_fake_cublas_set_status(int status) {
   g_status.store(status);
+}
+
+FAKE_EXPORT const char* flopspy_fake_cublas_soname() {
+  return FLOPSPY_FAKE_SONAME;
 }
 
 FAKE_EXPORT uint64_t flopspy_fake_cublas_calls(const char* name) {

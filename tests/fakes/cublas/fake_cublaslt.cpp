@@ -1,7 +1,9 @@
 // A fake libcublasLt.so.N (built as 12 and 13): cublasLtMatmul, which flopspy hooks, and the
 // handle, descriptor and layout functions a client and the hook's decoder need. Attributes are
 // kept as cuBLASLt keeps them (exact sizes, the documented defaults) so the hook's decoding can be
-// driven through a fake too; the real library is tested in tests/cublas as well.
+// driven through a fake too; the real library is tested in tests/cublas as well. A copy knows only
+// the handles, descriptors and layouts it made (those of another copy loaded in the same process
+// are refused: CUBLAS_STATUS_NOT_INITIALIZED for a handle, INVALID_VALUE for the others).
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
@@ -65,31 +67,60 @@ struct Attributes {
   }
 };
 
+// This copy's mark on what it makes: a hidden object, so each loaded copy has its own address.
+const char kThisCopy = 0;
+
+// Every object this copy makes starts with the owner mark, so another copy's object can be told
+// apart by reading it.
+struct FakeLtHandle {
+  const void* owner = &kThisCopy;
+};
 struct FakeDesc {
+  const void* owner = &kThisCopy;
   Attributes a;
 };
 struct FakeLayout {
+  const void* owner = &kThisCopy;
   Attributes a;
 };
+
+// The object if this copy made it, else nullptr.
+template <class Fake, class Opaque>
+Fake* Mine(Opaque object) {
+  auto* f = reinterpret_cast<Fake*>(object);
+  return f != nullptr && f->owner == &kThisCopy ? f : nullptr;
+}
+
+// A descriptor or layout argument that is another copy's (null ones are let through).
+template <class Fake, class Opaque>
+bool Foreign(Opaque object) {
+  return object != nullptr && Mine<Fake>(object) == nullptr;
+}
 
 }  // namespace
 
 FAKE_EXPORT cublasStatus_t cublasLtMatmul(FLOPSPY_CUBLAS_PARAMS_LtMatmul(int, void, void, void)) {
-  (void)lightHandle, (void)computeDesc, (void)alpha, (void)A, (void)Adesc, (void)B, (void)Bdesc;
-  (void)beta, (void)C, (void)Cdesc, (void)D, (void)Ddesc, (void)algo, (void)workspace;
+  (void)alpha, (void)A, (void)B, (void)beta, (void)C, (void)D, (void)algo, (void)workspace;
   (void)workspaceSizeInBytes, (void)stream;
   g_matmul_calls.fetch_add(1);
+  if (Mine<FakeLtHandle>(lightHandle) == nullptr) return CUBLAS_STATUS_NOT_INITIALIZED;
+  if (Foreign<FakeDesc>(computeDesc) || Foreign<FakeLayout>(Adesc) || Foreign<FakeLayout>(Bdesc) ||
+      Foreign<FakeLayout>(Cdesc) || Foreign<FakeLayout>(Ddesc)) {
+    return CUBLAS_STATUS_INVALID_VALUE;
+  }
   return static_cast<cublasStatus_t>(Status());
 }
 
 FAKE_EXPORT cublasStatus_t cublasLtCreate(cublasLtHandle_t* handle) {
   if (handle == nullptr) return CUBLAS_STATUS_INVALID_VALUE;
-  static int context;  // any non-null value will do
-  *handle = reinterpret_cast<cublasLtHandle_t>(&context);
-  return CUBLAS_STATUS_SUCCESS;
+  *handle = reinterpret_cast<cublasLtHandle_t>(new (std::nothrow) FakeLtHandle);
+  return *handle != nullptr ? CUBLAS_STATUS_SUCCESS : CUBLAS_STATUS_ALLOC_FAILED;
 }
 
-FAKE_EXPORT cublasStatus_t cublasLtDestroy(cublasLtHandle_t) {
+FAKE_EXPORT cublasStatus_t cublasLtDestroy(cublasLtHandle_t handle) {
+  FakeLtHandle* h = Mine<FakeLtHandle>(handle);
+  if (h == nullptr) return CUBLAS_STATUS_NOT_INITIALIZED;
+  delete h;
   return CUBLAS_STATUS_SUCCESS;
 }
 
@@ -125,7 +156,8 @@ FAKE_EXPORT cublasStatus_t cublasLtMatmulDescCreate(cublasLtMatmulDesc_t* desc,
 }
 
 FAKE_EXPORT cublasStatus_t cublasLtMatmulDescDestroy(cublasLtMatmulDesc_t desc) {
-  delete reinterpret_cast<FakeDesc*>(desc);
+  if (Foreign<FakeDesc>(desc)) return CUBLAS_STATUS_INVALID_VALUE;
+  delete Mine<FakeDesc>(desc);
   return CUBLAS_STATUS_SUCCESS;
 }
 
@@ -133,7 +165,8 @@ FAKE_EXPORT cublasStatus_t cublasLtMatmulDescSetAttribute(cublasLtMatmulDesc_t d
                                                           cublasLtMatmulDescAttributes_t attr,
                                                           const void* buf, size_t bytes) {
   if (desc == nullptr) return CUBLAS_STATUS_NOT_INITIALIZED;
-  return reinterpret_cast<FakeDesc*>(desc)->a.Set(attr, buf, bytes);
+  FakeDesc* d = Mine<FakeDesc>(desc);
+  return d != nullptr ? d->a.Set(attr, buf, bytes) : CUBLAS_STATUS_INVALID_VALUE;
 }
 
 FAKE_EXPORT cublasStatus_t cublasLtMatmulDescGetAttribute(cublasLtMatmulDesc_t desc,
@@ -141,8 +174,9 @@ FAKE_EXPORT cublasStatus_t cublasLtMatmulDescGetAttribute(cublasLtMatmulDesc_t d
                                                           void* buf, size_t bytes,
                                                           size_t* written) {
   if (desc == nullptr) return CUBLAS_STATUS_NOT_INITIALIZED;
-  return reinterpret_cast<const FakeDesc*>(desc)->a.Get(attr, buf, bytes, written,
-                                                        g_fail_desc.load());
+  const FakeDesc* d = Mine<FakeDesc>(desc);
+  return d != nullptr ? d->a.Get(attr, buf, bytes, written, g_fail_desc.load())
+                      : CUBLAS_STATUS_INVALID_VALUE;
 }
 
 FAKE_EXPORT cublasStatus_t cublasLtMatrixLayoutCreate(cublasLtMatrixLayout_t* layout,
@@ -165,7 +199,8 @@ FAKE_EXPORT cublasStatus_t cublasLtMatrixLayoutCreate(cublasLtMatrixLayout_t* la
 }
 
 FAKE_EXPORT cublasStatus_t cublasLtMatrixLayoutDestroy(cublasLtMatrixLayout_t layout) {
-  delete reinterpret_cast<FakeLayout*>(layout);
+  if (Foreign<FakeLayout>(layout)) return CUBLAS_STATUS_INVALID_VALUE;
+  delete Mine<FakeLayout>(layout);
   return CUBLAS_STATUS_SUCCESS;
 }
 
@@ -173,7 +208,8 @@ FAKE_EXPORT cublasStatus_t cublasLtMatrixLayoutSetAttribute(cublasLtMatrixLayout
                                                             cublasLtMatrixLayoutAttribute_t attr,
                                                             const void* buf, size_t bytes) {
   if (layout == nullptr) return CUBLAS_STATUS_NOT_INITIALIZED;
-  return reinterpret_cast<FakeLayout*>(layout)->a.Set(attr, buf, bytes);
+  FakeLayout* l = Mine<FakeLayout>(layout);
+  return l != nullptr ? l->a.Set(attr, buf, bytes) : CUBLAS_STATUS_INVALID_VALUE;
 }
 
 FAKE_EXPORT cublasStatus_t cublasLtMatrixLayoutGetAttribute(cublasLtMatrixLayout_t layout,
@@ -181,14 +217,19 @@ FAKE_EXPORT cublasStatus_t cublasLtMatrixLayoutGetAttribute(cublasLtMatrixLayout
                                                             void* buf, size_t bytes,
                                                             size_t* written) {
   if (layout == nullptr) return CUBLAS_STATUS_NOT_INITIALIZED;
-  return reinterpret_cast<const FakeLayout*>(layout)->a.Get(attr, buf, bytes, written,
-                                                            g_fail_layout.load());
+  const FakeLayout* l = Mine<FakeLayout>(layout);
+  return l != nullptr ? l->a.Get(attr, buf, bytes, written, g_fail_layout.load())
+                      : CUBLAS_STATUS_INVALID_VALUE;
 }
 
 // --- Test control ---------------------------------------------------------------------------
 
 FAKE_EXPORT void flopspy_fake_cublaslt_set_status(int status) {
   g_status.store(status);
+}
+
+FAKE_EXPORT const char* flopspy_fake_cublaslt_soname() {
+  return FLOPSPY_FAKE_SONAME;
 }
 
 FAKE_EXPORT uint64_t flopspy_fake_cublaslt_calls(const char* name) {
