@@ -94,16 +94,23 @@ RuntimeNaming NamingFor(const void* runtime) {
   };
   static std::mutex* mutex = new std::mutex;  // never destroyed: hooks may run during exit
   static Known known[32] = {};  // keyed by the real function: a few launch entry points per copy
-  std::lock_guard lock(*mutex);
-  for (const Known& k : known) {
-    if (k.runtime == runtime) return k.naming;
+  {
+    std::lock_guard lock(*mutex);
+    for (const Known& k : known) {
+      if (k.runtime == runtime) return k.naming;
+    }
   }
+  // Resolved without the lock: ResolveBeside takes the dynamic linker's lock (dladdr, dlopen),
+  // and a library constructor that launches a kernel while holding that lock would otherwise
+  // wait for ours. Two threads may both resolve; the answers are the same.
   RuntimeNaming naming{
       reinterpret_cast<RuntimeNameFn>(ResolveBeside(runtime, "cudaFuncGetName")),
       reinterpret_cast<RuntimeParamInfoFn>(ResolveBeside(runtime, "cudaFuncGetParamInfo"))};
   if (naming.name == nullptr) naming.name = first.name;
   if (naming.params == nullptr) naming.params = first.params;
+  std::lock_guard lock(*mutex);
   for (Known& k : known) {
+    if (k.runtime == runtime) return k.naming;
     if (k.runtime == nullptr) {
       k = {runtime, naming};
       break;
