@@ -334,6 +334,9 @@ double MeasureFma(Isa isa, bool dp, int acc, const std::vector<int>& cpus, doubl
   return best;
 }
 
+// Largest working set per thread in quick mode: a DRAM roof wherever L3 is at most 64 MiB.
+constexpr uint64_t kQuickMaxWorkingSet = 256ull << 20;
+
 struct AlignedBuffer {
   double* p = nullptr;
   size_t n = 0;
@@ -354,21 +357,27 @@ size_t RoundElems(uint64_t bytes) {
 
 constexpr const char* kKernels[] = {"load", "store", "copy", "triad"};
 
+// One array of a kernel: a 64-byte aligned slice of the thread's working-set buffer.
+struct Slice {
+  double* p = nullptr;
+  size_t n = 0;
+};
+
 // One kernel pass over a thread's arrays; returns STREAM-counted bytes.
-double Pass(int kernel, std::vector<std::unique_ptr<AlignedBuffer>>& arrays, double* sink) {
+double Pass(int kernel, const std::vector<Slice>& arrays, double* sink) {
   switch (kernel) {
     case 0:
-      *sink += kernels::Load(arrays[0]->p, arrays[0]->n);
-      return static_cast<double>(arrays[0]->n) * 8;
+      *sink += kernels::Load(arrays[0].p, arrays[0].n);
+      return static_cast<double>(arrays[0].n) * 8;
     case 1:
-      kernels::Store(arrays[0]->p, arrays[0]->n, *sink * 1e-30 + 1.0);
-      return static_cast<double>(arrays[0]->n) * 8;
+      kernels::Store(arrays[0].p, arrays[0].n, *sink * 1e-30 + 1.0);
+      return static_cast<double>(arrays[0].n) * 8;
     case 2:
-      kernels::Copy(arrays[0]->p, arrays[1]->p, arrays[0]->n);
-      return static_cast<double>(arrays[0]->n) * 16;
+      kernels::Copy(arrays[0].p, arrays[1].p, arrays[0].n);
+      return static_cast<double>(arrays[0].n) * 16;
     default:
-      kernels::Triad(arrays[0]->p, arrays[1]->p, arrays[2]->p, 0.5, arrays[0]->n);
-      return static_cast<double>(arrays[0]->n) * 24;
+      kernels::Triad(arrays[0].p, arrays[1].p, arrays[2].p, 0.5, arrays[0].n);
+      return static_cast<double>(arrays[0].n) * 24;
   }
 }
 
@@ -384,18 +393,25 @@ std::vector<BandwidthSample> MeasureBandwidth(uint64_t ws, const std::vector<int
   std::atomic<bool> failed{false};
   OnCpus(cpus, [&](int t) {
     double sink = 1;
+    // One buffer per thread for all four kernels, first-touched once by the thread that uses
+    // it: page faults on a DRAM-sized set cost more than the measurement itself.
+    size_t buffer_elems = 0;
+    for (uint64_t count = 1; count <= 3; ++count) {
+      buffer_elems = std::max<size_t>(buffer_elems, count * RoundElems(ws / count));
+    }
+    AlignedBuffer buffer(buffer_elems);
+    if (!buffer.p) failed.store(true);
+    barrier.Wait();
+    if (!failed.load()) kernels::Store(buffer.p, buffer.n, 1.0 + t);
     for (int k = 0; k < 4; ++k) {
-      // Arrays first-touched by the thread that uses them.
       const int count = k < 2 ? 1 : k == 2 ? 2 : 3;
-      std::vector<std::unique_ptr<AlignedBuffer>> arrays;
       const size_t elems = RoundElems(ws / static_cast<uint64_t>(count));
+      std::vector<Slice> arrays;
       for (int a = 0; a < count; ++a) {
-        arrays.push_back(std::make_unique<AlignedBuffer>(elems));
-        if (!arrays.back()->p) failed.store(true);
+        arrays.push_back(Slice{buffer.p + static_cast<size_t>(a) * elems, elems});
       }
       barrier.Wait();
       if (failed.load()) continue;  // every thread sees the same flag after the barrier
-      for (auto& a : arrays) kernels::Store(a->p, a->n, 1.0 + t);
       for (int r = 0; r < repeats; ++r) {
         // Warm-up pass, timed on thread 0 to size the measured run.
         barrier.Wait();
@@ -543,7 +559,12 @@ CpuCeilings RunCpuCeilings(const CeilingsOptions& options, const CpuIdentity& cp
 
   if (options.bandwidth) {
     uint64_t max_ws = options.max_working_set;
-    if (max_ws == 0) max_ws = std::max<uint64_t>(4 * caches.l3, 64ull << 20);
+    if (max_ws == 0) {
+      max_ws = std::max<uint64_t>(4 * caches.l3, 64ull << 20);
+      // Quick mode stays quick where the reported L3 is huge (a VM may report the whole
+      // socket's): the DRAM roof then comes from the fallback below, with a note.
+      if (options.quick) max_ws = std::min<uint64_t>(max_ws, kQuickMaxWorkingSet);
+    }
     const uint64_t mem = PhysicalMemory();
     if (mem > 0) max_ws = std::min<uint64_t>(max_ws, mem / 8 / std::max<size_t>(1, all.size()));
     max_ws = std::min<uint64_t>(max_ws, 2ull << 30);
@@ -555,6 +576,7 @@ CpuCeilings RunCpuCeilings(const CeilingsOptions& options, const CpuIdentity& cp
       for (uint64_t s = 8 << 10; s <= max_ws; s *= 2) sizes.push_back(s);
       if (sizes.empty() || sizes.back() != max_ws) sizes.push_back(max_ws);
     }
+    for (uint64_t& s : sizes) s = std::min(s, max_ws);
     std::sort(sizes.begin(), sizes.end());
     sizes.erase(std::unique(sizes.begin(), sizes.end()), sizes.end());
     std::vector<std::vector<int>> thread_sets{one};
@@ -575,6 +597,26 @@ CpuCeilings RunCpuCeilings(const CeilingsOptions& options, const CpuIdentity& cp
       if (s.gbytes_per_s > b.gbytes_per_s) {
         b = BandwidthCeiling{level, s.kernel, s.threads, s.gbytes_per_s, s.working_set_bytes};
       }
+    }
+    // No set reached 4 x L3 (memory or quick mode capped it): the largest one, well beyond L2,
+    // gives the DRAM roof, said to be an upper bound.
+    const bool dram_in_window = std::any_of(best.begin(), best.end(), [](const auto& entry) {
+      return std::get<0>(entry.first) == "DRAM";
+    });
+    if (!dram_in_window && !sizes.empty() && sizes.back() >= 4 * caches.l2) {
+      for (const BandwidthSample& s : out.sweep) {
+        if (s.working_set_bytes != sizes.back()) continue;
+        auto& b = best[{"DRAM", s.kernel, s.threads}];
+        if (s.gbytes_per_s > b.gbytes_per_s) {
+          b = BandwidthCeiling{"DRAM", s.kernel, s.threads, s.gbytes_per_s, s.working_set_bytes};
+        }
+      }
+      out.notes.push_back("DRAM roof from the largest working set, " +
+                          FormatG(static_cast<double>(sizes.back()) / (1 << 20)) +
+                          " MiB per thread, below 4 x L3 (" +
+                          FormatG(static_cast<double>(caches.l3) / (1 << 20)) + " MiB as reported" +
+                          (options.quick ? ", quick mode" : "") +
+                          "): it is too high if part of the set stayed in L3");
     }
     for (const char* level : {"L1", "L2", "L3", "DRAM"}) {
       bool found = false;

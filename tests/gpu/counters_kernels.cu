@@ -21,13 +21,13 @@ constexpr int kThreads = 256;
 constexpr int kBlocks = 1024;
 constexpr int kChain = 4096;  // FMAs per thread
 
-#define CHECK(call)                                                                  \
-  do {                                                                               \
-    const cudaError_t e = (call);                                                    \
-    if (e != cudaSuccess) {                                                          \
-      std::fprintf(stderr, "%s failed: %s\n", #call, cudaGetErrorString(e));         \
-      std::exit(1);                                                                  \
-    }                                                                                \
+#define CHECK(call)                                                          \
+  do {                                                                       \
+    const cudaError_t e = (call);                                            \
+    if (e != cudaSuccess) {                                                  \
+      std::fprintf(stderr, "%s failed: %s\n", #call, cudaGetErrorString(e)); \
+      std::exit(1);                                                          \
+    }                                                                        \
   } while (0)
 
 }  // namespace

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
@@ -145,6 +146,46 @@ TEST(Ceilings, QuickRunIsSaneAgainstTheTheoreticalPeak) {
   }
   EXPECT_GT(*c.Bandwidth("L1", "load", 1), *c.Bandwidth("DRAM", "load", 1));
   EXPECT_TRUE(c.PeakGflops(Precision::kDp, 0));
+}
+
+// Bandwidth only, on given cache sizes: which sets become which level's roof.
+CpuCeilings BandwidthSweep(const CacheSizes& caches, uint64_t max_working_set) {
+  CeilingsOptions o;
+  o.quick = true;
+  o.flops = false;
+  o.max_threads = 1;
+  o.seconds_per_point = 0.002;
+  o.max_working_set = max_working_set;
+  return RunCpuCeilings(o, DetectCpuIdentity(), caches);
+}
+
+bool HasNote(const CpuCeilings& c, std::string_view text) {
+  return std::any_of(c.notes.begin(), c.notes.end(),
+                     [&](const std::string& n) { return n.find(text) != std::string::npos; });
+}
+
+TEST(Ceilings, DramRoofComesFromTheWindowBeyondFourTimesL3) {
+  const CpuCeilings c = BandwidthSweep(CacheSizes{32 << 10, 256 << 10, 1 << 20}, 8 << 20);
+  ASSERT_TRUE(c.Bandwidth("DRAM", "", 1));
+  for (const BandwidthCeiling& b : c.bandwidth) {
+    if (b.level == "DRAM") {
+      EXPECT_GE(b.working_set_bytes, 4u << 20);
+    }
+  }
+  EXPECT_FALSE(HasNote(c, "DRAM roof from the largest working set"));
+}
+
+TEST(Ceilings, DramRoofFallsBackToTheLargestSetWhenL3IsTooLargeToExceed) {
+  // A VM reporting its socket's L3 (508 MiB on the Zen 5 CI machine) with the set capped at 8 MiB.
+  const CpuCeilings c = BandwidthSweep(CacheSizes{32 << 10, 256 << 10, 1ull << 30}, 8 << 20);
+  ASSERT_TRUE(c.Bandwidth("DRAM", "", 1));
+  for (const BandwidthCeiling& b : c.bandwidth) {
+    if (b.level == "DRAM") {
+      EXPECT_EQ(b.working_set_bytes, 8u << 20);
+    }
+  }
+  EXPECT_TRUE(HasNote(c, "DRAM roof from the largest working set, 8 MiB per thread"));
+  EXPECT_FALSE(HasNote(c, "no working set fell in the DRAM window"));
 }
 
 TEST(CeilingsFile, RoundTripsAndLivesUnderTheCache) {

@@ -108,10 +108,11 @@ struct CeilingsOptions {
   int max_threads = 0;           // 0: one per physical core the process may run on
   bool flops = true;
   bool bandwidth = true;
-  uint64_t max_working_set = 0;  // 0: 4 x L3 (at least 64 MiB), capped by memory
+  // 0: 4 x L3 (at least 64 MiB), capped by memory, and at 256 MiB per thread when quick
+  uint64_t max_working_set = 0;
 };
 
-// Runs the microbenchmarks (bounded time: about 1 s quick, under a minute full).
+// Runs the microbenchmarks (bounded time: a few seconds quick, under a minute full).
 CpuCeilings RunCpuCeilings(const CeilingsOptions& options);
 CpuCeilings RunCpuCeilings(const CeilingsOptions& options, const CpuIdentity& cpu,
                            const CacheSizes& caches);
