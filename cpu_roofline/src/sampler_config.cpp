@@ -66,10 +66,10 @@ ParsedSamplerConfig ParseSamplerConfig(
   }
   if (interval) {
     auto v = ParseUint(*interval);
-    if (v && *v >= 1 && *v <= 60000) {
+    if (v && *v >= 10 && *v <= 60000) {
       c.interval_ms = static_cast<uint32_t>(*v);
     } else {
-      warn(interval_var, *interval, "a whole number of milliseconds in 1..60000", "100");
+      warn(interval_var, *interval, "a whole number of milliseconds in 10..60000", "100");
     }
   }
 

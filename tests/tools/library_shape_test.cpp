@@ -100,5 +100,34 @@ TEST(Readme, DocumentsEveryVariableWithItsDefault) {
   }
 }
 
+// Every FLOPSPY_* name the shipped code reads (the library, the samplers, the tools) is in the
+// README, so no variable a user may meet in a message or a doc page is undocumented there.
+TEST(Readme, NamesEveryVariableTheCodeReads) {
+  std::ifstream readme(std::string(FLOPSPY_SOURCE_DIR) + "/README.md");
+  std::stringstream text;
+  text << readme.rdbuf();
+  const std::regex name("\"(FLOPSPY_[A-Z0-9_]+)\"");
+  std::set<std::string> names;
+  for (const char* folder :
+       {"trace", "analyzers", "interpose", "cpu_roofline", "gpu_roofline", "tools", "demo"}) {
+    const std::filesystem::path root = std::filesystem::path(FLOPSPY_SOURCE_DIR) / folder;
+    for (const auto& entry : std::filesystem::recursive_directory_iterator(root)) {
+      const std::string ext = entry.path().extension().string();
+      if (!entry.is_regular_file() || (ext != ".cpp" && ext != ".h" && ext != ".cu")) continue;
+      std::ifstream in(entry.path());
+      std::stringstream source;
+      source << in.rdbuf();
+      const std::string s = source.str();
+      for (std::sregex_iterator it(s.begin(), s.end(), name), end; it != end; ++it) {
+        names.insert((*it)[1].str());
+      }
+    }
+  }
+  EXPECT_GT(names.size(), 20u);  // the scan found the variables at all
+  for (const std::string& n : names) {
+    EXPECT_NE(text.str().find("`" + n + "`"), std::string::npos) << "README never names " << n;
+  }
+}
+
 }  // namespace
 }  // namespace flopspy::testing

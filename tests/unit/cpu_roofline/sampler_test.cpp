@@ -379,6 +379,17 @@ TEST(SamplerConfig, ParsesEveryVariable) {
   EXPECT_EQ(p.config.cpu_override->model, 0x8Fu);
 }
 
+TEST(SamplerConfig, IntervalRangeIsTheReadmes) {
+  // README and docs/cpu-roofline.md: 10 to 60000 ms; a faster sampler would perturb the program.
+  for (const auto& [value, accepted] : std::vector<std::pair<std::string, bool>>{
+           {"9", false}, {"10", true}, {"60000", true}, {"60001", false}}) {
+    const auto p =
+        ParseSamplerConfig(std::map<std::string, std::string>{{"FLOPSPY_CPU_INTERVAL_MS", value}});
+    EXPECT_EQ(p.warnings.empty(), accepted) << value;
+    EXPECT_EQ(p.config.interval_ms, accepted ? std::stoul(value) : 100u) << value;
+  }
+}
+
 TEST(SamplerConfig, BadValuesWarnAndKeepDefaults) {
   const auto p = ParseSamplerConfig(std::map<std::string, std::string>{
       {"FLOPSPY_CPU_ROOFLINE", "sometimes"},
