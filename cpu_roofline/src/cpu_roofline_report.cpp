@@ -74,6 +74,38 @@ std::string Pad(std::string s, size_t width, bool left = false) {
 
 }  // namespace
 
+size_t FlagPointsOverlappingGpuCopies(std::vector<LabeledSample>& samples,
+                                      std::vector<std::pair<uint64_t, uint64_t>> copies) {
+  if (copies.empty()) return 0;
+  for (auto& c : copies) {
+    if (c.second < c.first) std::swap(c.first, c.second);
+  }
+  std::sort(copies.begin(), copies.end());
+  // Running maximum of the ends, so one binary search finds whether any copy meets a span.
+  std::vector<uint64_t> max_end(copies.size());
+  uint64_t running = 0;
+  for (size_t i = 0; i < copies.size(); ++i)
+    max_end[i] = running = std::max(running, copies[i].second);
+  size_t flagged = 0;
+  for (LabeledSample& s : samples) {
+    trace::CpuSampleRecord& r = s.record;
+    if ((r.flags & trace::kCpuOverlapsGpuCopies) != 0) continue;
+    bool overlap = r.scope == static_cast<uint8_t>(trace::CpuSampleScope::kRun);
+    if (!overlap) {
+      // Copies starting at or before the span's end; the latest-ending of them must reach it.
+      const auto last =
+          std::upper_bound(copies.begin(), copies.end(), std::make_pair(r.end_ns, UINT64_MAX));
+      overlap = last != copies.begin() &&
+                max_end[static_cast<size_t>(last - copies.begin()) - 1] >= r.begin_ns;
+    }
+    if (overlap) {
+      r.flags |= trace::kCpuOverlapsGpuCopies;
+      ++flagged;
+    }
+  }
+  return flagged;
+}
+
 CpuRooflineChart BuildCpuRoofline(const std::vector<LabeledSample>& samples,
                                   const CpuRooflineInputs& in) {
   CpuRooflineChart chart;

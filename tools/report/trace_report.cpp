@@ -99,6 +99,24 @@ void AddCpuSample(TraceReport& report, const trace::RecordView& record,
   report.cpu_samples.push_back(std::move(sample));
 }
 
+// A copy the GPU ran that touched host memory: its DMA is memory traffic the CPU's system-wide
+// counters see, so CPU points overlapping it are flagged (the sampler sees only the API call).
+void AddHostCopy(std::vector<std::pair<uint64_t, uint64_t>>& copies,
+                 const trace::RecordView& record) {
+  if (record.type != trace::RecordType::kGpuActivity) return;
+  const auto a = record.As<trace::GpuActivityRecord>();
+  if (a.kind != static_cast<uint8_t>(trace::GpuActivityKind::kMemcpy)) return;
+  const auto host = [](uint8_t kind) {
+    return kind == static_cast<uint8_t>(trace::MemoryKind::kPageable) ||
+           kind == static_cast<uint8_t>(trace::MemoryKind::kPinned);
+  };
+  const auto copy = static_cast<trace::CopyKind>(a.copy_kind);
+  if (copy == trace::CopyKind::kHostToDevice || copy == trace::CopyKind::kDeviceToHost ||
+      copy == trace::CopyKind::kHostToHost || host(a.src_kind) || host(a.dst_kind)) {
+    copies.emplace_back(a.start_ns, a.end_ns);
+  }
+}
+
 // The chart of the trace's CPU points against this machine's CPU ceilings (measured by
 // `flopspy ceilings --cpu` for the same CPU model), when the trace has points.
 void ResolveCpuRoofline(TraceReport& report) {
@@ -159,12 +177,14 @@ TraceReport AnalyzeTrace(const std::string& path, const ReportOptions& options,
   analyzers::LaunchOverheadAnalyzer launch_overhead;
   const analyzers::StringLookup strings = [&reader](uint32_t id) { return reader.String(id); };
   const uint64_t size = reader.header_status().file_size;
+  std::vector<std::pair<uint64_t, uint64_t>> host_copies;
   report.read = reader.ForEachRecord(
       [&](const trace::RecordView& record) {
         summarizer.Add(record, strings);
         run.Add(record, strings);
         regions.Add(record, strings);
         AddCpuSample(report, record, strings);
+        AddHostCopy(host_copies, record);
         launch_overhead.Add(record, strings);
       },
       progress ? std::function<void(uint64_t)>([&](uint64_t done) { progress(done, size); })
@@ -179,6 +199,7 @@ TraceReport AnalyzeTrace(const std::string& path, const ReportOptions& options,
   report.run = run.Finish(report.roofs, options.thresholds);
   report.advice = analyzers::AdviseRun(report.run, report.roofs);
   report.regions = regions.Finish();
+  cpuroof::FlagPointsOverlappingGpuCopies(report.cpu_samples, std::move(host_copies));
   ResolveCpuRoofline(report);
   return report;
 }

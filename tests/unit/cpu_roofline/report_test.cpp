@@ -76,6 +76,37 @@ TEST(CpuRoofline, PlacesPointsUnderTheRightRoof) {
   EXPECT_EQ(chart.points[4].scope, "region");
 }
 
+TEST(CpuRoofline, PointsMeetingAnAsyncCopyAreFlagged) {
+  // Interval points [0,10) [10,20) [20,30) [30,40) ms, a region [12,18) ms, and a whole-run point
+  // whose span meets no copy: "whole run" is flagged when the run had any copy at all.
+  auto span = [](uint64_t begin_ms, uint64_t end_ms, uint8_t scope) {
+    trace::CpuSampleRecord r = Point(0.001, 1, 0, 1, scope);
+    r.begin_ns = begin_ms * 1'000'000;
+    r.end_ns = end_ms * 1'000'000;
+    return LabeledSample{r, ""};
+  };
+  constexpr auto kInterval = static_cast<uint8_t>(trace::CpuSampleScope::kInterval);
+  constexpr auto kRegion = static_cast<uint8_t>(trace::CpuSampleScope::kRegion);
+  constexpr auto kRun = static_cast<uint8_t>(trace::CpuSampleScope::kRun);
+  std::vector<LabeledSample> s = {span(0, 10, kInterval),  span(10, 20, kInterval),
+                                  span(20, 30, kInterval), span(30, 40, kInterval),
+                                  span(12, 18, kRegion),   span(45, 50, kRun)};
+  s[3].record.flags = trace::kCpuOverlapsGpuCopies;  // the sampler flagged it already
+  // Unsorted, one reversed; [21,25) meets the third interval only, [8,9) the first only; the long
+  // copy [1,11) reaches into the second interval though a later-starting copy ends earlier.
+  const size_t flagged = FlagPointsOverlappingGpuCopies(
+      s, {{21'000'000, 25'000'000}, {9'000'000, 8'000'000}, {1'000'000, 11'000'000}});
+  EXPECT_EQ(flagged, 4u);  // intervals 1, 2, 3 and the whole run; not the region, not again 4
+  for (size_t i : {0u, 1u, 2u, 3u, 5u}) {
+    EXPECT_TRUE(s[i].record.flags & trace::kCpuOverlapsGpuCopies) << i;
+  }
+  EXPECT_FALSE(s[4].record.flags & trace::kCpuOverlapsGpuCopies);
+  // No copies: nothing changes, not even the whole run.
+  std::vector<LabeledSample> quiet = {span(0, 40, kRun)};
+  EXPECT_EQ(FlagPointsOverlappingGpuCopies(quiet, {}), 0u);
+  EXPECT_EQ(quiet[0].record.flags, 0u);
+}
+
 TEST(CpuRoofline, TableShowsMissingValuesAsNotAvailable) {
   trace::CpuSampleRecord only_time{};
   only_time.scope = 1;

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "flopspy/cpu_roofline/ceilings.h"
@@ -60,6 +61,13 @@ struct CpuRooflineInputs {
   std::optional<double> bandwidth_gbs;  // FLOPSPY_CPU_BW_GBS: replaces the DRAM roof
   bool include_intervals = true;
 };
+
+// Copies between host and GPU memory as the GPU ran them (CUPTI activity, the trace's clock):
+// their DMA reaches host DRAM after the API call returned, which the sampler cannot see. Flags
+// every point whose span meets one with kCpuOverlapsGpuCopies ("whole run" points: any copy).
+// `copies` need not be sorted. Returns how many points gained the flag.
+size_t FlagPointsOverlappingGpuCopies(std::vector<LabeledSample>& samples,
+                                      std::vector<std::pair<uint64_t, uint64_t>> copies);
 
 CpuRooflineChart BuildCpuRoofline(const std::vector<LabeledSample>& samples,
                                   const CpuRooflineInputs& inputs);
