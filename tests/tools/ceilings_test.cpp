@@ -178,6 +178,52 @@ TEST(CpuCeilingsCommand, MeasuresSavesDrawsAndFeedsTheReport) {
   }
 }
 
+// A cudaMemcpyAsync's DMA runs after the call returned, where the sampler cannot see it: the
+// report flags the CPU points that CUPTI's copy records overlap, and only those.
+TEST(CpuRooflineReport, PointsDuringTheGpusHostCopiesAreFlagged) {
+  TraceBuilder b;
+  auto interval = [](uint64_t begin_ms) {
+    trace::CpuSampleRecord s{};
+    s.scope = static_cast<uint8_t>(trace::CpuSampleScope::kInterval);
+    s.begin_ns = begin_ms * 1'000'000;
+    s.end_ns = (begin_ms + 100) * 1'000'000;
+    s.valid = trace::kCpuFlopsDp | trace::kCpuBytesAny;
+    s.flops_dp = 1e9;
+    s.bytes_any = 1e9;
+    s.running_fraction = 1;
+    return s;
+  };
+  b.Chunk(trace::ChunkSource::kCpuSampler).Add(interval(1000)).Add(interval(1100));
+  trace::GpuActivityRecord copy{};
+  copy.kind = static_cast<uint8_t>(trace::GpuActivityKind::kMemcpy);
+  copy.copy_kind = static_cast<uint8_t>(trace::CopyKind::kHostToDevice);
+  copy.start_ns = 1'150'000'000;  // inside the second interval only
+  copy.end_ns = 1'160'000'000;
+  copy.bytes = 1 << 30;
+  trace::GpuActivityRecord on_device = copy;  // device to device: no host DRAM traffic
+  on_device.copy_kind = static_cast<uint8_t>(trace::CopyKind::kDeviceToDevice);
+  on_device.start_ns = 1'050'000'000;
+  on_device.end_ns = 1'060'000'000;
+  b.Chunk(trace::ChunkSource::kGpuActivity).Add(copy).Add(on_device);
+  const std::string path = ::testing::TempDir() + "/flopspy-copy-overlap.fspy";
+  b.WriteTo(path);
+
+  const auto r = RunChild({kReport, "--json", path});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json report = json::parse(r.out, nullptr, false);
+  ASSERT_TRUE(report.is_object()) << r.out;
+  const json& points = report.at("traces").at(0).at("cpu_roofline").at("points");
+  ASSERT_EQ(points.size(), 2u) << points.dump(1);
+  auto flagged = [](const json& p) {
+    for (const json& f : p.at("flags")) {
+      if (f == "overlaps_gpu_copies") return true;
+    }
+    return false;
+  };
+  EXPECT_FALSE(flagged(points.at(0))) << points.dump(1);
+  EXPECT_TRUE(flagged(points.at(1))) << points.dump(1);
+}
+
 TEST(GpuCeilingsCommand, WithoutADeviceSaysSoAndFails) {
   TempDir dir;
   ChildOptions options;
