@@ -70,7 +70,8 @@ constexpr std::array kFunctorRules = {
     Arith("*::fmod_kernel_cuda(*", "fmod", 3, 0, C::kLow, "a - b * trunc(a / b)"),
     Arith("*addcmul*", "addcmul", 3, 0, C::kHigh, "self + value * t1 * t2: 2 mul + 1 add"),
     Arith("*addcdiv*", "addcdiv", 3, 0, C::kHigh, "self + value * t1 / t2: mul, div, add"),
-    Arith("*lerp_kernel*", "lerp", 3, 0, C::kMedium, "self + w * (end - self): sub, mul, add"),
+    // ATen's CUDA lerp kernels are lerp_scalar_kernel and lerp_tensor_kernel (Lerp.cu).
+    Arith("*lerp_*kernel*", "lerp", 3, 0, C::kMedium, "self + w * (end - self): sub, mul, add"),
     Arith("*::masked_scale_kernel<*", "dropout_scale", 2, 0, C::kHigh,
           "dropout (mask given): x * mask * scale"),
     Arith("*::frac_kernel_cuda(*", "frac", 1, 0, C::kHigh, "x - trunc(x): one sub"),
