@@ -35,8 +35,8 @@ std::string Split(const RunRegime& r) {
 
 std::string Waited(const RunRegime& r) {
   if (r.overhead == OverheadVerdict::kUnknown) return "";
-  return "; the GPU was busy " + Percent(r.busy_fraction) + " of its window and waited for " +
-         "launches " + Percent(r.starved_fraction);
+  return "; the GPU window was " + Percent(r.busy_fraction) + " busy and " +
+         Percent(r.starved_fraction) + " waiting for launches";
 }
 
 }  // namespace
@@ -55,7 +55,7 @@ std::string_view RunRegimeRuleName(RunRegimeRule rule) {
   return "unknown";
 }
 
-RunRegime ClassifyRun(std::span<const KernelGroup> kernels, const LaunchOverheadReport& overhead,
+RunRegime ClassifyRun(std::span<const KernelGroup> kernels, const OverheadJudgement& j,
                       const RunRegimeThresholds& thresholds) {
   RunRegime r;
   for (const KernelGroup& g : kernels) {
@@ -68,7 +68,6 @@ RunRegime ClassifyRun(std::span<const KernelGroup> kernels, const LaunchOverhead
       r.kernel_fraction_by_regime[i] = r.kernel_ns_by_regime[i] / r.kernel_ns;
     }
   }
-  const OverheadJudgement& j = overhead.judgement;
   r.overhead = j.verdict;
   r.busy_fraction = j.busy_fraction;
   r.starved_fraction = j.starved_fraction;
@@ -81,9 +80,9 @@ RunRegime ClassifyRun(std::span<const KernelGroup> kernels, const LaunchOverhead
   if (j.verdict == OverheadVerdict::kOverheadBound) {
     r.regime = Regime::kOverheadBound;
     r.rule = RunRegimeRule::kStarved;
-    r.sentence = "overhead bound: the GPU waited for kernel launches " +
-                 Percent(j.starved_fraction) + " of its window and was busy " +
-                 Percent(j.busy_fraction) + "; " + Split(r);
+    r.sentence = "overhead bound: the GPU window was " + Percent(j.starved_fraction) +
+                 " waiting for kernel launches and " + Percent(j.busy_fraction) + " busy; " +
+                 Split(r);
     return r;
   }
   const double unplaced = r.kernel_fraction_by_regime[static_cast<size_t>(Regime::kUnknown)];

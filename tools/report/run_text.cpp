@@ -204,6 +204,7 @@ void WriteRunText(const RunViews& views, std::ostream& out) {
   fmt::print(out, "whole run: {} traces merged, aligned on their wall-clock anchors\n",
              views.aggregate.processes);
   PrintTotals(views.aggregate, out);
+  fmt::print(out, "{}", Paragraph(views.regime.sentence, "  regime    ", kPad));
   PrintMergedKernels(views.aggregate, out, 15);
   PrintMergedLibraries(views.aggregate, out, 10);
   PrintRanks(views.ranks, out);

@@ -58,8 +58,26 @@ TraceTotals ComputeTraceTotals(const TraceReport& t) {
   if (out.gpu_window_ns > 0 && out.flops.known() > 0) {
     out.achieved_flops_per_s = out.flops.known() / static_cast<double>(out.gpu_window_ns) * 1e9;
   }
-  out.regime = analyzers::ClassifyRun(t.run.kernels, t.launch_overhead);
+  out.regime = analyzers::ClassifyRun(t.run.kernels, t.launch_overhead.judgement);
   return out;
+}
+
+json RunRegimeJson(const analyzers::RunRegime& r) {
+  const auto share = [&](analyzers::Regime regime) {
+    return r.kernel_fraction_by_regime[static_cast<size_t>(regime)];
+  };
+  return {{"regime", std::string(analyzers::RegimeName(r.regime))},
+          {"rule", std::string(analyzers::RunRegimeRuleName(r.rule))},
+          {"sentence", r.sentence},
+          {"kernel_gpu_ns", r.kernel_ns},
+          {"kernel_share",
+           {{"compute_bound", share(analyzers::Regime::kComputeBound)},
+            {"memory_bound", share(analyzers::Regime::kMemoryBound)},
+            {"overhead_bound", share(analyzers::Regime::kOverheadBound)},
+            {"unknown", share(analyzers::Regime::kUnknown)}}},
+          {"launch_overhead_verdict", std::string(analyzers::OverheadVerdictName(r.overhead))},
+          {"busy_fraction", r.busy_fraction},
+          {"starved_fraction", r.starved_fraction}};
 }
 
 json TraceTotalsJson(const TraceTotals& t) {
@@ -74,28 +92,11 @@ json TraceTotalsJson(const TraceTotals& t) {
                        {"flops", FlopsJson(d.flops)},
                        {"achieved_flops_per_s", Opt(d.achieved_flops_per_s)}});
   }
-  const analyzers::RunRegime& r = t.regime;
-  const auto share = [&](analyzers::Regime regime) {
-    return r.kernel_fraction_by_regime[static_cast<size_t>(regime)];
-  };
-  json regime = {
-      {"regime", std::string(analyzers::RegimeName(r.regime))},
-      {"rule", std::string(analyzers::RunRegimeRuleName(r.rule))},
-      {"sentence", r.sentence},
-      {"kernel_gpu_ns", r.kernel_ns},
-      {"kernel_share",
-       {{"compute_bound", share(analyzers::Regime::kComputeBound)},
-        {"memory_bound", share(analyzers::Regime::kMemoryBound)},
-        {"overhead_bound", share(analyzers::Regime::kOverheadBound)},
-        {"unknown", share(analyzers::Regime::kUnknown)}}},
-      {"launch_overhead_verdict", std::string(analyzers::OverheadVerdictName(r.overhead))},
-      {"busy_fraction", r.busy_fraction},
-      {"starved_fraction", r.starved_fraction}};
   return {{"wall_ns", t.wall_ns},         {"launches", t.launches},
           {"kernel_gpu_ns", t.kernel_ns}, {"gpu_window_ns", t.gpu_window_ns},
           {"gpu_busy_ns", t.gpu_busy_ns}, {"busy_fraction", Opt(t.busy_fraction)},
           {"flops", FlopsJson(t.flops)},  {"achieved_flops_per_s", Opt(t.achieved_flops_per_s)},
-          {"devices", devices},           {"regime", regime}};
+          {"devices", devices},           {"regime", RunRegimeJson(t.regime)}};
 }
 
 }  // namespace flopspy::tools

@@ -47,6 +47,9 @@ struct TraceTotals {
 
 TraceTotals ComputeTraceTotals(const TraceReport& trace);
 
+// The "regime" object of a trace's summary and of the many-trace aggregate.
+nlohmann::json RunRegimeJson(const analyzers::RunRegime& regime);
+
 // The trace's "summary" object of the JSON report (docs/report-json.md).
 nlohmann::json TraceTotalsJson(const TraceTotals& totals);
 

@@ -17,13 +17,12 @@ KernelGroup Row(double gpu_ns, std::optional<Regime> regime) {
   return g;
 }
 
-LaunchOverheadReport Overhead(OverheadVerdict verdict, double busy, double starved) {
-  LaunchOverheadReport r;
-  r.gpu_times = true;
-  r.judgement.verdict = verdict;
-  r.judgement.busy_fraction = busy;
-  r.judgement.starved_fraction = starved;
-  return r;
+OverheadJudgement Overhead(OverheadVerdict verdict, double busy, double starved) {
+  OverheadJudgement j;
+  j.verdict = verdict;
+  j.busy_fraction = busy;
+  j.starved_fraction = starved;
+  return j;
 }
 
 TEST(RunRegime, TheRegimeWithTheMostKernelTimeWins) {
@@ -40,8 +39,8 @@ TEST(RunRegime, TheRegimeWithTheMostKernelTimeWins) {
   EXPECT_DOUBLE_EQ(r.kernel_fraction_by_regime[static_cast<size_t>(Regime::kUnknown)], 0.05);
   EXPECT_EQ(r.sentence,
             "compute bound: 60.0% of kernel time compute bound, 30.0% memory bound, 5.0% "
-            "overhead bound, 5.0% unknown; the GPU was busy 80.5% of its window and waited for "
-            "launches 19.5%");
+            "overhead bound, 5.0% unknown; the GPU window was 80.5% busy and 19.5% waiting for "
+            "launches");
 }
 
 TEST(RunRegime, AStarvedGpuMakesTheRunOverheadBoundWhateverItsKernels) {
@@ -49,7 +48,7 @@ TEST(RunRegime, AStarvedGpuMakesTheRunOverheadBoundWhateverItsKernels) {
   const RunRegime r = ClassifyRun(rows, Overhead(OverheadVerdict::kOverheadBound, 0.3, 0.7));
   EXPECT_EQ(r.regime, Regime::kOverheadBound);
   EXPECT_EQ(r.rule, RunRegimeRule::kStarved);
-  EXPECT_EQ(r.sentence.rfind("overhead bound: the GPU waited for kernel launches 70.0%", 0), 0u)
+  EXPECT_EQ(r.sentence.rfind("overhead bound: the GPU window was 70.0% waiting for kernel", 0), 0u)
       << r.sentence;
 }
 
@@ -65,16 +64,37 @@ TEST(RunRegime, MostKernelTimeUnplacedIsUnknown) {
 
 TEST(RunRegime, NoKernelTimeIsUnknown) {
   const std::vector<KernelGroup> rows = {Row(0, Regime::kComputeBound)};
-  const RunRegime r = ClassifyRun(rows, LaunchOverheadReport{});
+  const RunRegime r = ClassifyRun(rows, OverheadJudgement{});
   EXPECT_EQ(r.regime, Regime::kUnknown);
   EXPECT_EQ(r.rule, RunRegimeRule::kNoKernelTime);
 }
 
 TEST(RunRegime, WithoutAnOverheadVerdictTheSentenceSaysNothingOfWaiting) {
   const std::vector<KernelGroup> rows = {Row(1e6, Regime::kMemoryBound)};
-  const RunRegime r = ClassifyRun(rows, LaunchOverheadReport{});
+  const RunRegime r = ClassifyRun(rows, OverheadJudgement{});
   EXPECT_EQ(r.regime, Regime::kMemoryBound);
   EXPECT_EQ(r.sentence.find("waited"), std::string::npos) << r.sentence;
+}
+
+TEST(RunRegime, PooledJudgementsDecideAsOneTrace) {
+  // Two traces: one starved 80% of a 10 ms window, one 10% of 30 ms: 11 of 40 ms pooled (27.5%),
+  // partly overhead bound; the first alone would be overhead bound.
+  OverheadJudgement pooled;
+  pooled.window_ns = 40'000'000;
+  pooled.starved_ns = 11'000'000;
+  pooled.busy_ns = 29'000'000;
+  DecideOverheadVerdict(pooled, /*gpu_times=*/true);
+  EXPECT_EQ(pooled.verdict, OverheadVerdict::kPartlyOverheadBound);
+  EXPECT_DOUBLE_EQ(pooled.starved_fraction, 0.275);
+  OverheadJudgement one;
+  one.window_ns = 10'000'000;
+  one.starved_ns = 8'000'000;
+  one.busy_ns = 2'000'000;
+  DecideOverheadVerdict(one, true);
+  EXPECT_EQ(one.verdict, OverheadVerdict::kOverheadBound);
+  OverheadJudgement none;
+  DecideOverheadVerdict(none, /*gpu_times=*/false);
+  EXPECT_EQ(none.verdict, OverheadVerdict::kUnknown);
 }
 
 }  // namespace

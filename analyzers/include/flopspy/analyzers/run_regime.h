@@ -43,7 +43,9 @@ struct RunRegime {
   std::string sentence;  // the verdict with its numbers, for every output
 };
 
-RunRegime ClassifyRun(std::span<const KernelGroup> kernels, const LaunchOverheadReport& overhead,
+// `overhead`: the launch-overhead verdict of the same run (one trace's, or the traces' pooled
+// with DecideOverheadVerdict).
+RunRegime ClassifyRun(std::span<const KernelGroup> kernels, const OverheadJudgement& overhead,
                       const RunRegimeThresholds& thresholds = {});
 
 }  // namespace flopspy::analyzers
