@@ -29,7 +29,7 @@ void PrintTotals(const analyzers::RunAggregate& a, std::ostream& out) {
     std::string list;
     for (const auto& m : a.models) {
       list += (list.empty() ? "" : ", ") +
-              (a.models.size() > 1 ? fmt::format("{} x {}", m.gpus, m.name) : m.name);
+              (a.models.size() > 1 ? Grouped(m.gpus) + " x " + m.name : m.name);
     }
     gpus += " (" + list + ")";
   }
@@ -161,7 +161,7 @@ void PrintRanks(const analyzers::RankTable& t, std::ostream& out) {
   for (const analyzers::RankRow& r : t.rows) {
     where.AddRow({r.rank >= 0 ? std::to_string(r.rank) : "-", std::to_string(r.pid),
                   r.local_rank >= 0 ? std::to_string(r.local_rank) : "-", Offset(r.start_offset_ns),
-                  Duration(static_cast<double>(r.span_ns)), std::to_string(r.traces.size()),
+                  Duration(static_cast<double>(r.span_ns)), Grouped(r.traces.size()),
                   Grouped(r.lost), Truncate(r.end, 24), r.host});
   }
   where.Print(out);
@@ -202,7 +202,7 @@ void PrintStragglers(const analyzers::StragglerReport& s, std::ostream& out) {
 
 void WriteRunText(const RunViews& views, std::ostream& out) {
   fmt::print(out, "whole run: {} traces merged, aligned on their wall-clock anchors\n",
-             views.aggregate.processes);
+             Grouped(views.aggregate.processes));
   PrintTotals(views.aggregate, out);
   fmt::print(out, "{}", Paragraph(views.regime.sentence, "  regime    ", kPad));
   PrintMergedKernels(views.aggregate, out, 15);

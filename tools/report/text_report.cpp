@@ -145,8 +145,8 @@ void WriteTextReport(const std::vector<TraceReport>& traces, const TextOptions& 
   const Style style{options.color};
   size_t readable = 0;
   for (const auto& t : traces) readable += t.usable() ? 1 : 0;
-  fmt::print(out, "flopspy-report: {} trace{}, {} readable\n\n", traces.size(),
-             traces.size() == 1 ? "" : "s", readable);
+  fmt::print(out, "flopspy-report: {}, {} readable\n\n", Counted(traces.size(), "trace", "traces"),
+             Grouped(readable));
   // Several processes: the run as a whole, its ranks and stragglers come first.
   if (readable > 1) WriteRunText(BuildRunViews(traces), out);
   for (const auto& t : traces) WriteOne(t, style, out);
