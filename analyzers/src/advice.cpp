@@ -36,6 +36,16 @@ std::string Time(double ns) {
   return Sig3(ns / 1e9) + " s";
 }
 
+// 24000 -> "24,000 runs", 1 -> "1 run".
+std::string Count(uint64_t n, const char* singular, const char* plural) {
+  std::string digits = std::to_string(n), grouped;
+  for (size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) grouped += ',';
+    grouped += digits[i];
+  }
+  return grouped + " " + (n == 1 ? singular : plural);
+}
+
 std::string Percent(double fraction) {
   return Whole(100 * fraction) + "%";
 }
@@ -154,10 +164,11 @@ void FuseElementwise(const RunAnalysis& run, double total, std::vector<Advice>& 
   if (total <= 0 || ns < 0.05 * total) return;
   Advice a;
   a.kind = AdviceKind::kFuseElementwise;
-  a.finding = std::to_string(kernels) + " memory-bound elementwise, reduction and normalisation " +
-              "kernels (" + std::to_string(launches) + " runs) take " + Time(ns) + ", " +
-              Percent(ns / total) + " of the GPU time, moving " + Si(bytes) + "B at " +
-              Whole(pct / ns) + "%" + " of the DRAM roof on average.";
+  a.finding = Count(kernels, "memory-bound elementwise, reduction or normalisation kernel",
+                    "memory-bound elementwise, reduction and normalisation kernels") +
+              " (" + Count(launches, "run", "runs") + (kernels == 1 ? ") takes " : ") take ") +
+              Time(ns) + ", " + Percent(ns / total) + " of the GPU time, moving " + Si(bytes) +
+              "B at " + Whole(pct / ns) + "%" + " of the DRAM roof on average.";
   a.action =
       "Fuse them: torch.compile (or torch.jit) merges chains of elementwise ops into single "
       "kernels that keep intermediate values in registers instead of writing and re-reading "
@@ -196,8 +207,8 @@ void TensorCores(const RunAnalysis& run, const std::map<int32_t, DeviceRoofs>& r
   if (ns <= 0) return;
   Advice a;
   a.kind = AdviceKind::kTensorCores;
-  a.finding = std::to_string(calls) + " FP32 matrix multiplications take " + Time(ns) +
-              (total > 0 ? " (" + Percent(ns / total) + " of GPU time)" : "") +
+  a.finding = Count(calls, "FP32 matrix multiplication takes", "FP32 matrix multiplications take") +
+              " " + Time(ns) + (total > 0 ? " (" + Percent(ns / total) + " of GPU time)" : "") +
               " on the CUDA cores, while this GPU's TF32 tensor cores are " + Sig3(ratio) +
               " times faster.";
   a.action =
@@ -294,10 +305,10 @@ void LaunchBound(const RunAnalysis& run, double total, std::vector<Advice>& out)
   if (kernels == 0 || runs < 100) return;
   Advice a;
   a.kind = AdviceKind::kLaunchBound;
-  a.finding = std::to_string(runs) + " runs of " + std::to_string(kernels) +
-              " kernels are shorter than it takes to launch them: " +
-              Time(gpu_ns / static_cast<double>(runs)) + " on the GPU against " +
-              Time(launch_ns / static_cast<double>(runs)) + " of CPU per launch.";
+  a.finding =
+      Count(runs, "run", "runs") + " of " + Count(kernels, "kernel", "kernels") +
+      " are shorter than it takes to launch them: " + Time(gpu_ns / static_cast<double>(runs)) +
+      " on the GPU against " + Time(launch_ns / static_cast<double>(runs)) + " of CPU per launch.";
   a.action =
       "Launch fewer, larger kernels: capture the loop in a CUDA graph (torch.cuda.CUDAGraph, "
       "torch.compile(mode='reduce-overhead')) or fuse the small kernels; batch more work per "
@@ -360,8 +371,8 @@ std::vector<Advice> AdviseRun(const RunAnalysis& run, const std::map<int32_t, De
   if (run.launches > 0 && !run.gpu_timing) {
     Advice a;
     a.kind = AdviceKind::kNoGpuTiming;
-    a.finding = std::to_string(run.launches) +
-                " kernel launches were recorded but no GPU times: CUPTI was off or unavailable "
+    a.finding = Count(run.launches, "kernel launch was", "kernel launches were") +
+                " recorded but no GPU times: CUPTI was off or unavailable "
                 "(the warnings say why), so no kernel can be placed on a roofline.";
     a.action =
         "Run `flopspy info` to see whether CUPTI and the driver are available, and make sure no "

@@ -108,6 +108,12 @@ void Judge(LaunchOverheadReport& r, const LaunchOverheadOptions& o) {
     if (s.launch_bound) j.launch_bound_gpu_ns += s.gpu.total_ns;
   }
   j.launch_bound_gpu_ns = std::min(j.launch_bound_gpu_ns, j.busy_ns);
+  DecideOverheadVerdict(j, r.gpu_times, o);
+}
+
+}  // namespace
+
+void DecideOverheadVerdict(OverheadJudgement& j, bool gpu_times, const LaunchOverheadOptions& o) {
   j.busy_fraction = Fraction(j.busy_ns, j.window_ns);
   j.starved_fraction = Fraction(j.starved_ns, j.window_ns);
   j.synchronized_fraction = Fraction(j.synchronized_ns, j.window_ns);
@@ -120,7 +126,7 @@ void Judge(LaunchOverheadReport& r, const LaunchOverheadOptions& o) {
     j.rule = rule;
   };
   const double starved = j.starved_fraction;
-  if (!r.gpu_times) {
+  if (!gpu_times) {
     decide(OverheadVerdict::kUnknown, OverheadRule::kNoGpuTimes);
   } else if (j.window_ns == 0) {
     decide(OverheadVerdict::kUnknown, OverheadRule::kNoWindow);
@@ -137,8 +143,6 @@ void Judge(LaunchOverheadReport& r, const LaunchOverheadOptions& o) {
     decide(OverheadVerdict::kNotOverheadBound, OverheadRule::kFed);
   }
 }
-
-}  // namespace
 
 LaunchOverheadReport LaunchOverheadAnalyzer::State::Finish() {
   LaunchOverheadReport r;

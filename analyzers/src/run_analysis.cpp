@@ -571,14 +571,18 @@ void RunAnalyzer::AddLibraryCall(const trace::LibraryCallRecord& c, uint32_t thr
     // The call's data and compute types say which roof its kernels run against.
     if (kernels_[pending.group].path == ComputePath::kUnknown)
       kernels_[pending.group].path = g.path;
+    // The call's share stands for the launch in every figure of its kernel row: the row over
+    // all launches (added when the launch came, without it) as well as the timed one.
+    FigureSource new_flops = FigureSource::kUnknown, new_bytes = FigureSource::kUnknown;
     if (!Known(pending.flops_source)) {
       pending.flops = c.flops * share;
-      pending.flops_source = static_cast<FigureSource>(c.source);
+      pending.flops_source = new_flops = static_cast<FigureSource>(c.source);
     }
     if (!Known(pending.bytes_source)) {
       pending.bytes = c.bytes * share;
-      pending.bytes_source = static_cast<FigureSource>(c.source);
+      pending.bytes_source = new_bytes = static_cast<FigureSource>(c.source);
     }
+    AddFigures(kernels_[pending.group].all, pending.flops, 0, new_flops, pending.bytes, new_bytes);
     const KernelGroup& kernel = kernels_[pending.group];
     if (pending.gpu_ns > longest || longest < 0) {
       longest = pending.gpu_ns;

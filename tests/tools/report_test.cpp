@@ -65,7 +65,7 @@ TEST_F(ReportTest, CompleteTrace) {
   EXPECT_NE(r.out.find("status    complete (exit status 0)"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("command   python train.py"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("region 5"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("thread_buffer 12 records"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("12 records lost (thread_buffer)"), std::string::npos) << r.out;
   EXPECT_EQ(r.err, "");
 }
 

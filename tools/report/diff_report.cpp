@@ -108,7 +108,7 @@ std::string Roof(const analyzers::DiffRow& r) {
 void PrintRows(const std::vector<analyzers::DiffRow>& rows, const std::string& title,
                const std::string& what, std::ostream& out, size_t limit) {
   if (rows.empty()) return;
-  fmt::print(out, "\n  {}, largest change in GPU time first\n", title);
+  fmt::print(out, "\n  {}, largest change in GPU time first ({} under each row)\n", title, what);
   TextTable table({{"change"},
                    {"%"},
                    {"time A"},
@@ -117,13 +117,13 @@ void PrintRows(const std::vector<analyzers::DiffRow>& rows, const std::string& t
                    {"count B"},
                    {"FLOP/s A"},
                    {"FLOP/s B"},
-                   {"%roof"},
-                   {what, TextTable::Align::kLeft}});
+                   {"%roof"}});
   size_t shown = 0;
   for (const analyzers::DiffRow& r : rows) {
     if (shown++ == limit) break;
     table.AddRow({Signed(r.change_ns), ChangeText(r), Time(r.a), Time(r.b), Count(r.a), Count(r.b),
-                  Rate(r.a), Rate(r.b), Roof(r), r.label});
+                  Rate(r.a), Rate(r.b), Roof(r)});
+    table.AddDetail(r.label);  // whole, on its own line: rows of one kernel differ by grid
   }
   table.Print(out);
   if (rows.size() > limit) fmt::print(out, "  ... {} more (--json has all)\n", rows.size() - limit);

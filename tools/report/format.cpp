@@ -2,8 +2,11 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <ctime>
+#include <functional>
+#include <vector>
 
 namespace flopspy::tools {
 
@@ -44,24 +47,98 @@ std::string SiValue(double value) {
   return fmt::format("{:.3g} {}", value < 0 ? -v : v, kPrefixes[i]);
 }
 
-std::string Wrap(const std::string& text, size_t width, size_t indent) {
-  std::string out, line;
+std::string Counted(uint64_t n, std::string_view singular, std::string_view plural) {
+  return Grouped(n) + " " + std::string(n == 1 ? singular : plural);
+}
+
+std::string MoreLine(uint64_t n, std::string_view singular, std::string_view plural) {
+  return "  ... " + Grouped(n) + " more " + std::string(n == 1 ? singular : plural) +
+         " (--json has all)\n";
+}
+
+size_t DisplayWidth(std::string_view text) {
+  size_t n = 0;
+  for (const char c : text) n += (c & 0xC0) != 0x80 ? 1 : 0;
+  return n;
+}
+
+namespace {
+
+// The longest prefix of `text` that is at most `width` columns wide, not cutting a character.
+size_t PrefixBytes(std::string_view text, size_t width) {
+  size_t shown = 0, i = 0;
+  for (; i < text.size(); ++i) {
+    if ((text[i] & 0xC0) != 0x80) {
+      if (shown == width) break;
+      ++shown;
+    }
+  }
+  return i;
+}
+
+// Splits `text` into lines whose widths are given by `room(line_index)`, at spaces where it
+// can and inside a word where one word is too long for a line.
+std::vector<std::string> BreakLines(std::string_view text,
+                                    const std::function<size_t(size_t)>& room) {
+  std::vector<std::string> lines;
+  std::string line;
   size_t start = 0;
-  const auto flush = [&] {
-    if (!out.empty()) out += "\n" + std::string(indent, ' ');
-    out += line;
-    line.clear();
-  };
   while (start < text.size()) {
     size_t end = text.find(' ', start);
-    if (end == std::string::npos) end = text.size();
-    const std::string word = text.substr(start, end - start);
-    const size_t limit = out.empty() ? width : width - indent;
-    if (!line.empty() && line.size() + 1 + word.size() > limit) flush();
-    line += (line.empty() ? "" : " ") + word;
+    if (end == std::string_view::npos) end = text.size();
+    std::string_view word = text.substr(start, end - start);
     start = end + 1;
+    if (word.empty()) continue;
+    while (true) {
+      const size_t limit = std::max<size_t>(room(lines.size()), 1);
+      const size_t used = DisplayWidth(line);
+      const size_t need = DisplayWidth(word) + (line.empty() ? 0 : 1);
+      if (used + need <= limit) {
+        line += (line.empty() ? "" : " ") + std::string(word);
+        break;
+      }
+      if (!line.empty()) {
+        lines.push_back(std::move(line));
+        line.clear();
+        continue;
+      }
+      // A word wider than a whole line: cut it.
+      const size_t cut = PrefixBytes(word, limit);
+      lines.emplace_back(word.substr(0, cut));
+      word = word.substr(cut);
+      if (word.empty()) break;
+    }
   }
-  if (!line.empty()) flush();
+  if (!line.empty() || lines.empty()) lines.push_back(std::move(line));
+  return lines;
+}
+
+}  // namespace
+
+std::string Wrap(const std::string& text, size_t width, size_t indent) {
+  const std::vector<std::string> lines = BreakLines(
+      text, [&](size_t i) { return i == 0 ? width : (width > indent ? width - indent : 1); });
+  std::string out;
+  for (size_t i = 0; i < lines.size(); ++i) {
+    if (i > 0) out += "\n" + std::string(indent, ' ');
+    out += lines[i];
+  }
+  return out;
+}
+
+std::string Paragraph(std::string_view text, std::string_view first, std::string_view rest,
+                      size_t width) {
+  const auto room = [&](size_t i) {
+    const size_t prefix = DisplayWidth(i == 0 ? first : rest);
+    return width > prefix ? width - prefix : 1;
+  };
+  std::string out;
+  const std::vector<std::string> lines = BreakLines(text, room);
+  for (size_t i = 0; i < lines.size(); ++i) {
+    out += std::string(i == 0 ? first : rest) + lines[i];
+    while (!out.empty() && out.back() == ' ') out.pop_back();
+    out += '\n';
+  }
   return out;
 }
 

@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 namespace flopspy::tools {
 
@@ -16,8 +17,23 @@ std::string UtcTime(uint64_t realtime_ns);
 // 1.5e12 -> "1.50 T" (with a unit appended by the caller).
 std::string SiValue(double value);
 
+// "1 call", "24,000 calls": a count with its noun, singular or plural.
+std::string Counted(uint64_t n, std::string_view singular, std::string_view plural);
+
+// "... 5 more kernel signatures (--json has all)": what a table left out.
+std::string MoreLine(uint64_t n, std::string_view singular, std::string_view plural);
+
+// Display width of UTF-8 text: continuation bytes do not count.
+size_t DisplayWidth(std::string_view text);
+
 // Breaks `text` into lines of at most `width` characters; lines after the first start with
-// `indent` spaces.
+// `indent` spaces. A word longer than a line is cut.
 std::string Wrap(const std::string& text, size_t width, size_t indent);
+
+// `text` as a paragraph of lines no wider than `width` columns, broken at spaces (a word longer
+// than a line is cut): the first line starts with `first`, the others with `rest`. Every line
+// ends with a newline.
+std::string Paragraph(std::string_view text, std::string_view first, std::string_view rest,
+                      size_t width = 100);
 
 }  // namespace flopspy::tools

@@ -11,6 +11,7 @@
 #include "report/launch_overhead_section.h"
 #include "report/run_json.h"
 #include "report/sections_json.h"
+#include "report/trace_totals.h"
 
 namespace flopspy::tools {
 namespace {
@@ -348,6 +349,7 @@ json TraceJson(const TraceReport& t) {
   j["unmatched_launches"] = run.unmatched_launches;
   j["unmatched_gpu_records"] = run.unmatched_gpu_records;
   j["replayed_gpu_records"] = run.replayed_gpu_records;
+  j["summary"] = TraceTotalsJson(ComputeTraceTotals(t));
   json devices = json::array();
   for (const auto& d : run.devices) devices.push_back(DeviceJson(t, d));
   j["devices"] = devices;

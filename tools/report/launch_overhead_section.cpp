@@ -143,7 +143,7 @@ void WriteLaunchOverheadText(const LaunchOverheadReport& r,
     return options.color ? "\033[1m" + s + "\033[0m" : s;
   };
   constexpr std::string_view kPad = "            ";  // under a 10-column label, indented 2
-  fmt::print(out, "  {}\n", bold("Launch overhead"));
+  fmt::print(out, "\n  {}\n", bold("Launch overhead"));
   Wrap(out, LaunchOverheadVerdictSentence(r), "  verdict   ", kPad);
 
   // CPU side.
@@ -152,14 +152,18 @@ void WriteLaunchOverheadText(const LaunchOverheadReport& r,
         r.launches_per_second
             ? fmt::format(", {}/s", Grouped(static_cast<uint64_t>(*r.launches_per_second + 0.5)))
             : "";
-    fmt::print(out, "  launches  {} kernel launches{}; cost mean {}, p50 {}, p95 {}\n",
-               Grouped(r.kernel_launches), rate, Duration(r.launch_cost.mean_ns),
-               Duration(r.launch_cost.p50_ns), Duration(r.launch_cost.p95_ns));
+    Wrap(out,
+         fmt::format("{}{}; cost mean {}, p50 {}, p95 {}",
+                     Counted(r.kernel_launches, "kernel launch", "kernel launches"), rate,
+                     Duration(r.launch_cost.mean_ns), Duration(r.launch_cost.p50_ns),
+                     Duration(r.launch_cost.p95_ns)),
+         "  launches  ", kPad);
   }
   if (r.graph_launches > 0) {
-    fmt::print(out, "{}{} graph launches; cost mean {}\n",
+    fmt::print(out, "{}{}; cost mean {}\n",
                r.kernel_launches > 0 ? std::string(kPad) : "  launches  ",
-               Grouped(r.graph_launches), Duration(r.graph_launch_cost.mean_ns));
+               Counted(r.graph_launches, "graph launch", "graph launches"),
+               Duration(r.graph_launch_cost.mean_ns));
   }
   if (r.queue_delay.count > 0) {
     fmt::print(out, "  queue     launch call to GPU start: mean {}, p50 {}, p95 {}\n",
@@ -167,7 +171,8 @@ void WriteLaunchOverheadText(const LaunchOverheadReport& r,
                Duration(r.queue_delay.p95_ns));
   }
   if (r.sync_calls > 0) {
-    fmt::print(out, "  syncs     {} synchronising calls held the CPU {}\n", Grouped(r.sync_calls),
+    fmt::print(out, "  syncs     {} held the CPU {}\n",
+               Counted(r.sync_calls, "synchronising call", "synchronising calls"),
                Duration(static_cast<double>(r.sync_ns)));
   }
 
@@ -211,7 +216,7 @@ void WriteLaunchOverheadText(const LaunchOverheadReport& r,
                  Grouped(s.copies + s.sets));
     }
     if (r.streams.size() > n) {
-      fmt::print(out, "{}... {} more streams\n", kPad, r.streams.size() - n);
+      fmt::print(out, "{}... {} more streams\n", kPad, Grouped(r.streams.size() - n));
     }
   }
 
@@ -224,14 +229,15 @@ void WriteLaunchOverheadText(const LaunchOverheadReport& r,
     bound_gpu_ns += s.gpu.total_ns;
   }
   if (bound > 0) {
-    fmt::print(out, "  bound     {} of {} signatures launch-bound: {} launches, {} of GPU time\n",
-               bound, r.signatures.size(), Grouped(bound_launches),
+    fmt::print(out, "  bound     {} of {} launch-bound: {}, {} of GPU time\n", Grouped(bound),
+               Counted(r.signatures.size(), "signature", "signatures"),
+               Counted(bound_launches, "launch", "launches"),
                Duration(static_cast<double>(bound_gpu_ns)));
   }
   if (!r.signatures.empty()) {
     const size_t n = std::min(options.top_signatures, r.signatures.size());
-    fmt::print(out, "  kernels   top {} of {} by launch excess, then GPU time; * launch-bound\n", n,
-               r.signatures.size());
+    fmt::print(out, "  kernels   top {} of {} by launch excess, then GPU time; * launch-bound\n",
+               Grouped(n), Grouped(r.signatures.size()));
     fmt::print(out, "    {:<25} {:<13} {:>9} {:>8} {:>8} {:>8} {:>8} {:>8}\n", "kernel",
                "grid/block", "calls", "gpu tot", "mean", "p50", "p95", "launch");
     for (size_t i = 0; i < n; ++i) {
@@ -249,7 +255,6 @@ void WriteLaunchOverheadText(const LaunchOverheadReport& r,
   for (const std::string& note : r.notes) {
     Wrap(out, note, "  note      ", kPad);
   }
-  fmt::print(out, "\n");
 }
 
 nlohmann::json LaunchOverheadJson(const LaunchOverheadReport& r, size_t max_signatures) {

@@ -4,6 +4,7 @@
 
 #include "flopspy/analyzers/compute_path.h"
 #include "report/json_report.h"
+#include "report/trace_totals.h"
 
 namespace flopspy::tools {
 namespace {
@@ -151,6 +152,7 @@ void AddRunSections(json& doc, const RunViews& views) {
   aggregate["step_region"] =
       views.ranks.step_region.empty() ? json(nullptr) : json(views.ranks.step_region);
   aggregate["straggler_checks"] = views.stragglers.checks;
+  aggregate["regime"] = RunRegimeJson(views.regime);
   for (const std::string& note : views.ranks.notes) aggregate["notes"].push_back(note);
   doc["aggregate"] = std::move(aggregate);
   doc["ranks"] = RanksJson(views.ranks);

@@ -6,28 +6,16 @@
 #include <cmath>
 
 #include "report/format.h"
+#include "report/text_labels.h"
 #include "report/text_table.h"
 
 namespace flopspy::tools {
 namespace {
 
+constexpr std::string_view kPad = "            ";  // under a 10-column label, indented 2
+
 std::string Pct(std::optional<double> fraction, int decimals = 0) {
   return fraction ? fmt::format("{:.{}f}%", 100 * *fraction, decimals) : "-";
-}
-
-std::string RegimeTag(const std::optional<analyzers::Placement>& p) {
-  if (!p) return "-";
-  switch (p->regime) {
-    case analyzers::Regime::kComputeBound:
-      return "compute";
-    case analyzers::Regime::kMemoryBound:
-      return "memory";
-    case analyzers::Regime::kOverheadBound:
-      return "overhead";
-    case analyzers::Regime::kUnknown:
-      break;
-  }
-  return "?";
 }
 
 std::string Offset(int64_t ns) {
@@ -36,18 +24,20 @@ std::string Offset(int64_t ns) {
 }
 
 void PrintTotals(const analyzers::RunAggregate& a, std::ostream& out) {
-  std::string gpus = fmt::format("{} GPU{}", a.gpus, a.gpus == 1 ? "" : "s");
+  std::string gpus = Counted(a.gpus, "GPU", "GPUs");
   if (!a.models.empty()) {
     std::string list;
     for (const auto& m : a.models) {
       list += (list.empty() ? "" : ", ") +
-              (a.models.size() > 1 ? fmt::format("{} x {}", m.gpus, m.name) : m.name);
+              (a.models.size() > 1 ? Grouped(m.gpus) + " x " + m.name : m.name);
     }
     gpus += " (" + list + ")";
   }
-  fmt::print(out, "  run       {} processes, {} on {} host{}, {}\n", a.processes,
-             a.ranks > 0 ? fmt::format("{} rank{}", a.ranks, a.ranks == 1 ? "" : "s") : "no ranks",
-             a.hosts, a.hosts == 1 ? "" : "s", gpus);
+  fmt::print(out, "{}",
+             Paragraph(fmt::format("{}, {} on {}, {}", Counted(a.processes, "process", "processes"),
+                                   a.ranks > 0 ? Counted(a.ranks, "rank", "ranks") : "no ranks",
+                                   Counted(a.hosts, "host", "hosts"), gpus),
+                       "  run       ", kPad));
   if (a.last_realtime_ns > a.first_realtime_ns) {
     fmt::print(out, "  wall      {} from the first event to the last, from {}\n",
                Duration(static_cast<double>(a.last_realtime_ns - a.first_realtime_ns)),
@@ -58,14 +48,15 @@ void PrintTotals(const analyzers::RunAggregate& a, std::ostream& out) {
                Duration(static_cast<double>(a.gpu_busy_ns)),
                Duration(static_cast<double>(a.gpu_window_ns)));
   }
-  fmt::print(out, "  kernels   {} of GPU time in {} launches, {}FLOP with a known figure\n",
-             Duration(a.kernel_gpu_ns), Grouped(a.launches), SiValue(a.kernel_flops));
+  fmt::print(out, "  kernels   {} of GPU time in {}, {}FLOP with a known figure\n",
+             Duration(a.kernel_gpu_ns), Counted(a.launches, "launch", "launches"),
+             SiValue(a.kernel_flops));
   if (a.mfu) {
     fmt::print(out, "  MFU       {} over every GPU (analytic FLOPs over active span x peak)\n",
                Pct(a.mfu, 1));
   }
-  if (a.lost > 0) fmt::print(out, "  lost      {} records\n", Grouped(a.lost));
-  for (const auto& note : a.notes) fmt::print(out, "  note      {}\n", Wrap(note, 88, 12));
+  if (a.lost > 0) fmt::print(out, "  lost      {}\n", Counted(a.lost, "record", "records"));
+  for (const auto& note : a.notes) fmt::print(out, "{}", Paragraph(note, "  note      ", kPad));
 }
 
 void PrintMergedKernels(const analyzers::RunAggregate& a, std::ostream& out, size_t limit) {
@@ -76,41 +67,48 @@ void PrintMergedKernels(const analyzers::RunAggregate& a, std::ostream& out, siz
                                             {"total"},
                                             {"count"},
                                             {"mean"},
+                                            {"FLOPs"},
                                             {"FLOP/s"},
                                             {"%roof"},
                                             {"regime", TextTable::Align::kLeft},
+                                            {"src", TextTable::Align::kLeft},
                                             {"traces"}};
   if (mixed) columns.push_back({"gpu"});
-  columns.push_back({"kernel", TextTable::Align::kLeft});
   TextTable table(columns);
   size_t shown = 0;
   for (const analyzers::MergedKernel& k : a.kernels) {
     if (shown++ == limit) break;
     const analyzers::KernelGroup& g = k.group;
     const auto& p = g.placement;
+    const bool flops_known = g.all.flops_source != trace::FigureSource::kUnknown;
     std::vector<std::string> row = {
         a.kernel_gpu_ns > 0 ? fmt::format("{:.1f}", 100 * g.gpu_ns / a.kernel_gpu_ns) : "-",
         g.executions ? Duration(g.gpu_ns) : "-",
         Grouped(g.executions ? g.executions : g.launches),
         g.executions ? Duration(g.gpu_ns / static_cast<double>(g.executions)) : "-",
-        p && p->achieved_flops ? SiValue(*p->achieved_flops) : "-",
-        p && p->pct_of_attainable ? fmt::format("{:.0f}%", *p->pct_of_attainable) : "-",
+        FigureText(g.all.flops, g.all.flops_source),
+        p && flops_known ? RateText(p->achieved_flops) : "-",
+        p ? PctText(p->pct_of_attainable) : "-",
         RegimeTag(p),
-        std::to_string(k.traces)};
+        SourcesTag(g.all),
+        Grouped(k.traces)};
     if (mixed) row.push_back(g.device >= 0 ? std::to_string(g.device) : "-");
-    row.push_back(analyzers::KernelShortLabel(g));
     table.AddRow(std::move(row));
+    for (std::string& line : KernelDetailLines(g, 100 - table.detail_indent())) {
+      table.AddDetail(std::move(line));
+    }
   }
   table.Print(out);
   if (a.kernels.size() > limit) {
-    fmt::print(out, "  ... {} more kernel signatures (--json has all)\n", a.kernels.size() - limit);
+    fmt::print(out, "{}",
+               MoreLine(a.kernels.size() - limit, "kernel signature", "kernel signatures"));
   }
   if (mixed) {
     std::string legend;
     for (size_t i = 0; i < a.models.size(); ++i) {
       legend += fmt::format("{}{} = {}", legend.empty() ? "" : ", ", i, a.models[i].name);
     }
-    fmt::print(out, "  gpu: {}\n", legend);
+    fmt::print(out, "{}", Paragraph(legend, "  gpu: ", "       "));
   }
 }
 
@@ -120,23 +118,29 @@ void PrintMergedLibraries(const analyzers::RunAggregate& a, std::ostream& out, s
   TextTable table({{"calls"},
                    {"GPU"},
                    {"FLOPs"},
+                   {"bytes"},
                    {"FLOP/s"},
                    {"%roof"},
-                   {"traces"},
-                   {"call", TextTable::Align::kLeft}});
+                   {"regime", TextTable::Align::kLeft},
+                   {"traces"}});
   size_t shown = 0;
   for (const analyzers::MergedLibrary& l : a.libraries) {
     if (shown++ == limit) break;
     const analyzers::LibraryGroup& g = l.group;
     const auto& p = g.placement;
-    table.AddRow({Grouped(g.calls), g.gpu_ns > 0 ? Duration(g.gpu_ns) : "-", SiValue(g.flops),
-                  p && p->achieved_flops ? SiValue(*p->achieved_flops) : "-",
-                  p && p->pct_of_peak ? fmt::format("{:.0f}%", *p->pct_of_peak) : "-",
-                  std::to_string(l.traces), analyzers::LibraryShortLabel(g)});
+    table.AddRow({Grouped(g.calls), g.gpu_ns > 0 ? Duration(g.gpu_ns) : "-",
+                  FigureText(g.flops, g.source), FigureText(g.bytes, g.source),
+                  p ? RateText(p->achieved_flops) : "-", p ? PctText(p->pct_of_attainable) : "-",
+                  RegimeTag(p), Grouped(l.traces)});
+    std::string detail = analyzers::LibraryShortLabel(g);
+    if (p) {
+      if (const std::string roof = RoofText(*p); !roof.empty()) detail += "; " + roof;
+    }
+    table.AddDetailText(detail);
   }
   table.Print(out);
   if (a.libraries.size() > limit) {
-    fmt::print(out, "  ... {} more shapes (--json has all)\n", a.libraries.size() - limit);
+    fmt::print(out, "{}", MoreLine(a.libraries.size() - limit, "shape", "shapes"));
   }
 }
 
@@ -157,7 +161,7 @@ void PrintRanks(const analyzers::RankTable& t, std::ostream& out) {
   for (const analyzers::RankRow& r : t.rows) {
     where.AddRow({r.rank >= 0 ? std::to_string(r.rank) : "-", std::to_string(r.pid),
                   r.local_rank >= 0 ? std::to_string(r.local_rank) : "-", Offset(r.start_offset_ns),
-                  Duration(static_cast<double>(r.span_ns)), std::to_string(r.traces.size()),
+                  Duration(static_cast<double>(r.span_ns)), Grouped(r.traces.size()),
                   Grouped(r.lost), Truncate(r.end, 24), r.host});
   }
   where.Print(out);
@@ -181,24 +185,26 @@ void PrintRanks(const analyzers::RankTable& t, std::ostream& out) {
                  r.step ? Duration(r.step->p50_ns) : "-", std::to_string(r.pid)});
   }
   work.Print(out);
-  for (const auto& note : t.notes) fmt::print(out, "  note: {}\n", Wrap(note, 92, 8));
+  for (const auto& note : t.notes) fmt::print(out, "{}", Paragraph(note, "  note: ", "        "));
 }
 
 void PrintStragglers(const analyzers::StragglerReport& s, std::ostream& out) {
   fmt::print(out, "\n  Stragglers\n");
   if (s.stragglers.empty()) fmt::print(out, "  none: no rank stands out\n");
   for (const analyzers::Straggler& st : s.stragglers) {
-    fmt::print(out, "  - {}\n", Wrap(st.sentence, 94, 4));
+    fmt::print(out, "{}", Paragraph(st.sentence, "  - ", "    "));
   }
-  for (const auto& check : s.checks) fmt::print(out, "    ({})\n", Wrap(check, 92, 5));
+  for (const auto& check : s.checks)
+    fmt::print(out, "{}", Paragraph("(" + check + ")", "    ", "     "));
 }
 
 }  // namespace
 
 void WriteRunText(const RunViews& views, std::ostream& out) {
   fmt::print(out, "whole run: {} traces merged, aligned on their wall-clock anchors\n",
-             views.aggregate.processes);
+             Grouped(views.aggregate.processes));
   PrintTotals(views.aggregate, out);
+  fmt::print(out, "{}", Paragraph(views.regime.sentence, "  regime    ", kPad));
   PrintMergedKernels(views.aggregate, out, 15);
   PrintMergedLibraries(views.aggregate, out, 10);
   PrintRanks(views.ranks, out);

@@ -59,6 +59,25 @@ RunViews BuildRunViews(const std::vector<TraceReport>& traces,
   views.aggregate = analyzers::AggregateRun(views.facts, thresholds);
   views.ranks = analyzers::BuildRankTable(views.facts);
   views.stragglers = analyzers::FindStragglers(views.ranks);
+  analyzers::OverheadJudgement pooled;
+  bool gpu_times = false;
+  for (const TraceReport& t : traces) {
+    if (!t.usable()) continue;
+    const analyzers::OverheadJudgement& j = t.launch_overhead.judgement;
+    gpu_times = gpu_times || t.launch_overhead.gpu_times;
+    pooled.window_ns += j.window_ns;
+    pooled.busy_ns += j.busy_ns;
+    pooled.starved_ns += j.starved_ns;
+    pooled.synchronized_ns += j.synchronized_ns;
+    pooled.other_ns += j.other_ns;
+    pooled.unattributed_ns += j.unattributed_ns;
+    pooled.launch_bound_gpu_ns += j.launch_bound_gpu_ns;
+  }
+  analyzers::DecideOverheadVerdict(pooled, gpu_times);
+  std::vector<analyzers::KernelGroup> merged;
+  merged.reserve(views.aggregate.kernels.size());
+  for (const analyzers::MergedKernel& k : views.aggregate.kernels) merged.push_back(k.group);
+  views.regime = analyzers::ClassifyRun(merged, pooled);
   return views;
 }
 

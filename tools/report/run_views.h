@@ -8,6 +8,7 @@
 
 #include "flopspy/analyzers/rank_table.h"
 #include "flopspy/analyzers/run_merge.h"
+#include "flopspy/analyzers/run_regime.h"
 #include "flopspy/analyzers/stragglers.h"
 #include "report/trace_report.h"
 
@@ -18,6 +19,9 @@ struct RunViews {
   analyzers::RunAggregate aggregate;
   analyzers::RankTable ranks;
   analyzers::StragglerReport stragglers;
+  // The whole run's regime: the merged kernels' time by regime, and the traces' launch-overhead
+  // judgements pooled.
+  analyzers::RunRegime regime;
 };
 
 // How a trace ended, in a few words: "exit 0", "signal 9", "incomplete", "damaged".

@@ -5,7 +5,6 @@
 #include <string.h>
 
 #include "report/format.h"
-#include "report/launch_overhead_section.h"
 #include "report/run_text.h"
 #include "report/text_sections.h"
 
@@ -27,7 +26,7 @@ std::string CommandLine(const nlohmann::json& metadata) {
     if (!arg.is_string()) continue;
     if (!out.empty()) out += ' ';
     out += arg.get<std::string>();
-    if (out.size() > 80) {
+    if (out.size() > 200) {
       out += " ...";
       break;
     }
@@ -57,67 +56,86 @@ std::string Status(const TraceReport& t, const Style& style) {
   }
 }
 
+constexpr std::string_view kPad = "            ";  // under a 10-column label, indented 2
+
+// "29 read: 15 events (kernel_launch 6, ...) and 14 definitions and metadata (string 4, ...)":
+// what the reader counts as records (stderr says "the N records before that") and what the
+// report counts as events.
+std::string RecordCounts(const TraceReport& t) {
+  std::string events, definitions;
+  uint64_t event_count = 0, definition_count = 0;
+  for (int type = 0; type < 256; ++type) {
+    const uint64_t n = t.summary.record_counts[type];
+    if (n == 0) continue;
+    const bool event = type >= static_cast<int>(trace::RecordType::kApiCall);
+    std::string& list = event ? events : definitions;
+    (event ? event_count : definition_count) += n;
+    if (!list.empty()) list += ", ";
+    list += fmt::format("{} {}", trace::RecordTypeName(static_cast<trace::RecordType>(type)),
+                        Grouped(n));
+  }
+  if (event_count + definition_count == 0) return "none";
+  std::string text =
+      Grouped(event_count + definition_count) + " read: " + Counted(event_count, "event", "events");
+  if (!events.empty()) text += " (" + events + ")";
+  text += " and " + Grouped(definition_count) + " definitions and metadata";
+  if (!definitions.empty()) text += " (" + definitions + ")";
+  return text;
+}
+
+// Lost records, failed writes, and every warning the trace carries, under one heading.
+void PrintWarnings(const TraceReport& t, const Style& style, std::ostream& out) {
+  std::vector<std::string> lines;
+  for (const auto& [source, count] : t.summary.lost) {
+    std::string text = fmt::format("{} {} lost ({})", Grouped(count),
+                                   count == 1 ? "record" : "records", LossSourceName(source));
+    if (source == trace::LossSource::kThreadBuffer) {
+      text += ": a thread's buffer was full; raise FLOPSPY_BUFFER_KB or lower FLOPSPY_FLUSH_MS";
+    }
+    lines.push_back(text);
+  }
+  if (t.read.sequence_gaps > 0) {
+    lines.push_back(Counted(t.read.sequence_gaps, "chunk", "chunks") +
+                    " missing from the file (failed writes)");
+  }
+  for (const auto& w : t.summary.warnings) {
+    if (IsCpuCounterNote(t, w)) continue;  // with the CPU roofline
+    // What the CPU sampler says of its counters (GPU counter mode's start "GPU counters").
+    const bool cpu = w.code == trace::WarningCode::kCountersUnavailable &&
+                     w.message.rfind("GPU counters", 0) != 0;
+    lines.push_back(cpu ? "CPU counters: " + w.message : w.message);
+  }
+  if (lines.empty()) return;
+  fmt::print(out, "\n  {}\n", style.Bold("Warnings"));
+  for (const auto& line : lines) fmt::print(out, "{}", style.Warn(Paragraph(line, "  - ", "    ")));
+}
+
 void WriteOne(const TraceReport& t, const Style& style, std::ostream& out) {
   fmt::print(out, "{}\n", style.Bold("trace " + t.path));
   if (!t.header_ok) {
-    fmt::print(out, "  status    {}\n\n", Status(t, style));
+    fmt::print(out, "{}\n", Paragraph(Status(t, style), "  status    ", kPad));
     return;
   }
   const auto& h = t.header;
   std::string who = fmt::format("pid {} on {}", h.pid, t.host);
   if (h.rank >= 0) who += fmt::format(", rank {}", h.rank);
   if (h.flags & trace::kFileForkedChild) who += fmt::format(", forked from pid {}", h.parent_pid);
-  fmt::print(out, "  process   {}, started {}\n", who, UtcTime(h.start_realtime_ns));
+  fmt::print(out, "{}",
+             Paragraph(who + ", started " + UtcTime(h.start_realtime_ns), "  process   ", kPad));
   if (const std::string cmd = CommandLine(t.metadata); !cmd.empty()) {
-    fmt::print(out, "  command   {}\n", cmd);
+    fmt::print(out, "{}", Paragraph(cmd, "  command   ", kPad));
   }
-  fmt::print(out, "  status    {}\n", Status(t, style));
-  fmt::print(out, "  span      {}, {} events\n", Duration(static_cast<double>(t.duration_ns())),
-             Grouped(t.summary.EventCount()));
-  std::string counts;
-  for (int type = 0; type < 256; ++type) {
-    const uint64_t n = t.summary.record_counts[type];
-    if (n == 0) continue;
-    if (!counts.empty()) counts += ", ";
-    counts += fmt::format("{} {}", trace::RecordTypeName(static_cast<trace::RecordType>(type)),
-                          Grouped(n));
-  }
-  fmt::print(out, "  records   {}\n", counts.empty() ? "none" : counts);
-  if (t.summary.lost.empty()) {
-    fmt::print(out, "  lost      none\n");
-  } else {
-    for (const auto& [source, count] : t.summary.lost) {
-      std::string hint;
-      if (source == trace::LossSource::kThreadBuffer) {
-        hint = " (a thread's buffer was full: raise FLOPSPY_BUFFER_KB or lower FLOPSPY_FLUSH_MS)";
-      }
-      fmt::print(
-          out, "  lost      {}\n",
-          style.Warn(fmt::format("{} {} records{}", LossSourceName(source), Grouped(count), hint)));
-    }
-  }
-  if (t.read.sequence_gaps > 0) {
-    fmt::print(out, "  gaps      {}\n",
-               style.Warn(fmt::format("{} chunks missing (failed writes)", t.read.sequence_gaps)));
-  }
-  WriteAnalysisSections(t, out);
-  // What the CPU sampler says about missing counters is not a problem of the run: its summary
-  // goes on a "cpu" line, each reason under it; every other warning is printed as a warning.
-  bool counters_said = false;
-  for (const auto& w : t.summary.warnings) {
-    // GPU counter mode says so with the same code (its lines start "GPU counters"): a warning.
-    if (w.code == trace::WarningCode::kCountersUnavailable &&
-        w.message.rfind("GPU counters", 0) != 0) {
-      fmt::print(out, "  {:<10}{}\n", counters_said ? "" : "cpu", Wrap(w.message, 88, 12));
-      counters_said = true;
-      continue;
-    }
-    fmt::print(out, "  warning   {}\n", style.Warn(Wrap(w.message, 88, 12)));
-  }
+  fmt::print(out, "{}", Paragraph(Status(t, style), "  status    ", kPad));
+  fmt::print(out, "  span      {}\n", Duration(static_cast<double>(t.duration_ns())));
+  fmt::print(out, "{}", Paragraph(RecordCounts(t), "  records   ", kPad));
+  fmt::print(
+      out, "  lost      {}\n",
+      t.summary.lost.empty()
+          ? "none"
+          : style.Warn(Counted(t.summary.TotalLost(), "record", "records") + " (see Warnings)"));
+  PrintWarnings(t, style, out);
+  WriteAnalysisSections(t, out, style.color);
   fmt::print(out, "\n");
-  if (!t.launch_overhead.empty()) {
-    WriteLaunchOverheadText(t.launch_overhead, {.color = style.color}, out);
-  }
 }
 
 }  // namespace
@@ -127,8 +145,8 @@ void WriteTextReport(const std::vector<TraceReport>& traces, const TextOptions& 
   const Style style{options.color};
   size_t readable = 0;
   for (const auto& t : traces) readable += t.usable() ? 1 : 0;
-  fmt::print(out, "flopspy-report: {} trace{}, {} readable\n\n", traces.size(),
-             traces.size() == 1 ? "" : "s", readable);
+  fmt::print(out, "flopspy-report: {}, {} readable\n\n", Counted(traces.size(), "trace", "traces"),
+             Grouped(readable));
   // Several processes: the run as a whole, its ranks and stragglers come first.
   if (readable > 1) WriteRunText(BuildRunViews(traces), out);
   for (const auto& t : traces) WriteOne(t, style, out);

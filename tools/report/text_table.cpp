@@ -2,16 +2,9 @@
 
 #include <algorithm>
 
+#include "report/format.h"
+
 namespace flopspy::tools {
-namespace {
-
-// Display width of UTF-8 text: continuation bytes do not count.
-size_t DisplayWidth(const std::string& s) {
-  return static_cast<size_t>(
-      std::count_if(s.begin(), s.end(), [](char c) { return (c & 0xC0) != 0x80; }));
-}
-
-}  // namespace
 
 std::string Truncate(const std::string& text, size_t width) {
   if (DisplayWidth(text) <= width) return text;
@@ -28,12 +21,23 @@ std::string Truncate(const std::string& text, size_t width) {
   return out + "...";
 }
 
+void TextTable::AddDetailText(std::string_view text, std::string_view first,
+                              std::string_view rest) {
+  const size_t width = width_ > detail_indent() ? width_ - detail_indent() : 8;
+  const std::string lines = Paragraph(text, first, rest, width);
+  for (size_t start = 0; start < lines.size();) {
+    const size_t end = lines.find('\n', start);
+    AddDetail(lines.substr(start, end - start));
+    start = end + 1;
+  }
+}
+
 void TextTable::Print(std::ostream& out) const {
   std::vector<size_t> widths(columns_.size(), 0);
   for (size_t c = 0; c < columns_.size(); ++c) widths[c] = DisplayWidth(columns_[c].header);
   for (const auto& row : rows_) {
-    for (size_t c = 0; c < row.size() && c < widths.size(); ++c) {
-      widths[c] = std::max(widths[c], DisplayWidth(row[c]));
+    for (size_t c = 0; c < row.cells.size() && c < widths.size(); ++c) {
+      widths[c] = std::max(widths[c], DisplayWidth(row.cells[c]));
     }
   }
   // The last column gets what remains of the line.
@@ -62,16 +66,21 @@ void TextTable::Print(std::ostream& out) const {
     }
     while (!line.empty() && line.back() == ' ') line.pop_back();
     out << line << '\n';
-    if (!overflow.empty()) {
-      const size_t indent = indent_ + 4;
-      out << std::string(indent, ' ') << Truncate(overflow, width_ > indent ? width_ - indent : 8)
+    const size_t indent = detail_indent();
+    const auto detail = [&out, indent, this](const std::string& text) {
+      out << std::string(indent, ' ') << Truncate(text, width_ > indent ? width_ - indent : 8)
           << '\n';
-    }
+    };
+    if (!overflow.empty()) detail(overflow);
+    return detail;
   };
   std::vector<std::string> header;
   for (const auto& c : columns_) header.push_back(c.header);
   print_row(header);
-  for (const auto& row : rows_) print_row(row);
+  for (const auto& row : rows_) {
+    const auto detail = print_row(row.cells);
+    for (const auto& line : row.details) detail(line);
+  }
 }
 
 }  // namespace flopspy::tools

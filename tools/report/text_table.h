@@ -4,6 +4,7 @@
 
 #include <ostream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace flopspy::tools {
@@ -19,16 +20,31 @@ class TextTable {
   explicit TextTable(std::vector<Column> columns, size_t width = 100, size_t indent = 2)
       : columns_(std::move(columns)), width_(width), indent_(indent) {}
 
-  void AddRow(std::vector<std::string> cells) { rows_.push_back(std::move(cells)); }
+  void AddRow(std::vector<std::string> cells) { rows_.push_back({std::move(cells), {}}); }
+  // A line printed under the last row added (a name, a roof, a diagnostic), indented four
+  // columns more than the table and cut at the table's width.
+  void AddDetail(std::string line) {
+    if (!rows_.empty()) rows_.back().details.push_back(std::move(line));
+  }
   // A last-column cell too long for what remains of the line goes on a line of its own under
   // its row (indented, cut only at the full width) instead of being cut short: for names.
   void WrapLastColumn() { wrap_last_ = true; }
+  // `text` wrapped into detail lines of the last row: the first after `first`, the others
+  // after `rest`.
+  void AddDetailText(std::string_view text, std::string_view first = "",
+                     std::string_view rest = "  ");
   bool empty() const { return rows_.empty(); }
+  // Columns left of a detail line: the table's indent and four more.
+  size_t detail_indent() const { return indent_ + 4; }
   void Print(std::ostream& out) const;
 
  private:
   std::vector<Column> columns_;
-  std::vector<std::vector<std::string>> rows_;
+  struct Row {
+    std::vector<std::string> cells;
+    std::vector<std::string> details;
+  };
+  std::vector<Row> rows_;
   size_t width_;
   size_t indent_;
   bool wrap_last_ = false;

@@ -203,6 +203,12 @@ TEST_F(RunAnalysisTest, CublasCallOwnsItsKernelAndItsGpuTime) {
   EXPECT_DOUBLE_EQ(run.kernels[0].timed.flops, 2147483648.0);
   EXPECT_DOUBLE_EQ(run.devices[0].kernel_ns_by_source[static_cast<int>(FigureSource::kAnalytic)],
                    1e6);
+  // So does its row over all launches: the table shows the FLOPs the placement used.
+  EXPECT_EQ(run.kernels[0].all.flops_source, FigureSource::kAnalytic);
+  EXPECT_EQ(run.kernels[0].all.bytes_source, FigureSource::kAnalytic);
+  EXPECT_DOUBLE_EQ(run.kernels[0].all.flops, 2147483648.0);
+  EXPECT_DOUBLE_EQ(run.kernels[0].all.bytes, 3.0 * 1024 * 1024 * 4);
+  EXPECT_EQ(run.kernels[0].all.launches_with_flops, 1u);
 }
 
 TEST_F(RunAnalysisTest, GpuRecordBeforeTheLibraryCallRecord) {
@@ -217,6 +223,21 @@ TEST_F(RunAnalysisTest, GpuRecordBeforeTheLibraryCallRecord) {
   EXPECT_DOUBLE_EQ(run.devices[0].kernel_ns_by_source[static_cast<int>(FigureSource::kAnalytic)],
                    1e6);
   EXPECT_DOUBLE_EQ(run.devices[0].kernel_ns_by_source[static_cast<int>(FigureSource::kUnknown)], 0);
+  EXPECT_EQ(run.kernels[0].all.flops_source, FigureSource::kAnalytic);
+  EXPECT_DOUBLE_EQ(run.kernels[0].all.flops, 2147483648.0);
+}
+
+TEST_F(RunAnalysisTest, TwoKernelsOfOneCallShareItsFiguresInEveryRow) {
+  // A call that launched two kernels: each carries half the FLOPs, timed or not.
+  Launch(2, 200, 1'000'000, 0, /*inside_library=*/true);
+  Launch(2, 202, 1'001'000, 0, /*inside_library=*/true);
+  Sgemm(201, 999'000, 1024);
+  Gpu(2, 200, 1'010'000, 500'000);
+  const RunAnalysis run = Analyze();
+  ASSERT_EQ(run.kernels.size(), 1u);
+  EXPECT_DOUBLE_EQ(run.kernels[0].all.flops, 2147483648.0);
+  EXPECT_EQ(run.kernels[0].all.launches_with_flops, 2u);
+  EXPECT_DOUBLE_EQ(run.kernels[0].timed.flops, 2147483648.0 / 2);  // one of them ran timed
 }
 
 TEST_F(RunAnalysisTest, GraphNodesCountWithoutLaunchRecords) {

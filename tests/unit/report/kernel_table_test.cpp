@@ -102,12 +102,26 @@ std::string RowFor(const std::string& text, const std::string& name) {
   return "";
 }
 
+// The same with the line after it: the launch shape and roof go there when the name is long.
+std::string RowWithDetails(const std::string& text, const std::string& name) {
+  std::istringstream in(text);
+  std::string previous, line, next;
+  while (std::getline(in, line)) {
+    if (line.find(name) != std::string::npos) {
+      std::getline(in, next);
+      return previous + " " + line + " " + next + " ";
+    }
+    previous = line;
+  }
+  return "";
+}
+
 TEST(KernelTable, EveryRowShowsFlopsBytesIntensityAndSource) {
   std::ostringstream out;
   WriteAnalysisSections(Report(), out);
   const std::string text = out.str();
   const std::string header = LineWith(text, "FLOP/B");
-  for (const char* column : {"FLOPs", "bytes", "FLOP/B", "FLOP/s", "B/s", "src"}) {
+  for (const char* column : {"FLOPs", "bytes", "FLOP/B", "FLOP/s", "%roof", "regime", "src"}) {
     EXPECT_NE(header.find(column), std::string::npos) << column << "\n" << text;
   }
   // sin: 67.1 MFLOP over 537 MB = 0.125 FLOP/B, from the catalog.
@@ -128,6 +142,54 @@ TEST(KernelTable, EveryRowShowsFlopsBytesIntensityAndSource) {
                       "unknown 3%"),
             std::string::npos)
       << text;
+}
+
+TEST(KernelTable, RowsShowTheirGridAndTheRoofWithItsSource) {
+  TraceReport t = Report();
+  t.run.kernels[0].grid = {65536, 1, 1};
+  t.run.kernels[0].block = {256, 1, 1};
+  std::ostringstream out;
+  WriteAnalysisSections(t, out);
+  const std::string sin = RowWithDetails(out.str(), "sin [n=67108864] · vectorized");
+  EXPECT_NE(sin.find("<<<65536, 256>>>"), std::string::npos) << out.str();
+  EXPECT_NE(sin.find("roof fp32-cuda datasheet"), std::string::npos) << sin;
+
+  // Measured ceilings: the row says its roof is measured, the GPU line which roofs are.
+  analyzers::DeviceRoofs measured = T4();
+  measured.Flops(analyzers::ComputePath::kFp32).measured = 7.5e12;
+  t.roofs[0] = measured;
+  analyzers::WorkSample w;
+  w.flops = t.run.kernels[0].timed.flops;
+  w.bytes = t.run.kernels[0].timed.bytes;
+  w.path = analyzers::ComputePath::kFp32;
+  w.gpu_time_ns = t.run.kernels[0].gpu_ns;
+  t.run.kernels[0].placement = analyzers::PlaceOnRoofline(measured, w);
+  std::ostringstream measured_out;
+  WriteAnalysisSections(t, measured_out);
+  const std::string text = measured_out.str();
+  EXPECT_NE(
+      RowWithDetails(text, "sin [n=67108864]").find("roof fp32-cuda measured, dram datasheet"),
+      std::string::npos)
+      << text;
+  EXPECT_NE(LineWith(text, "GPU 0").find("measured: fp32-cuda"), std::string::npos) << text;
+}
+
+TEST(KernelTable, NoRateWhereTheRowHasNoFlops) {
+  // A placement with a rate but a row without FLOPs (the two views disagreed once): no rate.
+  TraceReport t = Report();
+  analyzers::KernelGroup& entr = t.run.kernels[1];
+  analyzers::WorkSample w;
+  w.flops = 1e9;
+  w.bytes = 4000;
+  w.path = analyzers::ComputePath::kFp32;
+  w.gpu_time_ns = entr.gpu_ns;
+  entr.placement = analyzers::PlaceOnRoofline(T4(), w);
+  ASSERT_TRUE(entr.placement->achieved_flops.has_value());
+  std::ostringstream out;
+  WriteAnalysisSections(t, out);
+  const std::string row = RowFor(out.str(), "[n=1000] · vectorized");
+  EXPECT_EQ(row.find(" 1 T "), std::string::npos) << row;  // 1e9 FLOPs in 1 ms
+  EXPECT_NE(row.find(" ?/cat "), std::string::npos) << row;
 }
 
 TEST(KernelTable, JsonRowsCarryIntensityAndReason) {

@@ -120,7 +120,9 @@ TEST(LaunchOverheadSection, TextGolden) {
   WriteLaunchOverheadText(SmallTrace(), {}, out);
   const std::string text = out.str();
   ExpectFitsHundredColumns(text);
-  const std::string expected = R"(  Launch overhead
+  // The section starts with the blank line that parts it from the one before.
+  const std::string expected = R"(
+  Launch overhead
   verdict   partly overhead bound: the GPU waited for kernel launches 44.8% of its 3.99 ms window
             and was busy 55.2%
   launches  200 kernel launches, 50,365/s; cost mean 5.5 us, p50 5.02 us, p95 5.98 us
@@ -136,7 +138,6 @@ TEST(LaunchOverheadSection, TextGolden) {
     kernel                    grid/block        calls  gpu tot     mean      p50      p95   launch
     vectorized_elementwise... 1024/128            100   200 us     2 us     2 us     2 us     5 us *
     gemm                      64/256              100     2 ms    20 us    20 us    20 us     6 us
-
 )";
   EXPECT_EQ(text, expected) << text;
 }

@@ -144,6 +144,12 @@ struct OverheadJudgement {
   double launch_bound_fraction = 0;  // launch_bound_gpu_ns / window_ns
 };
 
+// Sets the fractions and the verdict of `judgement` from its times (docs/launch-overhead.md,
+// "Verdict"): what a trace's analysis does with its pooled devices, and what the many-trace
+// views do with the traces' judgements summed.
+void DecideOverheadVerdict(OverheadJudgement& judgement, bool gpu_times,
+                           const LaunchOverheadOptions& options = {});
+
 // An estimate, never a measurement: starved idle time before eagerly launched kernels that
 // would go if each launch cost graph_node_cost_ns instead of its measured cost.
 struct GraphsEstimate {

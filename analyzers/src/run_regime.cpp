@@ -1,0 +1,109 @@
+#include "flopspy/analyzers/run_regime.h"
+
+#include <cstdio>
+
+namespace flopspy::analyzers {
+namespace {
+
+std::string Percent(double fraction) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f%%", 100 * fraction);
+  return buf;
+}
+
+std::string Words(Regime regime) {
+  switch (regime) {
+    case Regime::kComputeBound:
+      return "compute bound";
+    case Regime::kMemoryBound:
+      return "memory bound";
+    case Regime::kOverheadBound:
+      return "overhead bound";
+    case Regime::kUnknown:
+      break;
+  }
+  return "unknown";
+}
+
+std::string Split(const RunRegime& r) {
+  const auto& f = r.kernel_fraction_by_regime;
+  return Percent(f[static_cast<size_t>(Regime::kComputeBound)]) +
+         " of kernel time compute bound, " + Percent(f[static_cast<size_t>(Regime::kMemoryBound)]) +
+         " memory bound, " + Percent(f[static_cast<size_t>(Regime::kOverheadBound)]) +
+         " overhead bound, " + Percent(f[static_cast<size_t>(Regime::kUnknown)]) + " unknown";
+}
+
+std::string Waited(const RunRegime& r) {
+  if (r.overhead == OverheadVerdict::kUnknown) return "";
+  return "; the GPU window was " + Percent(r.busy_fraction) + " busy and " +
+         Percent(r.starved_fraction) + " waiting for launches";
+}
+
+}  // namespace
+
+std::string_view RunRegimeRuleName(RunRegimeRule rule) {
+  switch (rule) {
+    case RunRegimeRule::kNoKernelTime:
+      return "no_kernel_time";
+    case RunRegimeRule::kStarved:
+      return "starved";
+    case RunRegimeRule::kUnplaced:
+      return "unplaced";
+    case RunRegimeRule::kKernelTime:
+      return "kernel_time";
+  }
+  return "unknown";
+}
+
+RunRegime ClassifyRun(std::span<const KernelGroup> kernels, const OverheadJudgement& j,
+                      const RunRegimeThresholds& thresholds) {
+  RunRegime r;
+  for (const KernelGroup& g : kernels) {
+    const Regime regime = g.placement ? g.placement->regime : Regime::kUnknown;
+    r.kernel_ns_by_regime[static_cast<size_t>(regime)] += g.gpu_ns;
+    r.kernel_ns += g.gpu_ns;
+  }
+  if (r.kernel_ns > 0) {
+    for (size_t i = 0; i < r.kernel_ns_by_regime.size(); ++i) {
+      r.kernel_fraction_by_regime[i] = r.kernel_ns_by_regime[i] / r.kernel_ns;
+    }
+  }
+  r.overhead = j.verdict;
+  r.busy_fraction = j.busy_fraction;
+  r.starved_fraction = j.starved_fraction;
+
+  if (r.kernel_ns <= 0) {
+    r.rule = RunRegimeRule::kNoKernelTime;
+    r.sentence = "unknown: no kernel has a GPU time";
+    return r;
+  }
+  if (j.verdict == OverheadVerdict::kOverheadBound) {
+    r.regime = Regime::kOverheadBound;
+    r.rule = RunRegimeRule::kStarved;
+    r.sentence = "overhead bound: the GPU window was " + Percent(j.starved_fraction) +
+                 " waiting for kernel launches and " + Percent(j.busy_fraction) + " busy; " +
+                 Split(r);
+    return r;
+  }
+  const double unplaced = r.kernel_fraction_by_regime[static_cast<size_t>(Regime::kUnknown)];
+  if (unplaced >= thresholds.unplaced_fraction) {
+    r.rule = RunRegimeRule::kUnplaced;
+    r.sentence = "unknown: " + Percent(unplaced) +
+                 " of kernel time has no regime (its FLOPs and bytes, or the GPU's roofs, are "
+                 "unknown)" +
+                 Waited(r);
+    return r;
+  }
+  r.rule = RunRegimeRule::kKernelTime;
+  for (const Regime candidate :
+       {Regime::kComputeBound, Regime::kMemoryBound, Regime::kOverheadBound}) {
+    if (r.regime == Regime::kUnknown || r.kernel_ns_by_regime[static_cast<size_t>(candidate)] >
+                                            r.kernel_ns_by_regime[static_cast<size_t>(r.regime)]) {
+      r.regime = candidate;
+    }
+  }
+  r.sentence = Words(r.regime) + ": " + Split(r) + Waited(r);
+  return r;
+}
+
+}  // namespace flopspy::analyzers

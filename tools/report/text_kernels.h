@@ -1,0 +1,15 @@
+// The kernel tables of the terminal report: kernels by GPU time (issue 8.2, 7.3) and the GPU
+// counters against the kernel catalog.
+#pragma once
+
+#include <cstddef>
+#include <ostream>
+
+#include "report/trace_report.h"
+
+namespace flopspy::tools {
+
+void PrintKernelTable(const TraceReport& trace, std::ostream& out, size_t limit);
+void PrintCounterCheck(const TraceReport& trace, std::ostream& out, size_t limit);
+
+}  // namespace flopspy::tools

@@ -1,0 +1,108 @@
+#include "report/text_libraries.h"
+
+#include <fmt/format.h>
+#include <fmt/ostream.h>
+
+#include "flopspy/analyzers/blas_types.h"
+#include "report/format.h"
+#include "report/text_labels.h"
+#include "report/text_table.h"
+
+namespace flopspy::tools {
+namespace {
+
+using analyzers::LibraryGroup;
+
+std::string Shape(const LibraryGroup& g) {
+  const auto& s = g.shape;
+  std::string shape = fmt::format("{}x{}x{}", s.m, s.n, s.k);
+  if (s.batch > 1) shape += fmt::format(" b{}", s.batch);
+  return shape;
+}
+
+bool Applies(uint8_t type) {
+  return type != analyzers::kNotApplicable;
+}
+
+// "R_16BF", or "R_16F x R_8I + R_32F -> R_32F" when the operands differ; then the compute
+// type, the transposes and an epilogue other than the default.
+std::string Types(const LibraryGroup& g) {
+  const auto& s = g.shape;
+  const auto name = [](uint8_t t) { return std::string(analyzers::DataTypeName(t)); };
+  std::string types = name(s.type_a);
+  if (Applies(s.type_b) && s.type_b != s.type_a) types += " x " + name(s.type_b);
+  if (Applies(s.type_c) && s.type_c != s.type_a && s.type_c != s.type_d) {
+    types += " + " + name(s.type_c);
+  }
+  if (Applies(s.type_d) && s.type_d != s.type_a) types += " -> " + name(s.type_d);
+  if (Applies(s.compute_type)) {
+    types += ", compute " + std::string(analyzers::ComputeTypeName(s.compute_type));
+  }
+  if (Applies(s.scale_type) && s.scale_type != s.type_d) types += ", scale " + name(s.scale_type);
+  const auto op = [](uint8_t t) { return t == 0 ? 'N' : t == 1 ? 'T' : t == 2 ? 'C' : '?'; };
+  if (Applies(s.trans_a) && Applies(s.trans_b)) {
+    types += fmt::format(", {}{}", op(s.trans_a), op(s.trans_b));
+  }
+  if (s.epilogue > analyzers::lt_epilogue::kDefault) {
+    types += ", epilogue " + std::string(analyzers::EpilogueName(s.epilogue));
+  }
+  return types;
+}
+
+// FLOP per byte: the placement's (calls with a GPU time), else over every call.
+std::string Intensity(const LibraryGroup& g) {
+  if (g.placement && g.placement->intensity) return fmt::format("{:.3g}", *g.placement->intensity);
+  if (g.source == trace::FigureSource::kUnknown || g.bytes <= 0) return "-";
+  return fmt::format("{:.3g}", g.flops / g.bytes);
+}
+
+}  // namespace
+
+void PrintLibraryTable(const TraceReport& t, std::ostream& out, size_t limit) {
+  if (t.run.libraries.empty()) return;
+  fmt::print(out, "\n  cuBLAS / cuBLASLt calls by GPU time\n");
+  TextTable table({{"calls"},
+                   {"GPU"},
+                   {"mean"},
+                   {"FLOPs"},
+                   {"epilogue"},
+                   {"bytes"},
+                   {"FLOP/B"},
+                   {"FLOP/s"},
+                   {"%roof"},
+                   {"regime", TextTable::Align::kLeft},
+                   {"src", TextTable::Align::kLeft}});
+  size_t shown = 0;
+  for (const LibraryGroup& g : t.run.libraries) {
+    if (shown++ == limit) break;
+    const auto& p = g.placement;
+    const bool known = g.source != trace::FigureSource::kUnknown;
+    table.AddRow({Grouped(g.calls), g.gpu_ns > 0 ? Duration(g.gpu_ns) : "-",
+                  g.gpu_ns > 0 ? Duration(g.gpu_ns / static_cast<double>(g.calls)) : "-",
+                  FigureText(g.flops, g.source), FigureText(g.epilogue_flops, g.source),
+                  FigureText(g.bytes, g.source), Intensity(g),
+                  p && known ? RateText(p->achieved_flops) : "-",
+                  p ? PctText(p->pct_of_attainable) : "-", RegimeTag(p), SourceTag(g.source)});
+    std::string detail = g.routine + " " + Shape(g) + " " + Types(g);
+    if (p) {
+      if (const std::string roof = RoofText(*p); !roof.empty()) detail += "; " + roof;
+    }
+    table.AddDetailText(detail);
+    for (const auto& f : g.findings) {
+      if (f.severity != analyzers::FindingSeverity::kInfo) table.AddDetailText(f.sentence, "! ");
+    }
+  }
+  table.Print(out);
+  if (t.run.libraries.size() > limit) {
+    fmt::print(out, "{}", MoreLine(t.run.libraries.size() - limit, "shape", "shapes"));
+  }
+  fmt::print(out, "{}",
+             Paragraph("FLOPs: the main operation (analytic, from the call's arguments); "
+                       "epilogue: bias and activation FLOPs, counted apart; bytes: the least "
+                       "DRAM traffic the call needs; mean: GPU time per call; under each row: "
+                       "data types, compute type, transposes, the roof and the shape's "
+                       "diagnostics (!).",
+                       "  ", "  "));
+}
+
+}  // namespace flopspy::tools
