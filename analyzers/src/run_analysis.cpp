@@ -613,6 +613,13 @@ void RunAnalyzer::AddLibraryCall(const trace::LibraryCallRecord& c, uint32_t thr
       }
     }
   }
+  // The call's types (or its kernel's name) say which roof its kernels run against; a catalog
+  // reading of a library kernel's name never overrides them.
+  for (uint64_t correlation : launched) {
+    if (const auto p = pending_.find(correlation); p != pending_.end()) {
+      kernels_[p->second.group].path = g.path;
+    }
+  }
   const double share = launched.empty() ? 0 : 1.0 / static_cast<double>(launched.size());
   double longest = -1;
   for (uint64_t correlation : launched) {
@@ -620,9 +627,9 @@ void RunAnalyzer::AddLibraryCall(const trace::LibraryCallRecord& c, uint32_t thr
     if (p == pending_.end()) continue;
     Pending& pending = p->second;
     pending.library = index;
-    // The call's types (or its kernel's name, above) say which roof its kernels run against;
-    // a catalog reading of a library kernel's name never overrides them.
-    kernels_[pending.group].path = g.path;
+    // The call's data and compute types say which roof its kernels run against.
+    if (kernels_[pending.group].path == ComputePath::kUnknown)
+      kernels_[pending.group].path = g.path;
     if (!Known(pending.flops_source)) {
       pending.flops = c.flops * share;
       pending.flops_source = static_cast<FigureSource>(c.source);
