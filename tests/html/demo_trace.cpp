@@ -90,6 +90,7 @@ class Demo {
 
   void Gpu(uint32_t signature, uint64_t correlation, uint64_t start_ns, uint64_t ns,
            uint32_t stream) {
+    if (!gpu_records_) return;
     trace::GpuActivityRecord g{};
     g.kind = static_cast<uint8_t>(trace::GpuActivityKind::kKernel);
     g.start_ns = kBase + start_ns;
@@ -123,6 +124,7 @@ class Demo {
   }
 
   void Copy(uint64_t start_ns, uint64_t ns, uint64_t bytes, uint32_t stream) {
+    if (!gpu_records_) return;
     trace::GpuActivityRecord g{};
     g.kind = static_cast<uint8_t>(trace::GpuActivityKind::kMemcpy);
     g.copy_kind = static_cast<uint8_t>(trace::CopyKind::kHostToDevice);
@@ -203,12 +205,21 @@ class Demo {
 
  private:
   TraceBuilder b_;
+
+ public:
+  bool gpu_records_ = true;  // false: as recorded without CUPTI
 };
 
 }  // namespace
 
 std::vector<uint8_t> DemoTrace(uint32_t pid, int32_t rank) {
   return Demo(pid, rank).Build();
+}
+
+std::vector<uint8_t> DemoTraceWithoutGpuRecords(uint32_t pid) {
+  Demo demo(pid, -1);
+  demo.gpu_records_ = false;
+  return demo.Build();
 }
 
 std::vector<uint8_t> DemoTraceWithCpu() {

@@ -25,6 +25,10 @@ inline constexpr char kNastyKernel[] = "void nasty<\"q\", 'a' & b>(int, <script>
 std::vector<uint8_t> DemoTrace(uint32_t pid = 4242, int32_t rank = -1);
 std::vector<ExpectedPoint> DemoTracePoints();
 
+// The demo run recorded without GPU timing (no CUPTI): the same launches and cuBLAS call, no
+// GPU activity records.
+std::vector<uint8_t> DemoTraceWithoutGpuRecords(uint32_t pid = 4242);
+
 // The demo trace with a CPU side too: marked regions "forward" (twice) and "backward" (once,
 // and once never ended), and CPU counter samples for both regions and the whole run. Its
 // metadata names the CPU whose ceilings tests/data/cpu_roofline/ceilings/skx_synthetic.json
