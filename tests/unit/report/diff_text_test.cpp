@@ -96,8 +96,7 @@ TEST(DiffText, SideWithoutGpuRecordsShowsLaunchesAndUnknownTime) {
   r.change_known = false;
   const std::string text = DiffText({r});
   // change ?, % ?, time A 2 us, time B ?, count 10 and 10.
-  EXPECT_NE(text.find("       ?  ?    2 us       ?       10       10"), std::string::npos)
-      << text;
+  EXPECT_NE(text.find("       ?  ?    2 us       ?       10       10"), std::string::npos) << text;
   EXPECT_NE(text.find("?: GPU time unknown"), std::string::npos);
 }
 
