@@ -50,10 +50,109 @@ std::string Percent(double fraction) {
   return Whole(100 * fraction) + "%";
 }
 
+// A percentage that stays readable under 1%: "43%", "0.43%".
+std::string PercentValue(double pct) {
+  return (std::fabs(pct) >= 1 || pct == 0 ? Whole(pct) : Sig3(pct)) + "%";
+}
+
 bool IsStreamingFamily(const std::string& family) {
   return family.starts_with("elementwise") || family == "reduce" || family == "copy" ||
          family == "fill" || family == "softmax" || family == "layer_norm" || family == "index" ||
          family == "scatter_gather" || family == "demo";
+}
+
+// The GPU time a gain comes from: a kernel group (its index), or, for a library group whose
+// kernels are not known, the group itself (kLibraryKey | its index).
+constexpr uint64_t kLibraryKey = uint64_t{1} << 32;
+using GainMap = std::map<uint64_t, double>;
+
+// Findings with, beside each, where its estimated gain comes from.
+struct Findings {
+  std::vector<Advice> list;
+  std::vector<GainMap> gains;
+  void Add(Advice a, GainMap g = {}) {
+    list.push_back(std::move(a));
+    gains.push_back(std::move(g));
+  }
+};
+
+// A library group's gain spread over the kernels that ran its calls, by their time.
+void AddLibraryGain(const LibraryGroup& g, uint32_t index, double gain, GainMap& out) {
+  double total = 0;
+  for (const auto& [kernel, ns] : g.kernel_time) total += ns;
+  if (total <= 0) {
+    out[kLibraryKey | index] += gain;
+    return;
+  }
+  for (const auto& [kernel, ns] : g.kernel_time) out[kernel] += gain * ns / total;
+}
+
+double TimeOf(const RunAnalysis& run, uint64_t key) {
+  if (key & kLibraryKey) {
+    const uint64_t i = key & ~kLibraryKey;
+    return i < run.libraries.size() ? run.libraries[i].gpu_ns : 0;
+  }
+  return key < run.kernels.size() ? run.kernels[key].gpu_ns : 0;
+}
+
+std::string KindList(const std::vector<AdviceKind>& kinds) {
+  std::string s;
+  for (size_t i = 0; i < kinds.size(); ++i) {
+    s += (i == 0                  ? ""
+          : i + 1 == kinds.size() ? " and "
+                                  : ", ") +
+         std::string(AdviceKindName(kinds[i]));
+  }
+  return s;
+}
+
+// Findings whose gains share kernel time form one cluster (transitively); each member learns
+// the others' kinds and the cluster's combined bound: per kernel, the sum of the members' gains
+// capped at the kernel's time.
+void MarkOverlaps(const RunAnalysis& run, Findings& f) {
+  const size_t n = f.list.size();
+  std::vector<size_t> cluster(n);
+  for (size_t i = 0; i < n; ++i) cluster[i] = i;
+  const auto root = [&](size_t i) {
+    while (cluster[i] != i) i = cluster[i] = cluster[cluster[i]];
+    return i;
+  };
+  std::map<uint64_t, size_t> first_user;
+  for (size_t i = 0; i < n; ++i) {
+    for (const auto& [key, gain] : f.gains[i]) {
+      if (gain <= 0) continue;
+      const auto [it, added] = first_user.try_emplace(key, i);
+      if (!added) cluster[root(i)] = root(it->second);
+    }
+  }
+  std::map<size_t, std::vector<size_t>> members;
+  for (size_t i = 0; i < n; ++i) {
+    if (!f.gains[i].empty()) members[root(i)].push_back(i);
+  }
+  for (const auto& [r, group] : members) {
+    if (group.size() < 2) continue;
+    GainMap summed;
+    for (size_t i : group) {
+      for (const auto& [key, gain] : f.gains[i]) summed[key] += std::max(0.0, gain);
+    }
+    double combined = 0, time = 0;
+    for (const auto& [key, gain] : summed) {
+      combined += std::min(gain, TimeOf(run, key));
+      time += TimeOf(run, key);
+    }
+    for (size_t i : group) {
+      Advice& a = f.list[i];
+      for (size_t j : group) {
+        if (j != i) a.overlaps.push_back(f.list[j].kind);
+      }
+      a.combined_gain_ns = combined;
+      const std::string note =
+          "overlaps " + KindList(a.overlaps) + " on the same " + Time(time) +
+          " of kernel time: the gains do not add up; together they can save at most " +
+          Time(combined);
+      a.gain_basis = a.gain_basis.empty() ? note : a.gain_basis + "; " + note;
+    }
+  }
 }
 
 double KernelTime(const RunAnalysis& run) {
@@ -62,7 +161,7 @@ double KernelTime(const RunAnalysis& run) {
   return total;
 }
 
-void MemoryBoundExplained(const RunAnalysis& run, double total, std::vector<Advice>& out) {
+void MemoryBoundExplained(const RunAnalysis& run, double total, Findings& out) {
   // Memory-bound catalog kernels with different functors that move their bytes at the same rate:
   // the seed notes' "why does sin cost as much as mul". Either the same bytes per call in about
   // the same time, or different bytes at the same bandwidth (time follows bytes, not FLOPs).
@@ -141,14 +240,16 @@ void MemoryBoundExplained(const RunAnalysis& run, double total, std::vector<Advi
         "Fuse chains of such operations into one pass (torch.compile, or a fused custom kernel) "
         "so that each tensor is read and written once.";
     a.share = total > 0 ? group_total / total : 0;
-    out.push_back(std::move(a));
+    out.Add(std::move(a));
   }
 }
 
-void FuseElementwise(const RunAnalysis& run, double total, std::vector<Advice>& out) {
+void FuseElementwise(const RunAnalysis& run, double total, Findings& out) {
   double ns = 0, bytes = 0, above_roof = 0, pct = 0;
   uint64_t kernels = 0, launches = 0;
-  for (const KernelGroup& g : run.kernels) {
+  GainMap gains;
+  for (uint32_t i = 0; i < run.kernels.size(); ++i) {
+    const KernelGroup& g = run.kernels[i];
     if (!g.placement || g.placement->regime != Regime::kMemoryBound ||
         !IsStreamingFamily(g.family)) {
       continue;
@@ -158,8 +259,11 @@ void FuseElementwise(const RunAnalysis& run, double total, std::vector<Advice>& 
     ns += g.gpu_ns;
     bytes += g.timed.bytes;
     pct += g.placement->pct_of_bandwidth.value_or(0) * g.gpu_ns;
-    if (g.placement->roof_time_ns)
-      above_roof += std::max(0.0, g.gpu_ns - *g.placement->roof_time_ns);
+    if (g.placement->roof_time_ns) {
+      const double above = std::max(0.0, g.gpu_ns - *g.placement->roof_time_ns);
+      above_roof += above;
+      if (above > 0) gains[i] = above;
+    }
   }
   if (total <= 0 || ns < 0.05 * total) return;
   Advice a;
@@ -180,15 +284,17 @@ void FuseElementwise(const RunAnalysis& run, double total, std::vector<Advice>& 
         "fusion can save more by not moving intermediate tensors at all";
   }
   a.share = ns / total;
-  out.push_back(std::move(a));
+  out.Add(std::move(a), std::move(gains));
 }
 
 void TensorCores(const RunAnalysis& run, const std::map<int32_t, DeviceRoofs>& roofs, double total,
-                 std::vector<Advice>& out) {
+                 Findings& out) {
   double ns = 0, gain = 0;
   uint64_t calls = 0;
   double ratio = 0;
-  for (const LibraryGroup& g : run.libraries) {
+  GainMap gains;
+  for (uint32_t i = 0; i < run.libraries.size(); ++i) {
+    const LibraryGroup& g = run.libraries[i];
     if (g.path != ComputePath::kFp32 || !g.placement || g.gpu_ns <= 0) continue;
     const auto r = roofs.find(g.device);
     if (r == roofs.end()) continue;
@@ -202,7 +308,9 @@ void TensorCores(const RunAnalysis& run, const std::map<int32_t, DeviceRoofs>& r
     // below the time it takes to move its bytes.
     const double bytes_ns =
         g.placement->bandwidth > 0 ? g.timed_bytes / g.placement->bandwidth * 1e9 : 0;
-    gain += std::max(0.0, g.gpu_ns - std::max(g.gpu_ns * fp32 / tf32, bytes_ns));
+    const double group_gain = std::max(0.0, g.gpu_ns - std::max(g.gpu_ns * fp32 / tf32, bytes_ns));
+    gain += group_gain;
+    AddLibraryGain(g, i, group_gain, gains);
   }
   if (ns <= 0) return;
   Advice a;
@@ -221,13 +329,15 @@ void TensorCores(const RunAnalysis& run, const std::map<int32_t, DeviceRoofs>& r
         "time than moving the operands takes";
   }
   a.share = total > 0 ? ns / total : 0;
-  out.push_back(std::move(a));
+  out.Add(std::move(a), std::move(gains));
 }
 
-void GemmShapes(const RunAnalysis& run, double total, std::vector<Advice>& out) {
+void GemmShapes(const RunAnalysis& run, double total, Findings& out) {
   double lost = 0, ns = 0;
   std::vector<std::string> examples;
-  for (const LibraryGroup& g : run.libraries) {
+  GainMap gains;
+  for (uint32_t i = 0; i < run.libraries.size(); ++i) {
+    const LibraryGroup& g = run.libraries[i];
     double group_lost = 0;
     for (const GemmFinding& f : g.findings) {
       if (f.severity == FindingSeverity::kInfo) continue;
@@ -238,6 +348,7 @@ void GemmShapes(const RunAnalysis& run, double total, std::vector<Advice>& out) 
     if (group_lost > 0) {
       lost += group_lost;
       ns += g.gpu_ns;
+      AddLibraryGain(g, i, group_lost, gains);
     }
   }
   if (examples.empty()) return;
@@ -254,10 +365,10 @@ void GemmShapes(const RunAnalysis& run, double total, std::vector<Advice>& out) 
     a.gain_basis = "the largest time lost each GEMM shape's diagnostics estimate";
   }
   a.share = total > 0 ? ns / total : 0;
-  out.push_back(std::move(a));
+  out.Add(std::move(a), std::move(gains));
 }
 
-void PinnedMemory(const RunAnalysis& run, std::vector<Advice>& out) {
+void PinnedMemory(const RunAnalysis& run, Findings& out) {
   double pageable_ns = 0, pageable_bytes = 0, pinned_ns = 0, pinned_bytes = 0;
   for (const CopyGroup& c : run.copies) {
     if (!c.from_gpu || c.is_set) continue;
@@ -289,10 +400,10 @@ void PinnedMemory(const RunAnalysis& run, std::vector<Advice>& out) {
                      Si(pinned_rate * 1e9) + "B/s)";
     }
   }
-  out.push_back(std::move(a));
+  out.Add(std::move(a));
 }
 
-void LaunchBound(const RunAnalysis& run, double total, std::vector<Advice>& out) {
+void LaunchBound(const RunAnalysis& run, double total, Findings& out) {
   uint64_t kernels = 0, runs = 0;
   double gpu_ns = 0, launch_ns = 0;
   for (const KernelGroup& g : run.kernels) {
@@ -314,11 +425,12 @@ void LaunchBound(const RunAnalysis& run, double total, std::vector<Advice>& out)
       "torch.compile(mode='reduce-overhead')) or fuse the small kernels; batch more work per "
       "step.";
   a.share = total > 0 ? gpu_ns / total : 0;
-  out.push_back(std::move(a));
+  out.Add(std::move(a));
 }
 
-void FarFromRoof(const RunAnalysis& run, double total, std::vector<Advice>& out) {
-  for (const KernelGroup& g : run.kernels) {
+void FarFromRoof(const RunAnalysis& run, double total, Findings& out) {
+  for (uint32_t i = 0; i < run.kernels.size(); ++i) {
+    const KernelGroup& g = run.kernels[i];
     if (!g.placement || g.placement->regime != Regime::kComputeBound ||
         g.placement->proximity != RoofProximity::kFar || total <= 0 || g.gpu_ns < 0.05 * total) {
       continue;
@@ -326,18 +438,26 @@ void FarFromRoof(const RunAnalysis& run, double total, std::vector<Advice>& out)
     Advice a;
     a.kind = AdviceKind::kFarFromRoof;
     a.finding = (g.name.empty() ? std::string("a kernel") : g.name) + " is compute bound but " +
-                "reaches " + Whole(g.placement->pct_of_attainable.value_or(0)) + "%" + " of its " +
+                "reaches " + PercentValue(g.placement->pct_of_attainable.value_or(0)) + " of its " +
                 std::string(ComputePathName(g.placement->roof_path)) + " roof over " +
                 Time(g.gpu_ns) + " (" + Percent(g.gpu_ns / total) + " of GPU time).";
-    a.action =
-        "Look at occupancy, tile sizes and instruction mix with Nsight Compute "
-        "(ncu -k regex:<name>), or use a library kernel for the operation.";
+    // A library's own kernel runs on the roof its call's types choose (the placement above
+    // uses them); what is left to change is the call, not the kernel.
+    a.action = g.inside_library
+                   ? "This kernel is cuBLAS's own: see its call's shape diagnostics and data "
+                     "types in the cuBLAS section (dimensions the tensor cores want, tiles and "
+                     "waves that fill the GPU, a faster data type), and profile it with Nsight "
+                     "Compute (ncu -k regex:<name>) if those are fine."
+                   : "Look at occupancy, tile sizes and instruction mix with Nsight Compute "
+                     "(ncu -k regex:<name>), or use a library kernel for the operation.";
+    GainMap gains;
     if (g.placement->roof_time_ns) {
       a.gain_ns = std::max(0.0, g.gpu_ns - *g.placement->roof_time_ns);
       a.gain_basis = "time above the roof: the most that reaching the roof could save";
+      gains[i] = *a.gain_ns;
     }
     a.share = g.gpu_ns / total;
-    out.push_back(std::move(a));
+    out.Add(std::move(a), std::move(gains));
   }
 }
 
@@ -366,7 +486,7 @@ std::string_view AdviceKindName(AdviceKind kind) {
 }
 
 std::vector<Advice> AdviseRun(const RunAnalysis& run, const std::map<int32_t, DeviceRoofs>& roofs) {
-  std::vector<Advice> out;
+  Findings found;
   const double total = KernelTime(run);
   if (run.launches > 0 && !run.gpu_timing) {
     Advice a;
@@ -377,15 +497,17 @@ std::vector<Advice> AdviseRun(const RunAnalysis& run, const std::map<int32_t, De
     a.action =
         "Run `flopspy info` to see whether CUPTI and the driver are available, and make sure no "
         "other profiler (nsys, ncu, another CUPTI user) holds CUPTI during the run.";
-    out.push_back(std::move(a));
+    found.Add(std::move(a));
   }
-  MemoryBoundExplained(run, total, out);
-  FuseElementwise(run, total, out);
-  TensorCores(run, roofs, total, out);
-  GemmShapes(run, total, out);
-  PinnedMemory(run, out);
-  LaunchBound(run, total, out);
-  FarFromRoof(run, total, out);
+  MemoryBoundExplained(run, total, found);
+  FuseElementwise(run, total, found);
+  TensorCores(run, roofs, total, found);
+  GemmShapes(run, total, found);
+  PinnedMemory(run, found);
+  LaunchBound(run, total, found);
+  FarFromRoof(run, total, found);
+  MarkOverlaps(run, found);
+  std::vector<Advice> out = std::move(found.list);
   std::stable_sort(out.begin(), out.end(), [](const Advice& a, const Advice& b) {
     const double ga = a.gain_ns.value_or(0), gb = b.gain_ns.value_or(0);
     if (ga != gb) return ga > gb;

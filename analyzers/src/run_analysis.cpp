@@ -76,7 +76,45 @@ int SourceIndex(FigureSource s) {
   return static_cast<int>(s) & 3;
 }
 
+// cuBLAS and CUTLASS name their TF32 tensor-core kernels so ("sm90_xmma_gemm_f32f32_tf32f32_...",
+// "cutlass_80_tensorop_s1688tf32gemm_..."); their FP32 CUDA-core kernels never carry "tf32".
+bool KernelNameSaysTf32(std::string_view name) {
+  for (size_t i = 0; i + 4 <= name.size(); ++i) {
+    if ((name[i] == 't' || name[i] == 'T') && (name[i + 1] == 'f' || name[i + 1] == 'F') &&
+        name.substr(i + 2, 2) == "32") {
+      return true;
+    }
+  }
+  return false;
+}
+
+void AddKernelTime(LibraryGroup& lib, uint32_t kernel_group, double ns) {
+  for (auto& [group, time] : lib.kernel_time) {
+    if (group == kernel_group) {
+      time += ns;
+      return;
+    }
+  }
+  lib.kernel_time.emplace_back(kernel_group, ns);
+}
+
 }  // namespace
+
+LibraryShapeKey LibraryShapeKeyOf(const trace::LibraryCallRecord& c) {
+  LibraryShapeKey key;
+  key.routine = c.routine;
+  key.name = c.name;
+  key.m = c.m, key.n = c.n, key.k = c.k, key.batch = c.batch;
+  key.types = {c.type_a, c.type_b, c.type_c, c.type_d, c.compute_type, c.scale_type};
+  key.ops = {c.trans_a, c.trans_b, c.side, c.uplo, c.diag};
+  key.epilogue = c.epilogue;
+  key.flags = c.flags & kLibShapeFlags;
+  return key;
+}
+
+std::string_view PathBasisName(PathBasis basis) {
+  return basis == PathBasis::kKernelName ? "kernel_name" : "call_types";
+}
 
 const RunAnalyzer::FunctionFacts* RunAnalyzer::FactsFor(uint32_t signature) const {
   const auto sig = signatures_.find(signature);
@@ -220,6 +258,11 @@ void MergeLibraryGroup(LibraryGroup& into, const LibraryGroup& from) {
   into.gpu_ns += from.gpu_ns;
   into.timed_flops += from.timed_flops;
   into.timed_bytes += from.timed_bytes;
+  // One trace's kernels showed the calls ran on TF32: so did the others' (same types).
+  if (from.path_basis == PathBasis::kKernelName) {
+    into.path = from.path;
+    into.path_basis = from.path_basis;
+  }
 }
 
 uint32_t RunAnalyzer::GroupFor(uint32_t signature, const std::string& shape_key) {
@@ -464,6 +507,7 @@ void RunAnalyzer::ApplyGpu(Pending& p, const trace::GpuActivityRecord& gpu) {
     lib.gpu_ns += ns;
     lib.timed_flops += p.flops;
     lib.timed_bytes += p.bytes;
+    AddKernelTime(lib, p.group, ns);
     if (lib.device < 0) lib.device = gpu.device;
   }
   p.gpu_seen = true;
@@ -532,11 +576,7 @@ void RunAnalyzer::AddGpu(const trace::GpuActivityRecord& gpu) {
 
 void RunAnalyzer::AddLibraryCall(const trace::LibraryCallRecord& c, uint32_t thread,
                                  const StringLookup& strings) {
-  const auto key = std::make_tuple(c.routine, c.name, c.m, c.n, c.k, c.batch,
-                                   uint32_t{c.type_a} | uint32_t{c.type_b} << 8 |
-                                       uint32_t{c.type_d} << 16 | uint32_t{c.compute_type} << 24,
-                                   uint32_t{c.trans_a} | uint32_t{c.trans_b} << 8, c.epilogue);
-  auto it = library_index_.find(key);
+  auto it = library_index_.find(LibraryShapeKeyOf(c));
   if (it == library_index_.end()) {
     LibraryGroup g;
     g.routine = std::string(strings(c.name));
@@ -544,7 +584,8 @@ void RunAnalyzer::AddLibraryCall(const trace::LibraryCallRecord& c, uint32_t thr
     g.routine_id = c.routine;
     g.shape = c;
     g.path = BlasComputePath(c);
-    it = library_index_.emplace(key, static_cast<uint32_t>(libraries_.size())).first;
+    it = library_index_.emplace(LibraryShapeKeyOf(c), static_cast<uint32_t>(libraries_.size()))
+             .first;
     libraries_.push_back(std::move(g));
   }
   const uint32_t index = it->second;
@@ -561,6 +602,24 @@ void RunAnalyzer::AddLibraryCall(const trace::LibraryCallRecord& c, uint32_t thr
   std::vector<uint64_t> launched;
   launched.swap(library_launches_[thread]);
   g.kernels += launched.size();
+  // A call recorded as plain FP32 whose kernel is a TF32 tensor-core kernel ran on TF32.
+  if (g.path == ComputePath::kFp32) {
+    for (uint64_t correlation : launched) {
+      const auto p = pending_.find(correlation);
+      if (p != pending_.end() && KernelNameSaysTf32(kernels_[p->second.group].name)) {
+        g.path = ComputePath::kTf32Tensor;
+        g.path_basis = PathBasis::kKernelName;
+        break;
+      }
+    }
+  }
+  // The call's types (or its kernel's name) say which roof its kernels run against; a catalog
+  // reading of a library kernel's name never overrides them.
+  for (uint64_t correlation : launched) {
+    if (const auto p = pending_.find(correlation); p != pending_.end()) {
+      kernels_[p->second.group].path = g.path;
+    }
+  }
   const double share = launched.empty() ? 0 : 1.0 / static_cast<double>(launched.size());
   double longest = -1;
   for (uint64_t correlation : launched) {
@@ -597,6 +656,7 @@ void RunAnalyzer::AddLibraryCall(const trace::LibraryCallRecord& c, uint32_t thr
       g.gpu_ns += pending.gpu_ns;
       g.timed_flops += pending.flops;
       g.timed_bytes += pending.bytes;
+      AddKernelTime(g, pending.group, pending.gpu_ns);
       if (g.device < 0) g.device = kg.device;
       DeviceActivity& d = devices_[kg.device];
       d.kernel_ns_by_source[SourceIndex(pending.flops_source)] += pending.gpu_ns;
@@ -700,10 +760,24 @@ RunAnalysis RunAnalyzer::Finish(const std::map<int32_t, DeviceRoofs>& roofs,
     d.utilization_path = path;
   }
 
-  std::sort(kernels_.begin(), kernels_.end(), [](const KernelGroup& a, const KernelGroup& b) {
-    if (a.gpu_ns != b.gpu_ns) return a.gpu_ns > b.gpu_ns;
-    return a.launches > b.launches;
+  // Kernels by GPU time; the library groups' kernel indices follow them.
+  std::vector<uint32_t> order(kernels_.size());
+  for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+    if (kernels_[a].gpu_ns != kernels_[b].gpu_ns) return kernels_[a].gpu_ns > kernels_[b].gpu_ns;
+    return kernels_[a].launches > kernels_[b].launches;
   });
+  std::vector<uint32_t> new_index(kernels_.size());
+  std::vector<KernelGroup> sorted;
+  sorted.reserve(kernels_.size());
+  for (uint32_t i = 0; i < order.size(); ++i) {
+    new_index[order[i]] = i;
+    sorted.push_back(std::move(kernels_[order[i]]));
+  }
+  kernels_.swap(sorted);
+  for (LibraryGroup& g : libraries_) {
+    for (auto& [group, ns] : g.kernel_time) group = new_index[group];
+  }
   std::sort(libraries_.begin(), libraries_.end(), [](const LibraryGroup& a, const LibraryGroup& b) {
     if (a.gpu_ns != b.gpu_ns) return a.gpu_ns > b.gpu_ns;
     return a.cpu_ns > b.cpu_ns;

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <tuple>
 
 #include "flopspy/analyzers/blas_types.h"
 #include "flopspy/analyzers/stragglers.h"
@@ -22,11 +23,14 @@ struct Side {
   std::string detail;  // tells apart groups with one label: "grid 8x1x1 block 256x1x1"
 };
 
-void Add(Side& s, uint64_t count, double gpu_ns, double flops, bool flops_known,
-         const std::optional<Placement>& placement) {
+void Add(Side& s, uint64_t count, uint64_t launches, bool timed, double gpu_ns, double flops,
+         bool flops_known, const std::optional<Placement>& placement) {
   DiffFigures& f = s.figures;
   f.present = true;
   f.count += count;
+  f.launches += launches;
+  f.executions += timed ? count : 0;
+  f.gpu_time_known = f.gpu_time_known || timed;
   f.gpu_ns += gpu_ns;
   ++f.models;
   if (flops_known) {
@@ -36,8 +40,10 @@ void Add(Side& s, uint64_t count, double gpu_ns, double flops, bool flops_known,
   s.pct = placement ? placement->pct_of_attainable : std::nullopt;
 }
 
-void Finish(Side& s) {
+void Finish(Side& s, bool kernels) {
   DiffFigures& f = s.figures;
+  // A kernel with no GPU record anywhere counts its launches.
+  if (kernels && f.executions == 0) f.count = f.launches;
   if (f.count > 0 && f.gpu_ns > 0) f.mean_ns = f.gpu_ns / static_cast<double>(f.count);
   if (s.flops_known && f.gpu_ns > 0) f.flops_per_s = s.flops / f.gpu_ns * 1e9;
   // A share of the roof means something only against one set of roofs.
@@ -82,19 +88,26 @@ std::vector<DiffRow> Rows(const std::map<std::string, Side>& a,
                    : row.a.present                ? DiffPresence::kOnlyA
                                                   : DiffPresence::kOnlyB;
     row.change_ns = row.b.gpu_ns - row.a.gpu_ns;
-    if (row.presence == DiffPresence::kBoth) {
+    row.change_known =
+        (!row.a.present || row.a.gpu_time_known) && (!row.b.present || row.b.gpu_time_known);
+    if (!row.change_known) row.change_ns = 0;
+    if (row.presence == DiffPresence::kBoth && row.change_known) {
       row.change_pct = ChangePct(row.a.gpu_ns, row.b.gpu_ns);
       if (row.a.mean_ns > 0 && row.b.mean_ns > 0) {
         row.mean_change_pct = ChangePct(row.a.mean_ns, row.b.mean_ns);
       }
       row.rate_change_pct = ChangePct(row.a.flops_per_s, row.b.flops_per_s);
+    }
+    if (row.presence == DiffPresence::kBoth) {
       row.count_change_pct =
           ChangePct(static_cast<double>(row.a.count), static_cast<double>(row.b.count));
     }
     out.push_back(std::move(row));
   }
   std::stable_sort(out.begin(), out.end(), [](const DiffRow& x, const DiffRow& y) {
-    return std::fabs(x.change_ns) > std::fabs(y.change_ns);
+    if (x.change_known != y.change_known) return x.change_known;
+    if (x.change_known) return std::fabs(x.change_ns) > std::fabs(y.change_ns);
+    return std::max(x.a.gpu_ns, x.b.gpu_ns) > std::max(y.a.gpu_ns, y.b.gpu_ns);
   });
   return out;
 }
@@ -110,10 +123,10 @@ std::map<std::string, Side> KernelSides(const RunAggregate& run) {
       return std::to_string(d[0]) + "x" + std::to_string(d[1]) + "x" + std::to_string(d[2]);
     };
     s.detail = "grid " + dims(g.grid) + " block " + dims(g.block);
-    Add(s, g.executions, g.gpu_ns, g.timed.flops, g.timed.flops_source != FigureSource::kUnknown,
-        g.placement);
+    Add(s, g.executions, g.launches, g.executions > 0, g.gpu_ns, g.timed.flops,
+        g.timed.flops_source != FigureSource::kUnknown, g.placement);
   }
-  for (auto& [key, s] : sides) Finish(s);
+  for (auto& [key, s] : sides) Finish(s, /*kernels=*/true);
   return sides;
 }
 
@@ -127,9 +140,11 @@ std::map<std::string, Side> LibrarySides(const RunAggregate& run) {
     s.detail = "compute " + std::string(ComputeTypeName(g.shape.compute_type)) + ", trans " +
                std::to_string(g.shape.trans_a) + std::to_string(g.shape.trans_b) + ", epilogue " +
                std::string(EpilogueName(g.shape.epilogue));
-    Add(s, g.calls, g.gpu_ns, g.timed_flops, g.source != FigureSource::kUnknown, g.placement);
+    // A call's GPU time is its kernels': known when any of them has a GPU record.
+    Add(s, g.calls, 0, g.gpu_ns > 0, g.gpu_ns, g.timed_flops, g.source != FigureSource::kUnknown,
+        g.placement);
   }
-  for (auto& [key, s] : sides) Finish(s);
+  for (auto& [key, s] : sides) Finish(s, /*kernels=*/false);
   return sides;
 }
 
@@ -186,9 +201,14 @@ RunDiff DiffRuns(const RunAggregate& a, const RankTable& ranks_a, const RunAggre
   if (step_a.count > 0) diff.step_a = step_a;
   if (step_b.count > 0) diff.step_b = step_b;
 
-  std::string s = "Kernel GPU time: A " + FormatDuration(diff.kernel_ns_a) + ", B " +
-                  FormatDuration(diff.kernel_ns_b);
-  if (const auto pct = ChangePct(diff.kernel_ns_a, diff.kernel_ns_b)) {
+  // A run with launches but no GPU records has an unknown kernel time, not zero.
+  const bool a_unknown = diff.executions_a == 0 && a.launches > 0;
+  const bool b_unknown = diff.executions_b == 0 && b.launches > 0;
+  std::string s = "Kernel GPU time: A " +
+                  (a_unknown ? std::string("unknown") : FormatDuration(diff.kernel_ns_a)) + ", B " +
+                  (b_unknown ? std::string("unknown") : FormatDuration(diff.kernel_ns_b));
+  if (const auto pct = ChangePct(diff.kernel_ns_a, diff.kernel_ns_b);
+      pct && !a_unknown && !b_unknown) {
     s += " (" + SignedPercent(*pct) + ")";
   }
   s += ".";
@@ -203,16 +223,31 @@ RunDiff DiffRuns(const RunAggregate& a, const RankTable& ranks_a, const RunAggre
          "\" and \"" + diff.step_b->region + "\").";
   } else {
     s += std::string(" Step time unknown: ") +
-         (!diff.step_a && !diff.step_b ? "neither run"
-          : !diff.step_a               ? "run A does not"
-                                       : "run B does not") +
-         " mark regions.";
+         (!diff.step_a && !diff.step_b ? "neither run marks"
+          : !diff.step_a               ? "run A does not mark"
+                                       : "run B does not mark") +
+         " regions.";
   }
   diff.summary = s;
-  if (Models(a) != Models(b)) {
+  // A run without GPU records has no GPU to compare: say that, not "different GPUs".
+  bool untimed = false;
+  for (const auto& [run, name, executions] :
+       {std::tuple{&a, "A", diff.executions_a}, std::tuple{&b, "B", diff.executions_b}}) {
+    if (executions > 0 || run->launches == 0) continue;
+    untimed = true;
+    diff.notes.push_back(std::string("Run ") + name + " has no GPU records (GPU timing was off, " +
+                         "or CUPTI was unavailable): its kernels are counted by their launches " +
+                         "and their GPU times are unknown, so no change of time is given for " +
+                         "them.");
+  }
+  if (!untimed && !a.models.empty() && !b.models.empty() && Models(a) != Models(b)) {
     diff.notes.push_back("The runs used different GPUs (A: " + Models(a) + "; B: " + Models(b) +
                          "): times and rates compare across them, shares of the roof are each "
                          "against its own GPU's roofs.");
+  } else if (!untimed && a.models.empty() != b.models.empty()) {
+    diff.notes.push_back(std::string("Run ") + (a.models.empty() ? "A" : "B") +
+                         " names no GPU (its traces carry no device description): its shares "
+                         "of the roof are unknown.");
   }
   if (diff.executions_a != 0 && diff.executions_b != 0) {
     const double ratio =

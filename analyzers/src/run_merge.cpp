@@ -101,11 +101,11 @@ std::string LibraryKey(const LibraryGroup& g) {
   const trace::LibraryCallRecord& s = g.shape;
   std::string key = g.routine;
   for (const int64_t v : {s.m, s.n, s.k, s.batch}) key += kSep + std::to_string(v);
-  for (const uint32_t v :
-       {uint32_t{s.type_a}, uint32_t{s.type_b}, uint32_t{s.type_c}, uint32_t{s.type_d},
-        uint32_t{s.compute_type}, uint32_t{s.trans_a}, uint32_t{s.trans_b}, s.epilogue}) {
-    key += kSep + std::to_string(v);
-  }
+  // The same fields as one trace's grouping (LibraryShapeKeyOf), the name id aside.
+  const LibraryShapeKey shape = LibraryShapeKeyOf(s);
+  for (const uint8_t v : shape.types) key += kSep + std::to_string(v);
+  for (const uint8_t v : shape.ops) key += kSep + std::to_string(v);
+  for (const uint32_t v : {shape.epilogue, shape.flags}) key += kSep + std::to_string(v);
   return key;
 }
 

@@ -213,6 +213,42 @@ TEST(CsvReport, OneFilePerTableWithOneRowPerEntry) {
   EXPECT_EQ(traces.rows[0][traces.Col("process.pid")], "4242");
 }
 
+TEST(CsvReport, CountsOfATraceAreColumnsNotFiles) {
+  // replayed_gpu_records (0 here) and any later count: a column of traces.csv, never a file
+  // of one cell.
+  TempDir dir;
+  const ReportRun run = Report(dir, {DemoTrace()});
+  ASSERT_EQ(run.model["traces"][0]["replayed_gpu_records"], 0);
+  EXPECT_FALSE(std::filesystem::exists(run.dir + "/replayed_gpu_records.csv"));
+  const Table traces = ReadTable(run.dir + "/traces.csv");
+  ASSERT_EQ(traces.rows.size(), 1u);
+  EXPECT_EQ(traces.rows[0][traces.Col("replayed_gpu_records")], "0");
+  json model = run.model;
+  model["traces"][0]["a_later_count"] = 5;
+  for (const auto& f : tools::RenderCsvTables(model)) {
+    EXPECT_NE(f.name, "a_later_count.csv");
+    if (f.name == "traces.csv") {
+      EXPECT_NE(f.content.find("a_later_count"), std::string::npos);
+    }
+  }
+}
+
+TEST(CsvReport, LibraryCallsLeadWithTypesFlopsBytesAndEpilogueFlops) {
+  TempDir dir;
+  const ReportRun run = Report(dir, {DemoTrace()});
+  const Table calls = ReadTable(run.dir + "/library_calls.csv");
+  ASSERT_EQ(calls.rows.size(), 1u);
+  const std::vector<std::string> leading = {
+      "routine",        "family",     "m",        "n",      "k",     "batch",  "types",
+      "compute_type",   "scale_type", "epilogue", "device", "calls", "gpu_ns", "flops",
+      "epilogue_flops", "bytes"};
+  ASSERT_GE(calls.header.size(), leading.size());
+  EXPECT_EQ(std::vector<std::string>(calls.header.begin(), calls.header.begin() + leading.size()),
+            leading);
+  EXPECT_EQ(calls.rows[0][calls.Col("bytes")], "12582912");  // 3 x 1024^2 x 4
+  EXPECT_EQ(calls.rows[0][calls.Col("epilogue_flops")], "0");
+}
+
 TEST(CsvReport, SeveralTracesGetATraceColumn) {
   TempDir dir;
   const ReportRun run = Report(dir, {DemoTrace(1, 0), DemoTrace(2, 1)});

@@ -90,6 +90,7 @@ class Demo {
 
   void Gpu(uint32_t signature, uint64_t correlation, uint64_t start_ns, uint64_t ns,
            uint32_t stream) {
+    if (!gpu_records_) return;
     trace::GpuActivityRecord g{};
     g.kind = static_cast<uint8_t>(trace::GpuActivityKind::kKernel);
     g.start_ns = kBase + start_ns;
@@ -110,7 +111,10 @@ class Demo {
     c.batch = 1;
     c.lda = c.ldb = c.ldc = n;
     c.type_a = c.type_b = c.type_c = c.type_d = analyzers::cuda_type::kR32F;
-    c.compute_type = analyzers::compute_type::k32F;
+    c.compute_type = analyzers::compute_type::k32F;  // math mode unread: its kernel says TF32
+    c.scale_type = analyzers::cuda_type::kR32F;
+    c.side = c.uplo = c.diag = analyzers::kNotApplicable;
+    c.epilogue = analyzers::lt_epilogue::kDefault;
     c.flags = trace::kLibBetaKnown;
     c.name = 3;
     c.flops = 2.0 * n * n * n;
@@ -120,6 +124,7 @@ class Demo {
   }
 
   void Copy(uint64_t start_ns, uint64_t ns, uint64_t bytes, uint32_t stream) {
+    if (!gpu_records_) return;
     trace::GpuActivityRecord g{};
     g.kind = static_cast<uint8_t>(trace::GpuActivityKind::kMemcpy);
     g.copy_kind = static_cast<uint8_t>(trace::CopyKind::kHostToDevice);
@@ -130,6 +135,45 @@ class Demo {
     g.bytes = bytes;
     g.stream = stream;
     b_.Chunk(trace::ChunkSource::kGpuActivity).Add(g);
+  }
+
+  void Region(uint32_t name, trace::RegionEdge edge, uint64_t time_ns) {
+    trace::RegionRecord r{};
+    r.edge = static_cast<uint8_t>(edge);
+    r.time_ns = kBase + time_ns;
+    r.name = name;
+    b_.Chunk(trace::ChunkSource::kThread, kThread).Add(r);
+  }
+
+  void CpuSample(trace::CpuSampleScope scope, uint32_t region, uint64_t begin_ns, uint64_t end_ns,
+                 double flops, double bytes) {
+    trace::CpuSampleRecord r{};
+    r.scope = static_cast<uint8_t>(scope);
+    r.begin_ns = kBase + begin_ns;
+    r.end_ns = kBase + end_ns;
+    r.region = region;
+    r.valid = trace::kCpuFlopsDp | trace::kCpuFlopsAny | trace::kCpuBytesAny;
+    r.flops_dp = r.flops_any = flops;
+    r.bytes_any = bytes;
+    r.running_fraction = 1;
+    b_.Chunk(trace::ChunkSource::kProcess).Add(r);
+  }
+
+  // Regions and CPU samples (see DemoCpuPoints for the figures).
+  void AddCpu() {
+    b_.Metadata(std::string(R"({"cpu_roofline":{"capabilities":{"cpu_key":")") + kDemoCpuKey +
+                R"("}}})");
+    b_.String(10, "forward").String(11, "backward");
+    Region(10, trace::RegionEdge::kBegin, 0);
+    Region(10, trace::RegionEdge::kEnd, 1'000'000);
+    Region(10, trace::RegionEdge::kBegin, 1'000'000);
+    Region(10, trace::RegionEdge::kEnd, 3'000'000);
+    Region(11, trace::RegionEdge::kBegin, 3'000'000);
+    Region(11, trace::RegionEdge::kEnd, 3'500'000);
+    Region(11, trace::RegionEdge::kBegin, 3'600'000);  // never ended
+    CpuSample(trace::CpuSampleScope::kRegion, 10, 0, 3'000'000, 6e7, 1.2e8);
+    CpuSample(trace::CpuSampleScope::kRegion, 11, 3'000'000, 3'500'000, 1e8, 1e7);
+    CpuSample(trace::CpuSampleScope::kRun, 0, 0, 4'000'000, 1.6e8, 1.3e8);
   }
 
   std::vector<uint8_t> Build() {
@@ -161,12 +205,35 @@ class Demo {
 
  private:
   TraceBuilder b_;
+
+ public:
+  bool gpu_records_ = true;  // false: as recorded without CUPTI
 };
 
 }  // namespace
 
 std::vector<uint8_t> DemoTrace(uint32_t pid, int32_t rank) {
   return Demo(pid, rank).Build();
+}
+
+std::vector<uint8_t> DemoTraceWithoutGpuRecords(uint32_t pid) {
+  Demo demo(pid, -1);
+  demo.gpu_records_ = false;
+  return demo.Build();
+}
+
+std::vector<uint8_t> DemoTraceWithCpu() {
+  Demo demo(4242, -1);
+  demo.AddCpu();
+  return demo.Build();
+}
+
+std::vector<ExpectedCpuPoint> DemoCpuPoints() {
+  return {
+      {"forward", 6e7 / 1.2e8, 6e7 / 3e-3},   // 0.5 FLOP/B at 20 GFLOP/s
+      {"backward", 1e8 / 1e7, 1e8 / 0.5e-3},  // 10 FLOP/B at 200 GFLOP/s
+      {"whole run", 1.6e8 / 1.3e8, 1.6e8 / 4e-3},
+  };
 }
 
 std::vector<ExpectedPoint> DemoTracePoints() {

@@ -1,14 +1,18 @@
 // The HTML report in a real browser: headless Chromium (Debian's `chromium`) loads the page,
-// its script runs without error (the DOM after scripts shows its marks), the charts hold the
-// expected points, a header click sorts a table, and a screenshot is a PNG of the requested size
-// with the chart's colours in it. Exits 77 (skipped) when no Chromium can be found.
+// its script runs without error (the DOM after scripts shows its marks), the GPU and CPU
+// roofline charts hold the expected points where their axes put them, the timeline has a lane
+// per stream, a header click sorts a table, the page reads with JavaScript off (issue 8.3), and
+// a screenshot is a PNG of the requested size with the chart's colours in it. Exits 77
+// (skipped) when no Chromium can be found.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "demo_trace.h"
@@ -62,6 +66,20 @@ ChildResult RunChromium(const TempDir& dir, const std::vector<std::string>& args
   return RunChild(argv, options);
 }
 
+// The page's DOM as Chromium holds it after loading `page` and running its scripts, parsed;
+// the test fails on a page that does not parse.
+HtmlDocument LoadedDom(const TempDir& dir, const std::string& page) {
+  const auto r = RunChromium(dir, {"--dump-dom", "file://" + page});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  HtmlDocument doc = ParseHtml(r.out, /*strict=*/false);
+  for (const auto& p : doc.problems) ADD_FAILURE() << p;
+  return doc;
+}
+
+double D(const std::string& s) {
+  return s.empty() ? std::nan("") : std::stod(s);
+}
+
 class BrowserTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -71,8 +89,25 @@ class BrowserTest : public ::testing::Test {
     const auto r = RunChild({kReport, trace, "--html", page_});
     ASSERT_EQ(r.exit_code, 0) << r.err;
   }
+  // The demo trace with regions and CPU samples, its CPU's ceilings where the report looks.
+  std::string CpuPage() {
+    const std::string cache = dir_.path() + "/cache";
+    std::filesystem::create_directories(cache + "/flopspy");
+    std::filesystem::copy_file(
+        std::string(FLOPSPY_TEST_DATA_DIR) + "/cpu_roofline/ceilings/skx_synthetic.json",
+        cache + "/flopspy/ceilings-cpu-" + kDemoCpuKey + ".json");
+    const std::string trace = dir_.path() + "/cpu.fspy";
+    WriteFile(trace, DemoTraceWithCpu());
+    const std::string page = dir_.path() + "/cpu.html";
+    const auto r = RunChild(
+        {"/usr/bin/env", "XDG_CACHE_HOME=" + cache, kReport, trace, "--html", page, "--json"});
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    model_ = nlohmann::json::parse(r.out);
+    return page;
+  }
   TempDir dir_;
   std::string page_;
+  nlohmann::json model_;
 };
 
 TEST_F(BrowserTest, ScriptRunsAndChartsHoldTheExpectedPoints) {
@@ -134,6 +169,127 @@ TEST_F(BrowserTest, ScriptRunsAndChartsHoldTheExpectedPoints) {
   for (auto it = ids.rbegin(); it != ids.rend(); ++it)
     reversed += (reversed.empty() ? "" : ",") + *it;
   EXPECT_EQ(table->Attr("data-order-2"), reversed);
+}
+
+TEST_F(BrowserTest, CpuChartAndTimelineHoldTheirPointsAndLanes) {
+  const std::string page = CpuPage();
+  const HtmlDocument doc = LoadedDom(dir_, page);
+  const auto bodies = ByTag(*doc.root, "body");
+  ASSERT_EQ(bodies.size(), 1u);
+  EXPECT_EQ(bodies[0]->Attr("data-script"), "ready");
+  // The CPU roofline: one point per region sample and the whole run, where the log axes put
+  // (intensity, FLOP/s), under the synthetic Skylake ceilings' roofs.
+  const HtmlNode* cpu = ById(*doc.root, "t0-cpu-chart");
+  ASSERT_NE(cpu, nullptr) << "no CPU roofline chart";
+  EXPECT_FALSE(ByTag(*cpu, "line", "roof").empty()) << "no CPU roofs drawn";
+  const auto points = ByTag(*cpu, "circle", "pt");
+  const auto expected = DemoCpuPoints();
+  ASSERT_EQ(points.size(), expected.size());
+  const double lx0 = D(cpu->Attr("data-lx0")), lx1 = D(cpu->Attr("data-lx1"));
+  const double ly0 = D(cpu->Attr("data-ly0")), ly1 = D(cpu->Attr("data-ly1"));
+  for (const ExpectedCpuPoint& e : expected) {
+    SCOPED_TRACE(e.label);
+    const HtmlNode* point = nullptr;
+    for (const HtmlNode* p : points) {
+      if (p->Attr("data-label") == e.label) point = p;
+    }
+    ASSERT_NE(point, nullptr);
+    EXPECT_EQ(point->Attr("data-kind"), "cpu");
+    EXPECT_NEAR(D(point->Attr("cx")), 72 + (std::log10(e.intensity) - lx0) / (lx1 - lx0) * 560,
+                0.01);
+    EXPECT_NEAR(D(point->Attr("cy")), 14 + (ly1 - std::log10(e.flops_per_s)) / (ly1 - ly0) * 400,
+                0.01);
+    EXPECT_NE(point->Attr("data-tip").find("FLOP/s"), std::string::npos);
+  }
+  // The timeline: one lane per stream that ran work (kernels on 7, a copy and a kernel on 8),
+  // each with busy stretches, labelled with its share of the window as the model has it.
+  const HtmlNode* timeline = ById(*doc.root, "t0-timeline");
+  ASSERT_NE(timeline, nullptr);
+  const auto lanes = ByTag(*timeline, "g", "track");
+  const auto& tracks = model_["traces"][0]["timeline"]["tracks"];
+  ASSERT_EQ(lanes.size(), tracks.size());
+  ASSERT_EQ(lanes.size(), 2u);
+  for (size_t i = 0; i < lanes.size(); ++i) {
+    EXPECT_EQ(lanes[i]->Attr("data-device"), "0");
+    EXPECT_EQ(lanes[i]->Attr("data-stream"), std::to_string(tracks[i]["stream"].get<int>()));
+    EXPECT_FALSE(ByTag(*lanes[i], "rect", "busy").empty());
+    const double span = model_["traces"][0]["timeline"]["end_ns"].get<double>() -
+                        model_["traces"][0]["timeline"]["start_ns"].get<double>();
+    const std::string busy = "busy " +
+                             std::to_string(static_cast<int>(
+                                 std::lround(100 * tracks[i]["busy_ns"].get<double>() / span))) +
+                             "%";
+    EXPECT_NE(lanes[i]->Text().find(busy), std::string::npos) << lanes[i]->Text();
+  }
+  // The regions table with its human headers.
+  const HtmlNode* regions = ById(*doc.root, "t0-regions");
+  ASSERT_NE(regions, nullptr);
+  EXPECT_EQ(ByTag(*regions, "tr").size(), 3u);  // header, forward, backward
+}
+
+TEST_F(BrowserTest, PageReadsWithJavaScriptOff) {
+  // Headless Chromium's --dump-dom and --screenshot need script themselves, so the page is
+  // loaded with its own scripts taken out: what a reader with JavaScript off gets.
+  std::string html = ReadAll(CpuPage());
+  size_t scripts = 0;
+  for (size_t at; (at = html.find("<script>")) != std::string::npos; ++scripts) {
+    const size_t end = html.find("</script>", at);
+    ASSERT_NE(end, std::string::npos);
+    html.erase(at, end + 9 - at);
+  }
+  ASSERT_GT(scripts, 0u);
+  const std::string page = dir_.path() + "/no-script.html";
+  std::ofstream(page) << html;
+  const HtmlDocument doc = LoadedDom(dir_, page);
+  const auto bodies = ByTag(*doc.root, "body");
+  ASSERT_EQ(bodies.size(), 1u);
+  EXPECT_EQ(bodies[0]->Attr("data-script"), "");
+  // Every chart point keeps its details as the browser's own tooltip.
+  size_t points = 0;
+  for (const char* chart : {"t0-gpu0-roofline", "t0-cpu-chart"}) {
+    const HtmlNode* svg = ById(*doc.root, chart);
+    ASSERT_NE(svg, nullptr) << chart;
+    for (const HtmlNode* p : ByTag(*svg, "circle", "pt")) {
+      ++points;
+      const auto titles = ByTag(*p, "title");
+      ASSERT_EQ(titles.size(), 1u);
+      EXPECT_NE(titles[0]->Text().find("FLOP/s"), std::string::npos);
+    }
+  }
+  EXPECT_EQ(points, DemoTracePoints().size() + DemoCpuPoints().size());
+  // Tables are there, in GPU-time order without a sort; advice and timeline read as text.
+  const HtmlNode* kernels = ById(*doc.root, "t0-kernels");
+  ASSERT_NE(kernels, nullptr);
+  std::vector<double> times;
+  for (const HtmlNode* tr : ByTag(*kernels, "tr")) {
+    const auto cells = ByTag(*tr, "td");
+    if (cells.size() > 2) times.push_back(D(cells[2]->Attr("data-v")));
+  }
+  ASSERT_EQ(times.size(), model_["traces"][0]["kernels"].size());
+  EXPECT_TRUE(std::is_sorted(times.rbegin(), times.rend()));
+  const auto advice = ByTag(*doc.root, "ol", "advice");
+  ASSERT_EQ(advice.size(), 1u);
+  EXPECT_NE(advice[0]->Text().find("estimated gain"), std::string::npos);
+  const HtmlNode* timeline = ById(*doc.root, "t0-timeline");
+  ASSERT_NE(timeline, nullptr);
+  EXPECT_EQ(ByTag(*timeline, "g", "track").size(), 2u);
+  EXPECT_FALSE(ByTag(*doc.root, "details").empty());  // full kernel names open without script
+  // And it draws: the charts' points are on the screen.
+  const std::string shot = dir_.path() + "/no-script.png";
+  const auto r =
+      RunChromium(dir_, {"--screenshot=" + shot, "--window-size=1280,2600", "file://" + page});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const PngImage img = ReadPng(shot);
+  ASSERT_TRUE(img.ok) << img.error;
+  if (img.decoded) {
+    size_t compute = 0;
+    for (const auto& p : img.pixels) {
+      compute += std::fabs(p[0] - (43 * .72 + 255 * .28)) < 10 &&
+                 std::fabs(p[1] - (108 * .72 + 255 * .28)) < 10 &&
+                 std::fabs(p[2] - (176 * .72 + 255 * .28)) < 10;
+    }
+    EXPECT_GT(compute, 200u) << "no compute-bound point drawn without script";
+  }
 }
 
 TEST_F(BrowserTest, ScreenshotShowsTheCharts) {

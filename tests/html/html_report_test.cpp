@@ -5,11 +5,13 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <regex>
+#include <set>
 #include <sstream>
 
 #include "demo_trace.h"
@@ -385,6 +387,158 @@ TEST_F(HtmlReportTest, AddedSectionsRenderWhenPresent) {
   ASSERT_FALSE(advice.empty());
   EXPECT_NE(advice[0]->Text().find("1.2 ms"), std::string::npos) << advice[0]->Text();
   EXPECT_NE(advice[0]->Text().find("12.0%"), std::string::npos);
+}
+
+TEST_F(HtmlReportTest, AdviceOnTheCublasGemmAgreesWithItself) {
+  // The audit's case: the demo's SGEMM is recorded as CUBLAS_COMPUTE_32F but its kernel is a
+  // TF32 tensor-core kernel. The call runs on the TF32 roof, no finding says it runs on CUDA
+  // cores, none tells cuBLAS's kernel to use a library kernel, and findings on the same 1 ms
+  // say that their gains overlap and together stay within it.
+  const json& t = (*model_)["traces"][0];
+  ASSERT_EQ(t["library_calls"].size(), 1u);
+  EXPECT_EQ(t["library_calls"][0]["path"], "tf32_tensor");
+  EXPECT_EQ(t["library_calls"][0]["path_basis"], "kernel_name");
+  double gemm_ns = 0;
+  for (const json& k : t["kernels"]) {
+    if (k["inside_library"].get<bool>()) {
+      gemm_ns += k["gpu_ns"].get<double>();
+      EXPECT_EQ(k["path"], "tf32_tensor");
+    }
+  }
+  ASSERT_DOUBLE_EQ(gemm_ns, 1e6);
+  double overlapping = 0;
+  size_t with_overlaps = 0;
+  for (const json& a : t["advice"]) {
+    EXPECT_NE(a["kind"], "tensor_cores") << a.dump(1);
+    const std::string text = a["finding"].get<std::string>() + a["action"].get<std::string>();
+    EXPECT_EQ(text.find("CUDA cores"), std::string::npos) << text;
+    if (a["kind"] == "far_from_roof") {
+      EXPECT_EQ(text.find("use a library kernel"), std::string::npos) << text;
+      EXPECT_NE(a["finding"].get<std::string>().find("tf32_tensor roof"), std::string::npos);
+    }
+    if (!a["overlaps"].empty()) {
+      ++with_overlaps;
+      overlapping += a["gain_ns"].get<double>();
+      ASSERT_TRUE(a["combined_gain_ns"].is_number());
+      EXPECT_LE(a["combined_gain_ns"].get<double>(), gemm_ns);
+      EXPECT_NE(a["gain_basis"].get<std::string>().find("do not add up"), std::string::npos);
+    } else {
+      EXPECT_TRUE(a["combined_gain_ns"].is_null());
+    }
+  }
+  // far_from_roof and gemm_shapes both claim most of the 1 ms: together more than it.
+  EXPECT_EQ(with_overlaps, 2u);
+  EXPECT_GT(overlapping, gemm_ns);
+  // The page says it too.
+  const auto advice = ByTag(*doc_->root, "ol", "advice");
+  ASSERT_EQ(advice.size(), 1u);
+  EXPECT_NE(advice[0]->Text().find("together they can save at most 1 ms"), std::string::npos);
+  // The library row: its roof is marked as read from the kernel's name, and its small share of
+  // that roof (2.15 TFLOP/s of 494.5 TFLOP/s: 0.43%) does not print as "0%".
+  const HtmlNode* table = ById(*doc_->root, "t0-library");
+  ASSERT_NE(table, nullptr);
+  std::vector<std::string> headers, cells;
+  for (const HtmlNode* th : ByTag(*table, "th")) headers.push_back(th->Text());
+  for (const HtmlNode* td : ByTag(*table, "td")) cells.push_back(td->Text());
+  ASSERT_EQ(headers.size(), cells.size());
+  const auto cell = [&](const std::string& header) {
+    const auto it = std::find(headers.begin(), headers.end(), header);
+    return it == headers.end() ? std::string("(no column)") : cells[it - headers.begin()];
+  };
+  EXPECT_EQ(cell("% peak"), "0.43%");
+  EXPECT_EQ(cell("roof"), "tf32_tensor*");
+}
+
+TEST_F(HtmlReportTest, EmptyAdviceSaysNoFindingsAndWhy) {
+  json model = *model_;
+  model["traces"][0]["advice"] = json::array();
+  const std::string page = tools::RenderHtmlReport(model);
+  const HtmlDocument doc = ParseHtml(page);
+  for (const auto& p : doc.problems) ADD_FAILURE() << p;
+  EXPECT_TRUE(ByTag(*doc.root, "ol", "advice").empty()) << "an empty list is drawn";
+  bool heading = false;
+  for (const HtmlNode* h : ByTag(*doc.root, "h3")) heading |= h->Text() == "Advice";
+  EXPECT_TRUE(heading);
+  EXPECT_NE(page.find("No findings: none of the advice rules"), std::string::npos);
+  EXPECT_NE(page.find("5 kernel signatures, 1 cuBLAS shapes and 1 copy groups"), std::string::npos);
+}
+
+TEST_F(HtmlReportTest, CountsAreSentencesAndZeroCountsAreLeftOut) {
+  const auto headings = [](const HtmlDocument& doc) {
+    std::set<std::string> out;
+    for (const HtmlNode* h : ByTag(*doc.root, "h3")) out.insert(h->Text());
+    return out;
+  };
+  json model = *model_;
+  ASSERT_EQ(model["traces"][0]["replayed_gpu_records"], 0);
+  model["traces"][0]["a_later_count"] = 0;
+  const HtmlDocument zero = ParseHtml(tools::RenderHtmlReport(model));
+  EXPECT_FALSE(headings(zero).contains("Replayed gpu records"));
+  EXPECT_FALSE(headings(zero).contains("A later count"));
+  EXPECT_FALSE(headings(zero).contains("More"));
+  model["traces"][0]["replayed_gpu_records"] = 3;
+  model["traces"][0]["a_later_count"] = 5;
+  const std::string page = tools::RenderHtmlReport(model);
+  const HtmlDocument some = ParseHtml(page);
+  EXPECT_FALSE(headings(some).contains("Replayed gpu records"));
+  EXPECT_NE(page.find("3 more GPU records were replays of counter-measured launches"),
+            std::string::npos);
+  EXPECT_TRUE(headings(some).contains("More"));  // a count not known to the page: one line
+  EXPECT_NE(page.find("<dt>A later count</dt><dd>5</dd>"), std::string::npos);
+}
+
+TEST_F(HtmlReportTest, RegionsHaveHumanHeadersInReadingOrderWithUnits) {
+  json model = *model_;
+  model["traces"][0]["regions"] = json::array({{{"name", "step"},
+                                                {"count", 10},
+                                                {"open", 1},
+                                                {"total_ns", 2e7},
+                                                {"mean_ns", 2e6},
+                                                {"p50_ns", 1.9e6},
+                                                {"p95_ns", 2.5e6},
+                                                {"max_ns", 3e6}}});
+  const HtmlDocument doc = ParseHtml(tools::RenderHtmlReport(model));
+  const HtmlNode* table = ById(*doc.root, "t0-regions");
+  ASSERT_NE(table, nullptr);
+  std::vector<std::string> headers, cells;
+  for (const HtmlNode* th : ByTag(*table, "th")) headers.push_back(th->Text());
+  for (const HtmlNode* td : ByTag(*table, "td")) cells.push_back(td->Text());
+  EXPECT_EQ(headers, (std::vector<std::string>{"region", "count", "total", "mean", "p50", "p95",
+                                               "max", "never ended"}));
+  EXPECT_EQ(cells, (std::vector<std::string>{"step", "10", "20 ms", "2 ms", "1.9 ms", "2.5 ms",
+                                             "3 ms", "1"}));
+  for (const HtmlNode* h : ByTag(*doc.root, "h3")) EXPECT_NE(h->Text(), "Regions");
+}
+
+TEST_F(HtmlReportTest, SummaryShowsTheRunsRegimeWithItsNumbers) {
+  json model = *model_;
+  model["traces"][0]["summary"] = {
+      {"gpu_busy_ns", 2.55e6},
+      {"gpu_window_ns", 3.17e6},
+      {"busy_fraction", 0.805},
+      {"flops", {{"analytic", 2.1e9}, {"catalog", 7e6}, {"counters", 0}, {"known", 2.107e9}}},
+      {"achieved_flops_per_s", 6.6e11},
+      {"regime",
+       {{"regime", "compute_bound"},
+        {"sentence", "compute bound: 64.5% of kernel time compute bound"},
+        {"kernel_share", {{"compute_bound", 0.645}, {"memory_bound", 0.32}}}}}};
+  const std::string page = tools::RenderHtmlReport(model);
+  const HtmlDocument doc = ParseHtml(page);
+  for (const auto& p : doc.problems) ADD_FAILURE() << p;
+  EXPECT_NE(page.find("<dt>regime</dt><dd><span class=\"regime compute_bound\">compute "
+                      "bound</span> <span class=\"muted\">(compute bound: 64.5% of kernel time "
+                      "compute bound)</span></dd>"),
+            std::string::npos);
+  EXPECT_NE(page.find("<dt>GPU busy</dt><dd>2.55 ms of a 3.17 ms window (80.5%)</dd>"),
+            std::string::npos);
+  EXPECT_NE(page.find("<dt>FLOPs</dt><dd>2.11 GFLOP (analytic 2.1 G, catalog 7 M)</dd>"),
+            std::string::npos);
+  for (const HtmlNode* h : ByTag(*doc.root, "h3")) EXPECT_NE(h->Text(), "Summary");
+  // Without a sentence the shares are the numbers shown.
+  model["traces"][0]["summary"]["regime"].erase("sentence");
+  EXPECT_NE(tools::RenderHtmlReport(model).find("(kernel time: 64.5% compute bound, 32.0% "
+                                                "memory bound)"),
+            std::string::npos);
 }
 
 // Every scalar of the model replaced by one of another type, or every value by null: the

@@ -100,5 +100,55 @@ TEST(MultiTraceHtml, DiffPage) {
   EXPECT_NE(ById(*doc.root, "diff-library_calls"), nullptr);
 }
 
+TEST(MultiTraceHtml, DiffAgainstARunWithoutGpuRecords) {
+  // B ran the same program without GPU timing: its kernels count their launches, their times
+  // and the changes are unknown (not 0, not -100%), and the note says B has no GPU records
+  // rather than that the runs used different GPUs.
+  TempDir dir;
+  WriteFile(dir.path() + "/a.fspy", DemoTrace(4242, -1));
+  WriteFile(dir.path() + "/b.fspy", DemoTraceWithoutGpuRecords(4243));
+  const std::string a = dir.path() + "/a.fspy", b = dir.path() + "/b.fspy";
+  const std::string html = dir.path() + "/diff.html";
+  const auto r = RunChild({kReport, "--diff", a, b, "--json", "--html", html});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto model = nlohmann::json::parse(r.out);
+  const auto& d = model["diff"];
+  ASSERT_EQ(d["notes"].size(), 1u) << d["notes"].dump(1);
+  EXPECT_NE(d["notes"][0].get<std::string>().find("Run B has no GPU records"), std::string::npos);
+  EXPECT_NE(d["summary"].get<std::string>().find("B unknown"), std::string::npos);
+  size_t untimed = 0;
+  for (const auto& k : d["kernels"]) {
+    SCOPED_TRACE(k["label"].get<std::string>());
+    if (k["b"].is_null()) continue;
+    ++untimed;
+    EXPECT_EQ(k["b"]["gpu_time_known"], false);
+    EXPECT_TRUE(k["b"]["gpu_ns"].is_null());
+    EXPECT_EQ(k["b"]["executions"], 0);
+    EXPECT_GT(k["b"]["count"].get<int>(), 0);
+    EXPECT_EQ(k["b"]["count"], k["b"]["launches"]);
+    if (!k["a"].is_null()) {
+      EXPECT_EQ(k["b"]["count"], k["a"]["count"]);
+    }
+    EXPECT_TRUE(k["change_ns"].is_null());
+  }
+  EXPECT_EQ(untimed, 5u);  // every kernel of the demo, the SGEMM's included
+  const HtmlDocument doc = ParseHtml(ReadAll(html));
+  ExpectWellFormed(doc);
+  const HtmlNode* kernels = ById(*doc.root, "diff-kernels");
+  ASSERT_NE(kernels, nullptr);
+  EXPECT_NE(kernels->Text().find("unknown"), std::string::npos);
+  // The terminal table: every line within 100 columns, no "3>-".
+  const auto text = RunChild({kReport, "--diff", a, b});
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  std::istringstream lines(text.out);
+  for (std::string line; std::getline(lines, line);) {
+    size_t width = 0;
+    for (const char c : line) width += (c & 0xC0) != 0x80;
+    EXPECT_LE(width, 100u) << line;
+    EXPECT_EQ(line.find(">-"), std::string::npos) << line;
+  }
+  EXPECT_EQ(text.out.find("different GPUs"), std::string::npos) << text.out;
+}
+
 }  // namespace
 }  // namespace flopspy::testing

@@ -210,7 +210,8 @@ std::vector<CsvFile> RenderCsvTables(const json& report) {
   make("kernels", {"name", "shape", "device", "gpu_ns", "gpu_share", "executions", "launches"},
        several);
   make("library_calls",
-       {"routine", "family", "m", "n", "k", "batch", "types", "device", "calls", "gpu_ns"},
+       {"routine", "family", "m", "n", "k", "batch", "types", "compute_type", "scale_type",
+        "epilogue", "device", "calls", "gpu_ns", "flops", "epilogue_flops", "bytes"},
        several);
   make("library_diagnostics",
        {"library_call", "routine", "m", "n", "k", "batch", "kind", "severity", "sentence",
@@ -267,7 +268,8 @@ std::vector<CsvFile> RenderCsvTables(const json& report) {
     }
     for (const auto& c : list(t, "copies")) tables.at("copies").Add(c, trace_column);
     for (const auto& [key, value] : t.items()) {
-      if (kTraceTables.contains(key)) continue;
+      // A count or flag of the trace is a column of traces.csv, not a file of one cell.
+      if (kTraceTables.contains(key) || !value.is_structured()) continue;
       if (std::find(order.begin(), order.end(), key) == order.end()) order.push_back(key);
       AddSection(tables, key, value, trace_column, several);
     }

@@ -3,7 +3,9 @@
 #include <fmt/format.h>
 #include <fmt/ostream.h>
 
+#include <algorithm>
 #include <cmath>
+#include <map>
 #include <memory>
 
 #include "report/csv_report.h"
@@ -41,9 +43,13 @@ json SideJson(const DiffRun& run) {
 
 json FiguresJson(const analyzers::DiffFigures& f) {
   if (!f.present) return nullptr;
+  const bool known = f.gpu_time_known;
   return {{"count", f.count},
-          {"gpu_ns", f.gpu_ns},
-          {"mean_ns", f.mean_ns},
+          {"launches", f.launches},
+          {"executions", f.executions},
+          {"gpu_time_known", known},
+          {"gpu_ns", known ? json(f.gpu_ns) : json(nullptr)},
+          {"mean_ns", known ? json(f.mean_ns) : json(nullptr)},
           {"flops_per_s", Opt(f.flops_per_s)},
           {"pct_of_roof", Opt(f.pct_of_roof)},
           {"gpu_models", f.models}};
@@ -57,7 +63,7 @@ json RowsJson(const std::vector<analyzers::DiffRow>& rows) {
                     {"presence", std::string(analyzers::DiffPresenceName(r.presence))},
                     {"a", FiguresJson(r.a)},
                     {"b", FiguresJson(r.b)},
-                    {"change_ns", r.change_ns},
+                    {"change_ns", r.change_known ? json(r.change_ns) : json(nullptr)},
                     {"change_pct", Opt(r.change_pct)},
                     {"count_change_pct", Opt(r.count_change_pct)},
                     {"mean_change_pct", Opt(r.mean_change_pct)},
@@ -66,14 +72,50 @@ json RowsJson(const std::vector<analyzers::DiffRow>& rows) {
   return list;
 }
 
+constexpr size_t kDiffWidth = 100;
+
+// Display width of UTF-8 text (continuation bytes do not count).
+size_t Width(std::string_view s) {
+  return static_cast<size_t>(
+      std::count_if(s.begin(), s.end(), [](char c) { return (c & 0xC0) != 0x80; }));
+}
+
+// The first `n` characters (UTF-8 aware) of `s`, or its last `n` when `from_end`.
+std::string Chars(std::string_view s, size_t n, bool from_end) {
+  const size_t total = Width(s);
+  if (n >= total) return std::string(s);
+  const size_t skip = from_end ? total - n : 0;
+  std::string out;
+  size_t seen = 0;
+  for (size_t i = 0; i < s.size(); ++i) {
+    const bool starts = (s[i] & 0xC0) != 0x80;
+    if (starts) ++seen;
+    if (seen > skip && seen <= skip + n) out += s[i];
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string MiddleCut(std::string_view text, size_t width) {
+  if (Width(text) <= width) return std::string(text);
+  if (width <= 5) return Chars(text, width, false);
+  const size_t tail = (width - 3) / 2, head = width - 3 - tail;
+  return Chars(text, head, false) + "..." + Chars(text, tail, true);
+}
+
+namespace {
+
 json StepJson(const std::optional<analyzers::DiffStep>& s) {
   if (!s) return nullptr;
   return {{"region", s->region}, {"count", s->count}, {"mean_ns", s->mean_ns}, {"ranks", s->ranks}};
 }
 
-std::string Signed(double ns) {
-  if (ns == 0) return "0";
-  return (ns < 0 ? "-" : "+") + Duration(std::fabs(ns));
+// "?" where a side has no GPU time (no GPU records): the change is not known.
+std::string Signed(const analyzers::DiffRow& r) {
+  if (!r.change_known) return "?";
+  if (r.change_ns == 0) return "0";
+  return (r.change_ns < 0 ? "-" : "+") + Duration(std::fabs(r.change_ns));
 }
 
 std::string ChangeText(const analyzers::DiffRow& r) {
@@ -85,24 +127,47 @@ std::string ChangeText(const analyzers::DiffRow& r) {
     case analyzers::DiffPresence::kBoth:
       break;
   }
+  if (!r.change_known) return "?";
   return r.change_pct ? fmt::format("{:+.0f}%", *r.change_pct) : "-";
 }
 
+// Exact up to 99,999; past that three significant digits keep the column narrow.
 std::string Count(const analyzers::DiffFigures& f) {
-  return f.present ? Grouped(f.count) : "-";
+  if (!f.present) return "-";
+  return f.count < 100'000 ? Grouped(f.count) : SiValue(static_cast<double>(f.count));
 }
 std::string Time(const analyzers::DiffFigures& f) {
-  return f.present && f.gpu_ns > 0 ? Duration(f.gpu_ns) : "-";
+  if (!f.present) return "-";
+  if (!f.gpu_time_known) return "?";
+  return Duration(f.gpu_ns);
 }
 std::string Rate(const analyzers::DiffFigures& f) {
   return f.flops_per_s ? SiValue(*f.flops_per_s) : "-";
 }
-std::string Roof(const analyzers::DiffRow& r) {
-  const auto one = [](const analyzers::DiffFigures& f) {
-    return f.pct_of_roof ? fmt::format("{:.0f}", *f.pct_of_roof) : "-";
-  };
-  if (!r.a.pct_of_roof && !r.b.pct_of_roof) return "-";
-  return one(r.a) + ">" + one(r.b);
+// Share of the attainable FLOP/s: "53%", "3.2%", "0.43%".
+std::string Roof(const analyzers::DiffFigures& f) {
+  if (!f.pct_of_roof) return "-";
+  const double v = *f.pct_of_roof;
+  return fmt::format("{:.{}f}%", v, v >= 10 ? 0 : v >= 1 ? 1 : 2);
+}
+
+// Labels on a line of their own are cut in the middle, so that both the name's start and its
+// shape or launch detail at the end stay readable; rows whose labels still read the same get
+// their row number.
+std::vector<std::string> RowLabels(const std::vector<analyzers::DiffRow>& rows, size_t limit,
+                                   size_t width) {
+  std::vector<std::string> labels;
+  std::map<std::string, int> uses;
+  for (size_t i = 0; i < rows.size() && i < limit; ++i) {
+    labels.push_back(MiddleCut(rows[i].label, width));
+    ++uses[labels.back()];
+  }
+  for (size_t i = 0; i < labels.size(); ++i) {
+    if (uses[labels[i]] > 1) {
+      labels[i] = MiddleCut(rows[i].label, width - 6) + fmt::format(" (#{})", i + 1);
+    }
+  }
+  return labels;
 }
 
 void PrintRows(const std::vector<analyzers::DiffRow>& rows, const std::string& title,
@@ -117,13 +182,18 @@ void PrintRows(const std::vector<analyzers::DiffRow>& rows, const std::string& t
                    {"count B"},
                    {"FLOP/s A"},
                    {"FLOP/s B"},
-                   {"%roof"}});
-  size_t shown = 0;
-  for (const analyzers::DiffRow& r : rows) {
-    if (shown++ == limit) break;
-    table.AddRow({Signed(r.change_ns), ChangeText(r), Time(r.a), Time(r.b), Count(r.a), Count(r.b),
-                  Rate(r.a), Rate(r.b), Roof(r)});
-    table.AddDetail(r.label);  // whole, on its own line: rows of one kernel differ by grid
+                   {"roof A"},
+                   {"roof B"}},
+                  kDiffWidth);
+  // Names on a line of their own under their row (indented 6): cut in the middle to fit, and
+  // numbered where two would still read the same (rows of one kernel differ by grid).
+  const std::vector<std::string> labels =
+      RowLabels(rows, limit, kDiffWidth - table.detail_indent());
+  for (size_t i = 0; i < labels.size(); ++i) {
+    const analyzers::DiffRow& r = rows[i];
+    table.AddRow({Signed(r), ChangeText(r), Time(r.a), Time(r.b), Count(r.a), Count(r.b), Rate(r.a),
+                  Rate(r.b), Roof(r.a), Roof(r.b)});
+    table.AddDetail(labels[i]);
   }
   table.Print(out);
   if (rows.size() > limit) fmt::print(out, "  ... {} more (--json has all)\n", rows.size() - limit);
@@ -194,8 +264,10 @@ void WriteDiffText(const DiffRun& a, const DiffRun& b, const analyzers::RunDiff&
   for (const auto& note : d.notes) fmt::print(out, "  note: {}\n", Wrap(note, 90, 8));
   PrintRows(d.kernels, "Kernels", "kernel", out, limit);
   PrintRows(d.libraries, "cuBLAS / cuBLASLt shapes", "call", out, limit);
-  fmt::print(out,
-             "\n  change and %: GPU time B - A; %roof: share of the attainable FLOP/s in A>B.\n");
+  fmt::print(out, "\n  {}\n",
+             Wrap("change and %: GPU time B - A; roof: share of the attainable FLOP/s; ?: GPU "
+                  "time unknown (no GPU records: the count is of launches).",
+                  96, 2));
 }
 
 int RunDiffReport(const std::string& a_path, const std::string& b_path,

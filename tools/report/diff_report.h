@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <ostream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "flopspy/analyzers/run_diff.h"
@@ -31,6 +32,10 @@ nlohmann::json BuildDiffJson(const DiffRun& a, const DiffRun& b, const analyzers
 // The terminal report of a comparison; `limit` rows per table.
 void WriteDiffText(const DiffRun& a, const DiffRun& b, const analyzers::RunDiff& diff,
                    std::ostream& out, size_t limit = 25);
+
+// `text` cut to `width` characters (UTF-8 aware) in the middle, "..." marking the cut, so that
+// its start and end both survive: "mul · vectorized_...kernel [n=1000000]".
+std::string MiddleCut(std::string_view text, size_t width);
 
 struct DiffOutputs {
   bool json = false;      // print the JSON document instead of text

@@ -10,6 +10,7 @@
 #include "report/html_assets.h"
 #include "report/html_run.h"
 #include "report/html_sections.h"
+#include "report/html_summary.h"
 #include "report/html_tables.h"
 #include "report/html_util.h"
 
@@ -41,6 +42,9 @@ const std::set<std::string, std::less<>> kTraceKeys = {"path",
                                                        "library_calls",
                                                        "copies",
                                                        "unmatched_gpu_records",
+                                                       "replayed_gpu_records",
+                                                       "summary",
+                                                       "regions",
                                                        "advice",
                                                        "timeline",
                                                        "launch_overhead",
@@ -208,7 +212,13 @@ std::string TraceSection(const json& trace, size_t index) {
     } else if (NumOr(trace, "unmatched_launches", 0) > 0) {
       launches += ", " + Str(trace, "unmatched_launches") + " without a GPU record";
     }
+    if (const double replayed = NumOr(trace, "replayed_gpu_records", 0); replayed > 0) {
+      launches += fmt::format(
+          "; {} more GPU records were replays of counter-measured launches (not counted twice)",
+          Grouped(static_cast<uint64_t>(replayed)));
+    }
     facts.push_back({"launches", Escape(launches)});
+    for (auto& fact : SummaryFacts(trace)) facts.push_back(std::move(fact));
     const double lost = NumOr(trace, "lost_total", 0);
     if (lost > 0) {
       std::string by;
@@ -235,7 +245,10 @@ std::string TraceSection(const json& trace, size_t index) {
   if (process.is_null()) return s + "</section>\n";
 
   if (trace.contains("advice")) {
-    s += "<h3>Advice</h3>" + AdviceSection(trace.at("advice"), id + "-advice");
+    const json& advice = trace.at("advice");
+    s += "<h3>Advice</h3>" + (advice.is_array() && advice.empty()
+                                  ? NoFindings(trace)
+                                  : AdviceSection(advice, id + "-advice"));
   }
   for (const auto& d : Arr(trace, "devices")) s += DeviceSection(trace, d, index);
   if (trace.contains("timeline")) {
@@ -261,9 +274,28 @@ std::string TraceSection(const json& trace, size_t index) {
   if (const std::string c = CopyTable(trace, index); !c.empty()) {
     s += "<h3>Copies and sets</h3>" + c;
   }
+  if (const json& regions = Arr(trace, "regions"); !regions.empty()) {
+    s += "<h3>Marked regions</h3>" + RegionsTable(regions, id + "-regions");
+  }
+  // Keys added to the model later: a count or flag is a line (left out when zero or false), a
+  // structure its own section.
+  std::vector<std::pair<std::string, std::string>> more;
   for (const auto& [key, value] : trace.items()) {
     if (kTraceKeys.contains(key)) continue;
+    if (!value.is_structured()) {
+      if (value.is_null() || value == json(0) || value == json(false) || value == json("")) {
+        continue;
+      }
+      more.push_back(
+          {SectionTitle(key), Escape(value.is_string() ? value.get<std::string>() : Dump(value))});
+      continue;
+    }
     s += "<h3>" + Escape(SectionTitle(key)) + "</h3>" + GenericSection(value, id + "-" + key);
+  }
+  if (!more.empty()) {
+    s += R"(<h3>More</h3><dl class="facts">)";
+    for (const auto& [k, v] : more) s += "<dt>" + Escape(k) + "</dt><dd>" + v + "</dd>";
+    s += "</dl>\n";
   }
   return s + "</section>\n";
 }

@@ -209,7 +209,7 @@ std::string DiffSection(const json& d) {
                  {"change %", true, "of A's GPU time"},
                  {"time A", true, ""},
                  {"time B", true, ""},
-                 {"count A", true, "GPU executions or calls"},
+                 {"count A", true, "GPU executions or calls (launches without GPU records)"},
                  {"count B", true, ""},
                  {"mean A", true, "GPU time per execution or call"},
                  {"mean B", true, ""},
@@ -237,12 +237,23 @@ std::string DiffSection(const json& d) {
         return Number(Num(f, "flops_per_s"), Si(Num(f, "flops_per_s"), ""));
       };
       const auto roof = [](const json& f) {
-        return Number(Num(f, "pct_of_roof"), Pct(Num(f, "pct_of_roof")));
+        const std::optional<double> v = Num(f, "pct_of_roof");
+        return Number(v, Pct(v, v && *v < 1 ? 2 : v && *v < 10 ? 1 : 0));
       };
-      t.AddRow("", {item, in, SignedNsCell(Num(r, "change_ns")),
-                    Number(pct, pct ? fmt::format("{:+.1f}%", *pct) : "-"), NsCell(a, "gpu_ns"),
-                    NsCell(b, "gpu_ns"), count(a), count(b), NsCell(a, "mean_ns"),
-                    NsCell(b, "mean_ns"), rate(a), rate(b), roof(a), roof(b)});
+      // A side present without GPU records: its times are unknown, not missing.
+      const auto time = [](const json& f, std::string_view field) {
+        if (f.is_object() && f.contains("gpu_time_known") && !Bool(f, "gpu_time_known")) {
+          Cell c = Number(std::nullopt, "unknown");
+          c.title = "no GPU records: the count is of launches";
+          return c;
+        }
+        return NsCell(f, field);
+      };
+      const std::optional<double> change_ns = Num(r, "change_ns");
+      const Cell change = change_ns ? SignedNsCell(change_ns) : Number(std::nullopt, "unknown");
+      t.AddRow("", {item, in, change, Number(pct, pct ? fmt::format("{:+.1f}%", *pct) : "-"),
+                    time(a, "gpu_ns"), time(b, "gpu_ns"), count(a), count(b), time(a, "mean_ns"),
+                    time(b, "mean_ns"), rate(a), rate(b), roof(a), roof(b)});
     }
     s += "<h3>" + Escape(title) + "</h3>" + t.Render();
   };

@@ -345,9 +345,12 @@ std::string AdviceSection(const json& advice, const std::string& id) {
       s += "<li>" + Escape(a.is_string() ? a.get<std::string>() : Dump(a)) + "</li>";
       continue;
     }
+    // The badge: the finding's severity, or, for flopspy's own advice (no severity), its kind.
     const std::string severity = Str(a, "severity", "info");
+    const std::string badge =
+        a.contains("severity") ? severity : RegimeText(Str(a, "kind", "info"));
     s += fmt::format(R"(<li class="sev-{}"><span class="badge">{}</span> )", Escape(severity),
-                     Escape(severity));
+                     Escape(badge));
     std::vector<std::string> used = {"severity", "kind"};
     bool first = true;
     for (const char* key : kText) {
@@ -372,7 +375,9 @@ std::string AdviceSection(const json& advice, const std::string& id) {
       s += fmt::format("<p class=\"note\">concerns {:.1f}% of the kernel GPU time</p>",
                        100 * *share);
     }
-    used.insert(used.end(), {"gain_ns", "gain_fraction", "gain_pct", "gain_basis", "share"});
+    // overlaps and combined_gain_ns are said in words in gain_basis.
+    used.insert(used.end(), {"gain_ns", "gain_fraction", "gain_pct", "gain_basis", "share",
+                             "overlaps", "combined_gain_ns"});
     json rest = json::object();
     for (const auto& [key, value] : a.items()) {
       if (std::find(used.begin(), used.end(), key) == used.end()) rest[key] = value;

@@ -88,12 +88,32 @@ Cell RegimeCell(const json& placement) {
   const std::string overhead = Str(placement, "overhead_reason");
   std::string title = RegimeText(regime);
   if (!proximity.empty() && regime != "overhead_bound" && regime != "unknown") {
-    title += ", " + proximity + " its roof";
+    title += proximity == "near"       ? ", near its roof"
+             : proximity == "moderate" ? ", moderately below its roof"
+             : proximity == "far"      ? ", far below its roof"
+                                       : ", " + proximity;
   }
   if (regime == "overhead_bound" && !overhead.empty() && overhead != "none") {
     title += ": " + RegimeText(overhead);
   }
   c.title = title;
+  return c;
+}
+
+// Shares of a roof: whole percent, but a far-off kernel's 0.43% is not "0%".
+std::string RoofPct(std::optional<double> pct) {
+  if (!pct) return "-";
+  return Pct(pct, *pct > 0 && *pct < 1 ? 2 : *pct < 10 ? 1 : 0);
+}
+
+// The roof a call runs against, and why when its kernel's name rather than its types said so.
+Cell RoofCell(const json& call, const json& placement) {
+  Cell c = Text(Str(placement, "roof_path", "-"));
+  if (Str(call, "path_basis") == "kernel_name") {
+    c.html += "*";
+    c.title = "the call says " + Str(call, "compute_type", "?") +
+              ", but the kernel it launched is a TF32 tensor-core kernel";
+  }
   return c;
 }
 
@@ -177,7 +197,7 @@ std::string KernelTable(const json& trace, size_t trace_index) {
               Number(Num(p, "achieved_flops_per_s"), Si(Num(p, "achieved_flops_per_s"), "")),
               Number(Num(p, "achieved_bytes_per_s"), Si(Num(p, "achieved_bytes_per_s"), "")),
               Number(Num(p, "intensity"), Plain(Num(p, "intensity"))),
-              Number(Num(p, "pct_of_attainable"), Pct(Num(p, "pct_of_attainable"))),
+              Number(Num(p, "pct_of_attainable"), RoofPct(Num(p, "pct_of_attainable"))),
               Text(Str(p, "roof_path", "-")), RegimeCell(p), Text(SourceShort(source)),
               Number(Num(k, "device"), Str(k, "device", "-"))});
   }
@@ -194,7 +214,9 @@ std::string LibraryTable(const json& trace, size_t trace_index) {
                {"calls", true, ""},
                {"GPU time", true, "GPU time of the kernels the calls launched"},
                {"CPU time", true, "time spent inside the calls on the CPU"},
-               {"FLOPs", true, "analytic FLOPs of all calls"},
+               {"FLOPs", true, "analytic FLOPs of all calls (main operation)"},
+               {"epilogue FLOPs", true, "bias and activation FLOPs of all calls, counted apart"},
+               {"bytes", true, "minimum DRAM bytes of all calls"},
                {"FLOP/s", true, "achieved, over the calls with GPU times"},
                {"FLOP/B", true, "arithmetic intensity"},
                {"% peak", true, "percent of the compute roof"},
@@ -210,6 +232,9 @@ std::string LibraryTable(const json& trace, size_t trace_index) {
       types += (types.empty() ? "" : ",") + (ty.is_string() ? ty.get<std::string>() : "?");
     }
     types += " / " + Str(c, "compute_type", "?");
+    Cell types_cell = Text(types);
+    types_cell.title =
+        "A, B, C, D data types / compute type; scale type " + Str(c, "scale_type", "?");
     std::string shape =
         fmt::format("{}x{}x{}", Str(c, "m", "?"), Str(c, "n", "?"), Str(c, "k", "?"));
     if (NumOr(c, "batch", 1) > 1) shape += " b" + Str(c, "batch");
@@ -221,6 +246,16 @@ std::string LibraryTable(const json& trace, size_t trace_index) {
     shape_cell.title =
         fmt::format("m={} n={} k={} batch={} trans {} epilogue {}", Str(c, "m"), Str(c, "n"),
                     Str(c, "k"), Str(c, "batch"), transposes, Str(c, "epilogue", "-"));
+    const json& lt = Obj(c, "lt_attributes");
+    if (lt.is_object()) {
+      std::string set;
+      for (const auto& [key, value] : lt.items()) {
+        if (value.is_boolean() && value.get<bool>())
+          set += (set.empty() ? "" : ", ") + RegimeText(key);
+      }
+      shape_cell.title +=
+          "; cuBLASLt: " + (set.empty() ? std::string("no bias, aux or scale pointers") : set);
+    }
     Cell diagnostics;
     diagnostics.cls = "diag";
     const json& findings = Arr(c, "diagnostics");
@@ -239,16 +274,18 @@ std::string LibraryTable(const json& trace, size_t trace_index) {
     const double failed = NumOr(c, "failed_calls", 0);
     Cell calls_cell = Number(Num(c, "calls"), Str(c, "calls", "-"));
     if (failed > 0) calls_cell.title = fmt::format("{} failed", Str(c, "failed_calls"));
-    t.AddRow(
-        fmt::format("t{}-l{}", trace_index, j),
-        {Text(Str(c, "routine")), shape_cell, Text(types), calls_cell,
-         Number(Num(c, "gpu_ns"), NumOr(c, "gpu_ns", 0) > 0 ? Ns(Num(c, "gpu_ns")) : "-"),
-         Number(Num(c, "cpu_ns"), Ns(Num(c, "cpu_ns"))),
-         Number(Num(c, "flops"), Si(Num(c, "flops"), "")),
-         Number(Num(p, "achieved_flops_per_s"), Si(Num(p, "achieved_flops_per_s"), "")),
-         Number(Num(p, "intensity"), Plain(Num(p, "intensity"))),
-         Number(Num(p, "pct_of_peak"), Pct(Num(p, "pct_of_peak"))), Text(Str(p, "roof_path", "-")),
-         RegimeCell(p), Number(Num(c, "device"), Str(c, "device", "-")), diagnostics});
+    t.AddRow(fmt::format("t{}-l{}", trace_index, j),
+             {Text(Str(c, "routine")), shape_cell, types_cell, calls_cell,
+              Number(Num(c, "gpu_ns"), NumOr(c, "gpu_ns", 0) > 0 ? Ns(Num(c, "gpu_ns")) : "-"),
+              Number(Num(c, "cpu_ns"), Ns(Num(c, "cpu_ns"))),
+              Number(Num(c, "flops"), Si(Num(c, "flops"), "")),
+              Number(Num(c, "epilogue_flops"),
+                     NumOr(c, "epilogue_flops", 0) > 0 ? Si(Num(c, "epilogue_flops"), "") : "-"),
+              Number(Num(c, "bytes"), Si(Num(c, "bytes"), "B")),
+              Number(Num(p, "achieved_flops_per_s"), Si(Num(p, "achieved_flops_per_s"), "")),
+              Number(Num(p, "intensity"), Plain(Num(p, "intensity"))),
+              Number(Num(p, "pct_of_peak"), RoofPct(Num(p, "pct_of_peak"))), RoofCell(c, p),
+              RegimeCell(p), Number(Num(c, "device"), Str(c, "device", "-")), diagnostics});
   }
   return t.Render();
 }

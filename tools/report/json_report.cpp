@@ -125,6 +125,25 @@ json KernelJson(const analyzers::KernelGroup& g, double trace_gpu_ns) {
           {"counters", CrossCheck(g)}};
 }
 
+namespace {
+
+// What a cuBLASLt call's descriptors said beyond types and epilogue (the hook decodes them into
+// the record's flags); null for the other routines, which have no such attributes.
+json LtAttributes(const analyzers::LibraryGroup& g) {
+  if (analyzers::BlasRoutineFromId(g.routine_id) != analyzers::BlasRoutine::kLtMatmul) {
+    return nullptr;
+  }
+  const uint32_t f = g.shape.flags;
+  return {{"bias_pointer", (f & trace::kLibBiasPresent) != 0},
+          {"aux_pointer", (f & trace::kLibAuxPresent) != 0},
+          {"scale_pointers", (f & trace::kLibScalePointers) != 0},
+          {"amax_pointer", (f & trace::kLibAmaxPointer) != 0},
+          {"fast_accum", (f & trace::kLibFastAccum) != 0},
+          {"descriptor_incomplete", (f & trace::kLibDescriptorIncomplete) != 0}};
+}
+
+}  // namespace
+
 json LibraryJson(const analyzers::LibraryGroup& g) {
   const trace::LibraryCallRecord& s = g.shape;
   json findings = json::array();
@@ -148,9 +167,11 @@ json LibraryJson(const analyzers::LibraryGroup& g) {
             std::string(analyzers::DataTypeName(s.type_c)),
             std::string(analyzers::DataTypeName(s.type_d))}},
           {"compute_type", std::string(analyzers::ComputeTypeName(s.compute_type))},
+          {"scale_type", std::string(analyzers::DataTypeName(s.scale_type))},
           {"trans_a", s.trans_a},
           {"trans_b", s.trans_b},
           {"epilogue", std::string(analyzers::EpilogueName(s.epilogue))},
+          {"lt_attributes", LtAttributes(g)},
           {"device", g.device},
           {"calls", g.calls},
           {"failed_calls", g.failed_calls},
@@ -162,6 +183,7 @@ json LibraryJson(const analyzers::LibraryGroup& g) {
           {"bytes", g.bytes},
           {"source", SourceName(g.source)},
           {"path", std::string(analyzers::ComputePathName(g.path))},
+          {"path_basis", std::string(analyzers::PathBasisName(g.path_basis))},
           {"timed_flops", g.timed_flops},
           {"timed_bytes", g.timed_bytes},
           {"placement", PlacementJson(g.placement)},
@@ -364,11 +386,16 @@ json TraceJson(const TraceReport& t) {
   j["copies"] = copies;
   json advice = json::array();
   for (const auto& a : t.advice) {
+    json overlaps = json::array();
+    for (const auto kind : a.overlaps)
+      overlaps.push_back(std::string(analyzers::AdviceKindName(kind)));
     advice.push_back({{"kind", std::string(analyzers::AdviceKindName(a.kind))},
                       {"finding", a.finding},
                       {"action", a.action},
                       {"gain_ns", Opt(a.gain_ns)},
                       {"gain_basis", a.gain_basis},
+                      {"overlaps", overlaps},
+                      {"combined_gain_ns", Opt(a.combined_gain_ns)},
                       {"share", a.share}});
   }
   j["advice"] = advice;

@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <vector>
 
@@ -215,6 +216,118 @@ TEST(Advice, Fp32GemmsCouldUseTensorCores) {
   ASSERT_TRUE(a->gain_ns.has_value());
   EXPECT_NEAR(*a->gain_ns, 7e6, 1);
   EXPECT_NE(a->finding.find("8 times faster"), std::string::npos) << a->finding;
+}
+
+// The audit's case: one 1 ms cuBLAS SGEMM kernel, compute bound at 20% of the FP32 roof, whose
+// call runs on CUDA cores and whose grid fills half a wave. Three findings concern the same
+// 1 ms (far from the roof, tensor cores, the wave): each gain may be right, but they do not add.
+RunAnalysis OneCublasGemm() {
+  RunAnalysis run;
+  run.gpu_timing = true;
+  run.launches = 1;
+  KernelGroup k;
+  k.name = "ampere_sgemm_128x128_nn";
+  k.device = 0;
+  k.launches = k.executions = 1;
+  k.gpu_ns = 1e6;
+  k.inside_library = true;
+  k.path = ComputePath::kFp32;
+  // 2e9 FLOPs and 12.6 MB in 1 ms: 2 TFLOP/s, 20% of 10 TFLOP/s at 159 FLOP/B (ridge 10).
+  k.timed.flops = 2e9;
+  k.timed.bytes = 12.6e6;
+  k.timed.flops_source = k.timed.bytes_source = trace::FigureSource::kAnalytic;
+  k.timed.launches_with_flops = k.timed.launches_with_bytes = 1;
+  WorkSample w;
+  w.flops = k.timed.flops;
+  w.bytes = k.timed.bytes;
+  w.path = ComputePath::kFp32;
+  w.gpu_time_ns = k.gpu_ns;
+  w.calls = 1;
+  k.placement = PlaceOnRoofline(Roofs(), w);
+  run.kernels.push_back(k);
+  LibraryGroup g;
+  g.routine = "cublasSgemm_v2";
+  g.path = ComputePath::kFp32;
+  g.device = 0;
+  g.calls = 1;
+  g.kernels = 1;
+  g.gpu_ns = 1e6;
+  g.timed_flops = k.timed.flops;
+  g.timed_bytes = k.timed.bytes;
+  g.kernel_time = {{0, 1e6}};
+  g.placement = k.placement;
+  GemmFinding wave;
+  wave.kind = GemmFindingKind::kWaveQuantization;
+  wave.severity = FindingSeverity::kSevere;
+  wave.lost_fraction = 0.5;
+  wave.sentence = "half a wave";
+  g.findings.push_back(wave);
+  run.libraries.push_back(g);
+  return run;
+}
+
+TEST(Advice, ALibraryKernelIsNeverToldToUseALibraryKernel) {
+  const RunAnalysis run = OneCublasGemm();
+  ASSERT_EQ(run.kernels[0].placement->regime, Regime::kComputeBound);
+  const auto advice = AdviseRun(run, {{0, Roofs()}});
+  const Advice* far = Find(advice, AdviceKind::kFarFromRoof);
+  ASSERT_NE(far, nullptr);
+  EXPECT_EQ(far->action.find("library kernel"), std::string::npos) << far->action;
+  EXPECT_NE(far->action.find("cuBLAS's own"), std::string::npos) << far->action;
+  // A kernel of the program's own still gets the suggestion.
+  RunAnalysis own = OneCublasGemm();
+  own.kernels[0].inside_library = false;
+  own.libraries.clear();
+  const Advice* own_far = Find(AdviseRun(own, {{0, Roofs()}}), AdviceKind::kFarFromRoof);
+  ASSERT_NE(own_far, nullptr);
+  EXPECT_NE(own_far->action.find("library kernel"), std::string::npos);
+  EXPECT_TRUE(own_far->overlaps.empty());
+  EXPECT_FALSE(own_far->combined_gain_ns.has_value());
+}
+
+TEST(Advice, GainsOnOneKernelOverlapAndTogetherStayWithinItsTime) {
+  const RunAnalysis run = OneCublasGemm();
+  const auto advice = AdviseRun(run, {{0, Roofs()}});
+  const Advice* far = Find(advice, AdviceKind::kFarFromRoof);
+  const Advice* tensor = Find(advice, AdviceKind::kTensorCores);
+  const Advice* shapes = Find(advice, AdviceKind::kGemmShapes);
+  ASSERT_NE(far, nullptr);
+  ASSERT_NE(tensor, nullptr);
+  ASSERT_NE(shapes, nullptr);
+  // Far: roof time 2e9 / 10e12 = 0.2 ms, gain 0.8 ms. Tensor cores: 1 ms x 10/80 = 0.125 ms
+  // (moving 12.6 MB takes 12.6 us), gain 0.875 ms. Wave: half of 1 ms, 0.5 ms. They sum to
+  // 2.175 ms on a 1 ms kernel; together they can save at most the 1 ms.
+  EXPECT_NEAR(*far->gain_ns, 0.8e6, 1);
+  EXPECT_NEAR(*tensor->gain_ns, 0.875e6, 1);
+  EXPECT_NEAR(*shapes->gain_ns, 0.5e6, 1);
+  for (const Advice* a : {far, tensor, shapes}) {
+    EXPECT_EQ(a->overlaps.size(), 2u) << AdviceKindName(a->kind);
+    ASSERT_TRUE(a->combined_gain_ns.has_value());
+    EXPECT_DOUBLE_EQ(*a->combined_gain_ns, 1e6);
+    EXPECT_NE(a->gain_basis.find("do not add up"), std::string::npos) << a->gain_basis;
+    EXPECT_NE(a->gain_basis.find("at most 1 ms"), std::string::npos) << a->gain_basis;
+  }
+  EXPECT_NE(std::find(far->overlaps.begin(), far->overlaps.end(), AdviceKind::kTensorCores),
+            far->overlaps.end());
+  EXPECT_NE(std::find(far->overlaps.begin(), far->overlaps.end(), AdviceKind::kGemmShapes),
+            far->overlaps.end());
+}
+
+TEST(Advice, GainsOnDifferentKernelsDoNotOverlap) {
+  // The GEMM on one kernel, fusion on two elementwise kernels: no shared time.
+  RunAnalysis run = OneCublasGemm();
+  run.libraries[0].findings.clear();
+  run.libraries[0].path = ComputePath::kTf32Tensor;  // no tensor-core finding either
+  run.kernels.push_back(MemoryKernel("sin", 600'000, 512e6));
+  run.kernels.push_back(MemoryKernel("mul", 620'000, 512e6));
+  const auto advice = AdviseRun(run, {{0, Roofs()}});
+  const Advice* far = Find(advice, AdviceKind::kFarFromRoof);
+  const Advice* fuse = Find(advice, AdviceKind::kFuseElementwise);
+  ASSERT_NE(far, nullptr);
+  ASSERT_NE(fuse, nullptr);
+  EXPECT_TRUE(far->overlaps.empty());
+  EXPECT_TRUE(fuse->overlaps.empty());
+  EXPECT_EQ(fuse->gain_basis.find("do not add up"), std::string::npos);
 }
 
 TEST(Advice, PageableCopiesMeasuredAgainstPinnedOnes) {

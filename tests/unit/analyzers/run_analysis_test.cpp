@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <map>
 
 #include "flopspy/analyzers/blas_routine.h"
 #include "flopspy/analyzers/blas_types.h"
@@ -23,7 +24,10 @@ constexpr char kMul[] =
     "void at::native::vectorized_elementwise_kernel<4, at::native::MulFunctor<float>, "
     "at::detail::Array<char*, 3> >(int, at::native::MulFunctor<float>, at::detail::Array<char*, "
     "3>)";
-constexpr char kGemmKernel[] = "sm90_xmma_gemm_f32f32_tf32f32_f32_nn_n_tilesize128x128x32";
+// cuBLAS's FP32 CUDA-core kernel, and its TF32 tensor-core kernel (what runs under the TF32 math
+// mode, or with CUBLAS_COMPUTE_32F_FAST_TF32).
+constexpr char kGemmKernel[] = "ampere_sgemm_128x128_nn";
+constexpr char kTf32Kernel[] = "sm90_xmma_gemm_f32f32_tf32f32_f32_nn_n_tilesize128x128x32";
 constexpr uint32_t kThread = 7;
 
 // A device with round numbers: 10 TFLOP/s FP32, 1 TB/s DRAM, 100 SMs.
@@ -40,7 +44,7 @@ DeviceRoofs TestRoofs() {
 class RunAnalysisTest : public ::testing::Test {
  protected:
   RunAnalysisTest() {
-    b_.String(1, kMul).String(2, kGemmKernel).String(3, "cublasSgemm_v2");
+    b_.String(1, kMul).String(2, kGemmKernel).String(3, "cublasSgemm_v2").String(4, kTf32Kernel);
     trace::FunctionDef mul{};
     mul.id = 1;
     mul.mangled_name = 1;
@@ -57,8 +61,13 @@ class RunAnalysisTest : public ::testing::Test {
     gemm.demangled_name = 2;
     gemm.param_count = 0xFFFF;
     b_.Add(gemm);
+    trace::FunctionDef tf32 = gemm;
+    tf32.id = 3;
+    tf32.mangled_name = tf32.demangled_name = 4;
+    b_.Add(tf32);
     AddSignature(1, 1, 977, 256);   // mul: 1,000,000 elements / (256 x 4) per block
     AddSignature(2, 2, 8, 128, 8);  // gemm: 8 x 8 tiles of 128 x 128
+    AddSignature(3, 3, 8, 128, 8);  // the TF32 gemm kernel, same tiles
   }
 
   void AddSignature(uint32_t id, uint32_t function, uint32_t gx, uint32_t bx, uint32_t gy = 1) {
@@ -96,7 +105,8 @@ class RunAnalysisTest : public ::testing::Test {
     b_.Chunk(ChunkSource::kGpuActivity).Add(g);
   }
 
-  void Sgemm(uint64_t correlation, uint64_t enter_ns, int64_t n) {
+  // An SGEMM's record as the hook and flusher write it; Sgemm adds it to the trace.
+  static trace::LibraryCallRecord SgemmRecord(uint64_t correlation, uint64_t enter_ns, int64_t n) {
     trace::LibraryCallRecord c{};
     c.routine = static_cast<uint16_t>(BlasRoutine::kGemm);
     c.enter_ns = enter_ns;
@@ -113,7 +123,11 @@ class RunAnalysisTest : public ::testing::Test {
     c.flops = 2.0 * n * n * n;
     c.bytes = 3.0 * n * n * 4;
     c.source = static_cast<uint8_t>(FigureSource::kAnalytic);
-    b_.Chunk(ChunkSource::kThread, kThread).Add(c);
+    return c;
+  }
+  void Call(const trace::LibraryCallRecord& c) { b_.Chunk(ChunkSource::kThread, kThread).Add(c); }
+  void Sgemm(uint64_t correlation, uint64_t enter_ns, int64_t n) {
+    Call(SgemmRecord(correlation, enter_ns, n));
   }
 
   RunAnalysis Analyze(size_t max_pending = 1u << 20) {
@@ -209,6 +223,111 @@ TEST_F(RunAnalysisTest, CublasCallOwnsItsKernelAndItsGpuTime) {
   EXPECT_DOUBLE_EQ(run.kernels[0].all.flops, 2147483648.0);
   EXPECT_DOUBLE_EQ(run.kernels[0].all.bytes, 3.0 * 1024 * 1024 * 4);
   EXPECT_EQ(run.kernels[0].all.launches_with_flops, 1u);
+}
+
+TEST_F(RunAnalysisTest, Fp32CallWhoseKernelIsTf32RunsOnTheTf32Roof) {
+  // The record says CUBLAS_COMPUTE_32F (the math mode could not be read), but cuBLAS launched
+  // its TF32 tensor-core kernel: the call and its kernel are placed on the TF32 roof
+  // (100 TFLOP/s here), not the FP32 one, and the report says why.
+  Launch(3, 200, 1'000'000, 0, /*inside_library=*/true);
+  Sgemm(201, 999'000, 1024);
+  Gpu(3, 200, 1'010'000, 1'000'000);
+  const RunAnalysis run = Analyze();
+  ASSERT_EQ(run.libraries.size(), 1u);
+  const LibraryGroup& lib = run.libraries[0];
+  EXPECT_EQ(lib.path, ComputePath::kTf32Tensor);
+  EXPECT_EQ(lib.path_basis, PathBasis::kKernelName);
+  ASSERT_TRUE(lib.placement.has_value());
+  EXPECT_EQ(lib.placement->roof_path, ComputePath::kTf32Tensor);
+  EXPECT_DOUBLE_EQ(lib.placement->peak_flops, 100e12);
+  ASSERT_EQ(run.kernels.size(), 1u);
+  EXPECT_EQ(run.kernels[0].path, ComputePath::kTf32Tensor);
+  ASSERT_TRUE(run.kernels[0].placement.has_value());
+  EXPECT_EQ(run.kernels[0].placement->roof_path, ComputePath::kTf32Tensor);
+}
+
+TEST_F(RunAnalysisTest, Fp32CallWithAnFp32KernelStaysOnTheFp32Roof) {
+  Launch(2, 200, 1'000'000, 0, /*inside_library=*/true);
+  Sgemm(201, 999'000, 1024);
+  Gpu(2, 200, 1'010'000, 1'000'000);
+  const RunAnalysis run = Analyze();
+  ASSERT_EQ(run.libraries.size(), 1u);
+  EXPECT_EQ(run.libraries[0].path, ComputePath::kFp32);
+  EXPECT_EQ(run.libraries[0].path_basis, PathBasis::kCallTypes);
+}
+
+TEST_F(RunAnalysisTest, CallsThatDifferOnlyInCsTypeOrScaleTypeAreSeparateGroups) {
+  // Three GemmEx-like calls of one shape: the second writes a BF16 C (and D), the third has an
+  // FP64 scale type. Each keeps its own types; none takes the first call's.
+  trace::LibraryCallRecord a = SgemmRecord(1, 1000, 64);
+  trace::LibraryCallRecord b = a;
+  b.type_c = b.type_d = cuda_type::kR16BF;
+  b.bytes = 2.0 * 64 * 64 * 4 + 64 * 64 * 2;  // A, B in FP32; D in BF16
+  trace::LibraryCallRecord c = a;
+  c.scale_type = cuda_type::kR64F;
+  Call(a);
+  Call(b);
+  Call(b);
+  Call(c);
+  const RunAnalysis run = Analyze();
+  ASSERT_EQ(run.libraries.size(), 3u);
+  std::map<std::pair<uint8_t, uint8_t>, const LibraryGroup*> by_types;
+  for (const LibraryGroup& g : run.libraries) by_types[{g.shape.type_c, g.shape.scale_type}] = &g;
+  ASSERT_EQ(by_types.size(), 3u);
+  const LibraryGroup& bf16 = *by_types.at({cuda_type::kR16BF, 0});
+  EXPECT_EQ(bf16.calls, 2u);
+  EXPECT_EQ(bf16.shape.type_d, cuda_type::kR16BF);
+  EXPECT_DOUBLE_EQ(bf16.bytes, 2 * (2.0 * 64 * 64 * 4 + 64 * 64 * 2));
+  EXPECT_EQ(by_types.at({cuda_type::kR32F, 0})->calls, 1u);
+  EXPECT_EQ(by_types.at({cuda_type::kR32F, cuda_type::kR64F})->calls, 1u);
+}
+
+TEST_F(RunAnalysisTest, LtCallsWithAndWithoutBiasPointerAreSeparateGroups) {
+  trace::LibraryCallRecord plain = SgemmRecord(1, 1000, 64);
+  plain.routine = static_cast<uint16_t>(BlasRoutine::kLtMatmul);
+  plain.epilogue = lt_epilogue::kDefault;
+  trace::LibraryCallRecord bias = plain;
+  bias.flags |= trace::kLibBiasPresent;
+  bias.epilogue = lt_epilogue::kBias;
+  bias.epilogue_flops = 64.0 * 64;
+  trace::LibraryCallRecord scaled = plain;
+  scaled.flags |= trace::kLibScalePointers;
+  Call(plain);
+  Call(bias);
+  Call(scaled);
+  const RunAnalysis run = Analyze();
+  ASSERT_EQ(run.libraries.size(), 3u);
+  int with_bias = 0, with_scales = 0;
+  for (const LibraryGroup& g : run.libraries) {
+    with_bias += (g.shape.flags & trace::kLibBiasPresent) != 0;
+    with_scales += (g.shape.flags & trace::kLibScalePointers) != 0;
+    if (g.shape.flags & trace::kLibBiasPresent) {
+      EXPECT_DOUBLE_EQ(g.epilogue_flops, 64.0 * 64);
+    }
+  }
+  EXPECT_EQ(with_bias, 1);
+  EXPECT_EQ(with_scales, 1);
+}
+
+TEST_F(RunAnalysisTest, LibraryGroupsKnowTheirKernelsAfterSorting) {
+  // A long elementwise kernel first, so that sorting moves the GEMM kernel's group: the library
+  // group's kernel index must follow it.
+  Launch(1, 100, 0, 1'000'000);
+  Gpu(1, 100, 10'000, 5'000'000);
+  Launch(2, 200, 1'000'000, 0, /*inside_library=*/true);
+  Sgemm(201, 999'000, 1024);
+  Gpu(2, 200, 6'000'000, 1'000'000);
+  Launch(2, 202, 8'000'000, 0, /*inside_library=*/true);
+  Gpu(2, 202, 8'010'000, 1'000'000);  // GPU record first this time
+  Sgemm(203, 7'999'000, 1024);
+  const RunAnalysis run = Analyze();
+  ASSERT_EQ(run.libraries.size(), 1u);
+  ASSERT_EQ(run.libraries[0].kernel_time.size(), 1u);
+  const auto [index, ns] = run.libraries[0].kernel_time[0];
+  ASSERT_LT(index, run.kernels.size());
+  EXPECT_EQ(run.kernels[index].name, kGemmKernel);
+  EXPECT_DOUBLE_EQ(ns, 2e6);
+  EXPECT_DOUBLE_EQ(run.libraries[0].gpu_ns, 2e6);
 }
 
 TEST_F(RunAnalysisTest, GpuRecordBeforeTheLibraryCallRecord) {

@@ -92,7 +92,8 @@ TEST(RunDiff, OneGroupOnTwoModelsHasNoShareOfRoof) {
   EXPECT_FALSE(d.kernels[0].a.pct_of_roof.has_value());
   EXPECT_DOUBLE_EQ(*d.kernels[0].b.pct_of_roof, 70);
   EXPECT_DOUBLE_EQ(d.kernels[0].change_ns, -1000);
-  EXPECT_NE(d.summary.find("Step time unknown: neither run mark"), std::string::npos) << d.summary;
+  EXPECT_NE(d.summary.find("Step time unknown: neither run marks regions."), std::string::npos)
+      << d.summary;
 }
 
 TEST(RunDiff, LibraryShapesCompareByRoutineAndShape) {
@@ -128,6 +129,59 @@ TEST(RunDiff, OneLabelTwiceIsToldApartByItsLaunchShape) {
   std::set<std::string> labels = {d.kernels[0].label, d.kernels[1].label};
   EXPECT_EQ(labels, (std::set<std::string>{"k1 (grid 8x1x1 block 256x1x1)",
                                            "k1 (grid 16x1x1 block 256x1x1)"}));
+}
+
+TEST(RunDiff, RunWithoutGpuRecordsCountsLaunchesAndHasUnknownTimes) {
+  // B ran the same kernel 10 times but recorded no GPU times (no CUPTI): its count is its 10
+  // launches, not 0, its time and the change are unknown, and the note says B has no GPU
+  // records rather than that the runs used different GPUs.
+  RunAggregate a, b;
+  a.models.resize(1);
+  a.models[0].name = "NVIDIA H100 SXM5 80GB";
+  a.launches = 12, b.launches = 10;
+  a.kernels = {Kernel("k1", 10, 1000, 1e6, 80.0), Kernel("k2", 2, 5000, 0)};
+  MergedKernel untimed = Kernel("k1", 0, 0, 0);
+  untimed.group.launches = 10;
+  untimed.group.device = -1;
+  b.kernels = {untimed};
+  a.kernel_gpu_ns = 6000;
+  const RunDiff d = DiffRuns(a, RankTable{}, b, RankTable{});
+  ASSERT_EQ(d.kernels.size(), 2u);
+  // k2 (only in A, timed, -5 us) comes first; k1, whose change is unknown, last.
+  EXPECT_EQ(d.kernels[0].name, "k2");
+  EXPECT_TRUE(d.kernels[0].change_known);
+  const DiffRow& k1 = d.kernels[1];
+  EXPECT_EQ(k1.name, "k1");
+  EXPECT_EQ(k1.presence, DiffPresence::kBoth);
+  EXPECT_EQ(k1.b.count, 10u);
+  EXPECT_EQ(k1.b.launches, 10u);
+  EXPECT_EQ(k1.b.executions, 0u);
+  EXPECT_FALSE(k1.b.gpu_time_known);
+  EXPECT_TRUE(k1.a.gpu_time_known);
+  EXPECT_FALSE(k1.change_known);
+  EXPECT_FALSE(k1.change_pct.has_value());
+  EXPECT_FALSE(k1.mean_change_pct.has_value());
+  EXPECT_DOUBLE_EQ(*k1.count_change_pct, 0);
+  ASSERT_EQ(d.notes.size(), 1u);
+  EXPECT_NE(d.notes[0].find("Run B has no GPU records"), std::string::npos) << d.notes[0];
+  EXPECT_EQ(d.notes[0].find("different GPUs"), std::string::npos);
+  EXPECT_NE(d.summary.find("Kernel GPU time: A 6 us, B unknown."), std::string::npos) << d.summary;
+}
+
+TEST(RunDiff, DifferentGpusAreNamedOnlyWhenBothRunsHaveOne) {
+  RunAggregate a, b;
+  a.models.resize(1), b.models.resize(1);
+  a.models[0].name = "H100";
+  b.models[0].name = "A100";
+  a.kernels = {Kernel("k1", 10, 1000, 0)};
+  b.kernels = {Kernel("k1", 10, 2000, 0)};
+  const RunDiff d = DiffRuns(a, RankTable{}, b, RankTable{});
+  ASSERT_EQ(d.notes.size(), 1u);
+  EXPECT_NE(d.notes[0].find("different GPUs (A: H100; B: A100)"), std::string::npos);
+  b.models.clear();  // B's traces describe no device, but have GPU times
+  const RunDiff e = DiffRuns(a, RankTable{}, b, RankTable{});
+  ASSERT_EQ(e.notes.size(), 1u);
+  EXPECT_NE(e.notes[0].find("Run B names no GPU"), std::string::npos) << e.notes[0];
 }
 
 TEST(RunDiff, PooledStepOverRanks) {

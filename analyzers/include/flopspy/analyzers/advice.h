@@ -32,6 +32,12 @@ struct Advice {
   std::optional<double> gain_ns;  // estimated GPU time saved
   std::string gain_basis;         // how gain_ns was estimated ("" when there is none)
   double share = 0;               // share of the run's kernel GPU time concerned
+  // Other findings whose estimated gains come from the same kernel GPU time (a cuBLAS GEMM can
+  // be far from its roof, on the wrong data type and badly shaped at once): their gains do not
+  // add. `combined_gain_ns` bounds what this finding and those together could save: per kernel,
+  // the sum of their gains, never more than the kernel's time. gain_basis says so in words.
+  std::vector<AdviceKind> overlaps;
+  std::optional<double> combined_gain_ns;
 };
 
 // Findings for one trace, most valuable (largest estimated gain, then share) first.

@@ -10,11 +10,13 @@
 #pragma once
 
 #include <array>
+#include <compare>
 #include <cstdint>
 #include <deque>
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <tuple>
 #include <unordered_map>
 #include <unordered_set>
@@ -76,6 +78,31 @@ struct KernelGroup {
   std::optional<Placement> placement;  // set by Finish when the device's roofs are known
 };
 
+// What tells two cuBLAS/cuBLASLt calls apart in the report: every argument that changes their
+// FLOPs, bytes or roof (routine, shape, all four data types, compute and scale types,
+// transposes, side/fill/diag, epilogue, and the cuBLASLt pointer attributes of kLibShapeFlags).
+// Calls with equal keys share one LibraryGroup.
+struct LibraryShapeKey {
+  uint16_t routine = 0;
+  uint32_t name = 0;  // StringDef id of the exported name (within one trace)
+  int64_t m = 0, n = 0, k = 0, batch = 0;
+  std::array<uint8_t, 6> types{};  // a, b, c, d, compute, scale
+  std::array<uint8_t, 5> ops{};    // trans_a, trans_b, side, uplo, diag
+  uint32_t epilogue = 0;
+  uint32_t flags = 0;  // the record's flags masked by kLibShapeFlags
+  auto operator<=>(const LibraryShapeKey&) const = default;
+};
+inline constexpr uint32_t kLibShapeFlags = trace::kLibBiasPresent | trace::kLibAuxPresent |
+                                           trace::kLibScalePointers | trace::kLibAmaxPointer |
+                                           trace::kLibFastAccum | trace::kLibGrouped;
+LibraryShapeKey LibraryShapeKeyOf(const trace::LibraryCallRecord& call);
+
+// Why a library group runs against its roof: the call's data and compute types, or, where those
+// say plain FP32 but the kernel the call launched is named for TF32 (the math mode could not be
+// read: legacy API, no getter), the kernel's name.
+enum class PathBasis : uint8_t { kCallTypes, kKernelName };
+std::string_view PathBasisName(PathBasis basis);
+
 struct LibraryGroup {
   std::string routine;  // exported name, e.g. "cublasGemmEx"
   uint16_t routine_id = 0;
@@ -88,6 +115,7 @@ struct LibraryGroup {
   double bytes = 0;
   trace::FigureSource source = trace::FigureSource::kUnknown;
   ComputePath path = ComputePath::kUnknown;
+  PathBasis path_basis = PathBasis::kCallTypes;
   uint64_t kernels = 0;      // kernel launches attributed to the calls
   uint64_t timed_calls = 0;  // calls whose kernels' GPU time is known
   double gpu_ns = 0;         // GPU time of those kernels
@@ -96,6 +124,10 @@ struct LibraryGroup {
   int32_t device = -1;
   std::array<uint32_t, 3> main_grid{};  // grid of the call's longest-running kernel
   std::array<uint32_t, 3> main_block{};
+  // The kernel groups that ran the calls (indices into this RunAnalysis's `kernels`, after
+  // Finish) and the GPU time each gave: advice uses it to see when two findings concern the same
+  // kernel time. Meaningless in groups merged across traces.
+  std::vector<std::pair<uint32_t, double>> kernel_time;
   std::optional<Placement> placement;
   std::vector<GemmFinding> findings;  // GEMM shape diagnostics
 };
@@ -220,10 +252,7 @@ class RunAnalyzer {
   std::unordered_map<uint32_t, trace::KernelSignatureDef> signatures_;
   std::map<std::pair<uint32_t, std::string>, uint32_t> group_index_;
   std::vector<KernelGroup> kernels_;
-  std::map<std::tuple<uint16_t, uint32_t, int64_t, int64_t, int64_t, int64_t, uint32_t, uint32_t,
-                      uint32_t>,
-           uint32_t>
-      library_index_;
+  std::map<LibraryShapeKey, uint32_t> library_index_;
   std::vector<LibraryGroup> libraries_;
   std::map<std::tuple<bool, uint8_t, uint8_t, uint8_t, bool>, uint32_t> copy_index_;
   std::vector<CopyGroup> copies_;

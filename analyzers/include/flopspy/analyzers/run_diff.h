@@ -17,7 +17,13 @@ namespace flopspy::analyzers {
 // One kernel signature or library shape in one run, over every GPU model it ran on.
 struct DiffFigures {
   bool present = false;
-  uint64_t count = 0;  // GPU executions (kernels) or calls (libraries)
+  // GPU executions (kernels) or calls (libraries); a kernel without GPU records counts its
+  // launches, so a kernel launched but not timed is not "0".
+  uint64_t count = 0;
+  uint64_t launches = 0;    // kernels: CPU launch records
+  uint64_t executions = 0;  // kernels: GPU kernel records
+  // False when the run has no GPU time for it (no GPU records): gpu_ns is then unknown, not 0.
+  bool gpu_time_known = false;
   double gpu_ns = 0;
   double mean_ns = 0;                 // per execution or call; 0 without GPU time
   std::optional<double> flops_per_s;  // achieved: timed FLOPs (known figure) over GPU time
@@ -34,7 +40,8 @@ struct DiffRow {
   std::string name;   // the full kernel name, or the routine
   DiffFigures a, b;
   DiffPresence presence = DiffPresence::kBoth;
-  double change_ns = 0;                    // GPU time, B - A
+  double change_ns = 0;                    // GPU time, B - A (0 when not known)
+  bool change_known = true;                // false when a side it is in has no GPU time
   std::optional<double> change_pct;        // 100 (B - A) / A, when A has GPU time
   std::optional<double> mean_change_pct;   // of the mean time per execution
   std::optional<double> rate_change_pct;   // of the achieved FLOP/s
@@ -50,8 +57,9 @@ struct DiffStep {
 };
 
 struct RunDiff {
-  std::vector<DiffRow> kernels;    // by |change_ns|, largest first
-  std::vector<DiffRow> libraries;  // same
+  // By |change_ns|, largest first; rows whose change is unknown last, by their known GPU time.
+  std::vector<DiffRow> kernels;
+  std::vector<DiffRow> libraries;
   double kernel_ns_a = 0, kernel_ns_b = 0;
   uint64_t executions_a = 0, executions_b = 0;
   std::optional<DiffStep> step_a, step_b;

@@ -1,0 +1,168 @@
+// cuBLAS and cuBLASLt rows through every output of flopspy-report: calls that differ only in
+// C's data type or in the scale type are rows of their own with their own types (issue 4.5),
+// cuBLASLt pointer attributes are in the JSON, and bytes and epilogue FLOPs are columns of the
+// HTML and CSV tables.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "flopspy/analyzers/blas_routine.h"
+#include "flopspy/analyzers/blas_types.h"
+#include "html_check.h"
+#include "subprocess.h"
+#include "trace_builder.h"
+
+namespace flopspy::testing {
+namespace {
+
+using analyzers::cuda_type::kR16BF;
+using analyzers::cuda_type::kR16F;
+using analyzers::cuda_type::kR32F;
+using nlohmann::json;
+
+const std::string kReport = FLOPSPY_REPORT_PATH;
+
+std::string ReadAll(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// A GemmEx of 256 x 512 x 128 from FP16 A and B into C and D of type `c`, as the hook and the
+// flusher write it: 2mnk FLOPs, A and B read, D written (beta = 0).
+trace::LibraryCallRecord GemmEx(uint8_t c_type, uint8_t scale_type) {
+  trace::LibraryCallRecord r{};
+  r.routine = static_cast<uint16_t>(analyzers::BlasRoutine::kGemm);
+  r.enter_ns = 1'000'000;
+  r.exit_ns = 1'010'000;
+  r.m = 256, r.n = 512, r.k = 128;
+  r.batch = 1;
+  r.lda = 256, r.ldb = 128, r.ldc = r.ldd = 256;
+  r.type_a = r.type_b = kR16F;
+  r.type_c = r.type_d = c_type;
+  r.compute_type = analyzers::compute_type::k32F;
+  r.scale_type = scale_type;
+  r.side = r.uplo = r.diag = analyzers::kNotApplicable;
+  r.epilogue = analyzers::lt_epilogue::kDefault;
+  r.flags = trace::kLibBetaKnown;
+  r.name = 1;
+  r.flops = 2.0 * 256 * 512 * 128;
+  r.bytes = 2.0 * (256 * 128 + 128 * 512) + analyzers::DataTypeBytes(c_type) * 256 * 512;
+  r.source = static_cast<uint8_t>(trace::FigureSource::kAnalytic);
+  return r;
+}
+
+class LibraryCallsTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = new TempDir();
+    TraceBuilder b;
+    b.String(1, "cublasGemmEx").String(2, "cublasLtMatmul");
+    b.Chunk(trace::ChunkSource::kThread, 7);
+    b.Add(GemmEx(kR32F, kR32F)).Add(GemmEx(kR16BF, kR32F)).Add(GemmEx(kR16BF, kR32F));
+    // The same call with BF16 C, but a different scale type: a row of its own too.
+    b.Add(GemmEx(kR16BF, analyzers::cuda_type::kR64F));
+    // cuBLASLt with a bias epilogue and its bias pointer, and FP8-style scale pointers.
+    trace::LibraryCallRecord lt = GemmEx(kR16BF, kR32F);
+    lt.routine = static_cast<uint16_t>(analyzers::BlasRoutine::kLtMatmul);
+    lt.name = 2;
+    lt.epilogue = analyzers::lt_epilogue::kBias;
+    lt.flags |= trace::kLibBiasPresent | trace::kLibScalePointers;
+    lt.epilogue_flops = 256.0 * 512;  // one add per element of D
+    b.Add(lt);
+    const std::string path = dir_->path() + "/lib.fspy";
+    b.WriteTo(path);
+    const auto r = RunChild({kReport, path, "--json", "--html", dir_->path() + "/r.html", "--csv",
+                             dir_->path() + "/csv"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    model_ = new json(json::parse(r.out));
+  }
+  static void TearDownTestSuite() {
+    delete model_;
+    delete dir_;
+  }
+  static const json& Calls() { return (*model_)["traces"][0]["library_calls"]; }
+  static const json* Find(const std::string& routine, const std::string& c,
+                          const std::string& scale) {
+    for (const json& call : Calls()) {
+      if (call["routine"] == routine && call["types"][2] == c && call["scale_type"] == scale)
+        return &call;
+    }
+    return nullptr;
+  }
+
+  static TempDir* dir_;
+  static json* model_;
+};
+TempDir* LibraryCallsTest::dir_ = nullptr;
+json* LibraryCallsTest::model_ = nullptr;
+
+TEST_F(LibraryCallsTest, CallsThatDifferInCOrScaleTypeAreRowsWithTheirOwnTypes) {
+  ASSERT_EQ(Calls().size(), 4u) << Calls().dump(1);
+  const json* f32 = Find("cublasGemmEx", "R_32F", "R_32F");
+  const json* bf16 = Find("cublasGemmEx", "R_16BF", "R_32F");
+  const json* f64_scale = Find("cublasGemmEx", "R_16BF", "R_64F");
+  ASSERT_NE(f32, nullptr);
+  ASSERT_NE(bf16, nullptr);
+  ASSERT_NE(f64_scale, nullptr);
+  EXPECT_EQ((*f32)["calls"], 1);
+  EXPECT_EQ((*bf16)["calls"], 2);
+  EXPECT_EQ((*f64_scale)["calls"], 1);
+  EXPECT_EQ((*bf16)["types"], json({"R_16F", "R_16F", "R_16BF", "R_16BF"}));
+  // Bytes follow C's type: A and B in FP16 (2 x 98,304 B) and D in FP32 (524,288 B) or in
+  // BF16 (262,144 B), per call.
+  EXPECT_DOUBLE_EQ((*f32)["bytes"].get<double>(), 196608 + 524288);
+  EXPECT_DOUBLE_EQ((*bf16)["bytes"].get<double>(), 2 * (196608 + 262144));
+  EXPECT_TRUE((*f32)["lt_attributes"].is_null());  // not a cuBLASLt call
+}
+
+TEST_F(LibraryCallsTest, LtPointerAttributesAreInTheJson) {
+  const json* lt = Find("cublasLtMatmul", "R_16BF", "R_32F");
+  ASSERT_NE(lt, nullptr);
+  const json& a = (*lt)["lt_attributes"];
+  ASSERT_TRUE(a.is_object()) << lt->dump(1);
+  EXPECT_EQ(a["bias_pointer"], true);
+  EXPECT_EQ(a["scale_pointers"], true);
+  EXPECT_EQ(a["aux_pointer"], false);
+  EXPECT_EQ(a["amax_pointer"], false);
+  EXPECT_EQ((*lt)["epilogue"], "BIAS");
+  EXPECT_DOUBLE_EQ((*lt)["epilogue_flops"].get<double>(), 256.0 * 512);
+}
+
+TEST_F(LibraryCallsTest, HtmlTableHasBytesAndEpilogueFlops) {
+  const HtmlDocument doc = ParseHtml(ReadAll(dir_->path() + "/r.html"));
+  for (const auto& p : doc.problems) ADD_FAILURE() << p;
+  const HtmlNode* table = ById(*doc.root, "t0-library");
+  ASSERT_NE(table, nullptr);
+  std::vector<std::string> headers;
+  for (const HtmlNode* th : ByTag(*table, "th")) headers.push_back(th->Text());
+  const auto column = [&](const std::string& name) {
+    const auto it = std::find(headers.begin(), headers.end(), name);
+    EXPECT_NE(it, headers.end()) << name;
+    return static_cast<size_t>(it - headers.begin());
+  };
+  const size_t routine = column("routine"), bytes = column("bytes");
+  const size_t epilogue = column("epilogue FLOPs"), types = column("types");
+  size_t rows = 0;
+  for (const HtmlNode* tr : ByTag(*table, "tr")) {
+    const auto cells = ByTag(*tr, "td");
+    if (cells.empty()) continue;
+    ++rows;
+    if (cells[routine]->Text() == "cublasLtMatmul") {
+      EXPECT_EQ(cells[epilogue]->Text(), "131 k");  // 256 x 512 = 131,072
+      EXPECT_EQ(cells[bytes]->Text(), "459 kB");    // 196,608 + 262,144
+      EXPECT_NE(tr->Text().find("R_16BF"), std::string::npos);
+    } else {
+      EXPECT_EQ(cells[epilogue]->Text(), "-");
+    }
+    EXPECT_FALSE(cells[types]->Text().empty());
+  }
+  EXPECT_EQ(rows, 4u);
+}
+
+}  // namespace
+}  // namespace flopspy::testing
