@@ -95,13 +95,33 @@ double TimeOf(const RunAnalysis& run, uint64_t key) {
   return key < run.kernels.size() ? run.kernels[key].gpu_ns : 0;
 }
 
+// How the text names another finding (the JSON has the kinds themselves in `overlaps`).
+std::string_view KindTitle(AdviceKind kind) {
+  switch (kind) {
+    case AdviceKind::kMemoryBoundExplained:
+      return "the memory-bound finding";
+    case AdviceKind::kFuseElementwise:
+      return "the fusion advice";
+    case AdviceKind::kTensorCores:
+      return "the tensor-core advice";
+    case AdviceKind::kGemmShapes:
+      return "the GEMM-shape advice";
+    case AdviceKind::kPinnedMemory:
+      return "the pinned-memory advice";
+    case AdviceKind::kLaunchBound:
+      return "the launch-overhead advice";
+    case AdviceKind::kFarFromRoof:
+      return "the far-from-roof advice";
+    case AdviceKind::kNoGpuTiming:
+      return "the no-GPU-times finding";
+  }
+  return "another finding";
+}
+
 std::string KindList(const std::vector<AdviceKind>& kinds) {
   std::string s;
   for (size_t i = 0; i < kinds.size(); ++i) {
-    s += (i == 0                  ? ""
-          : i + 1 == kinds.size() ? " and "
-                                  : ", ") +
-         std::string(AdviceKindName(kinds[i]));
+    s += (i == 0 ? "" : i + 1 == kinds.size() ? " and " : ", ") + std::string(KindTitle(kinds[i]));
   }
   return s;
 }

@@ -10,7 +10,11 @@
 namespace flopspy::tools {
 
 std::string PctText(std::optional<double> percent) {
-  return percent ? fmt::format("{:.0f}%", *percent) : "-";
+  if (!percent) return "-";
+  // Small shares keep two significant digits: "0%" would hide a kernel at 0.43% of its roof.
+  const double v = *percent;
+  if (v > 0 && v < 0.01) return "<0.01%";
+  return fmt::format("{:.{}f}%", v, v >= 10 || v == 0 ? 0 : v >= 1 ? 1 : 2);
 }
 
 std::string RateText(std::optional<double> value) {

@@ -14,6 +14,7 @@
 namespace flopspy::tools {
 
 // 3.4 -> "3%", nullopt -> "-".
+// 53 -> "53%", 3.24 -> "3.2%", 0.434 -> "0.43%", 0.001 -> "<0.01%", nullopt -> "-".
 std::string PctText(std::optional<double> percent);
 // 2.15e12 -> "2.15 T", nullopt -> "-".
 std::string RateText(std::optional<double> value);
