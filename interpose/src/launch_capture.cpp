@@ -42,15 +42,18 @@ constexpr int kInvalidValue = 1;
 using DriverNameFn = int (*)(const char**, void*);
 using DriverParamInfoFn = int (*)(void*, size_t, size_t*, size_t*);
 using RuntimeNameFn = int (*)(const char**, const void*);
-using RuntimeParamInfoFn = int (*)(const void*, size_t, size_t*, size_t*);
+using RuntimeFuncBySymbolFn = int (*)(void**, const void*);
+using RuntimeLastErrorFn = int (*)();
 
 RealFunction<DriverNameFn> g_func_get_name(CudaLibrary::kDriver, "cuFuncGetName");
 RealFunction<DriverNameFn> g_kernel_get_name(CudaLibrary::kDriver, "cuKernelGetName");
 RealFunction<DriverParamInfoFn> g_func_param_info(CudaLibrary::kDriver, "cuFuncGetParamInfo");
 RealFunction<DriverParamInfoFn> g_kernel_param_info(CudaLibrary::kDriver, "cuKernelGetParamInfo");
 RealFunction<RuntimeNameFn> g_runtime_get_name(CudaLibrary::kRuntime, "cudaFuncGetName");
-RealFunction<RuntimeParamInfoFn> g_runtime_param_info(CudaLibrary::kRuntime,
-                                                      "cudaFuncGetParamInfo");
+RealFunction<RuntimeFuncBySymbolFn> g_runtime_func_by_symbol(CudaLibrary::kRuntime,
+                                                             "cudaGetFuncBySymbol");
+RealFunction<RuntimeLastErrorFn> g_runtime_peek_error(CudaLibrary::kRuntime, "cudaPeekAtLastError");
+RealFunction<RuntimeLastErrorFn> g_runtime_get_error(CudaLibrary::kRuntime, "cudaGetLastError");
 
 // Returns false (layout left unknown) when the first query fails with anything but "invalid
 // value": no driver, a handle of another kind. Reading that as "no parameters" would drop the
@@ -77,16 +80,19 @@ bool ReadLayout(InfoFn info_fn, Handle handle, ParamLayout& layout) {
   return true;
 }
 
-// cudaFuncGetName and cudaFuncGetParamInfo of the runtime copy that holds `runtime` (any of its
-// functions), or of the first copy found when that is unknown. A few copies at most: the answers
-// are kept, looked up under a lock on the slow path only.
+// The functions of the runtime copy that holds `runtime` (any of its functions), or of the first
+// copy found when that is unknown, that name a host stub. A few copies at most: the answers are
+// kept, looked up under a lock on the slow path only.
 struct RuntimeNaming {
   RuntimeNameFn name = nullptr;
-  RuntimeParamInfoFn params = nullptr;
+  RuntimeFuncBySymbolFn function = nullptr;  // cudaGetFuncBySymbol: the stub's CUfunction
+  RuntimeLastErrorFn peek_error = nullptr;
+  RuntimeLastErrorFn get_error = nullptr;
 };
 
 RuntimeNaming NamingFor(const void* runtime) {
-  RuntimeNaming first{g_runtime_get_name.get(), g_runtime_param_info.get()};
+  RuntimeNaming first{g_runtime_get_name.get(), g_runtime_func_by_symbol.get(),
+                      g_runtime_peek_error.get(), g_runtime_get_error.get()};
   if (runtime == nullptr) return first;
   struct Known {
     const void* runtime;
@@ -105,9 +111,13 @@ RuntimeNaming NamingFor(const void* runtime) {
   // wait for ours. Two threads may both resolve; the answers are the same.
   RuntimeNaming naming{
       reinterpret_cast<RuntimeNameFn>(ResolveBeside(runtime, "cudaFuncGetName")),
-      reinterpret_cast<RuntimeParamInfoFn>(ResolveBeside(runtime, "cudaFuncGetParamInfo"))};
+      reinterpret_cast<RuntimeFuncBySymbolFn>(ResolveBeside(runtime, "cudaGetFuncBySymbol")),
+      reinterpret_cast<RuntimeLastErrorFn>(ResolveBeside(runtime, "cudaPeekAtLastError")),
+      reinterpret_cast<RuntimeLastErrorFn>(ResolveBeside(runtime, "cudaGetLastError"))};
   if (naming.name == nullptr) naming.name = first.name;
-  if (naming.params == nullptr) naming.params = first.params;
+  if (naming.function == nullptr) naming.function = first.function;
+  if (naming.peek_error == nullptr) naming.peek_error = first.peek_error;
+  if (naming.get_error == nullptr) naming.get_error = first.get_error;
   std::lock_guard lock(*mutex);
   for (Known& k : known) {
     if (k.runtime == runtime) return k.naming;
@@ -117,6 +127,30 @@ RuntimeNaming NamingFor(const void* runtime) {
     }
   }
   return naming;
+}
+
+// A host stub. Every runtime call that fails becomes the thread's last error, which the program
+// reads with cudaGetLastError after its launch (PyTorch checks every one), so the parameter
+// layout comes from the driver (an index past the last parameter fails), the runtime is asked
+// nothing while the program has an error pending (ours would replace it), and anything a
+// runtime query left behind is cleared.
+void DescribeStub(FunctionInfo& info, const RuntimeNaming& naming) {
+  if (naming.peek_error == nullptr || naming.get_error == nullptr) return;
+  if (naming.peek_error() != 0) return;  // the program's error: named at no cost to it
+  const char* name = nullptr;
+  void* function = nullptr;
+  const auto* stub = reinterpret_cast<const void*>(info.handle);
+  if (naming.function != nullptr && naming.function(&function, stub) == 0 && function != nullptr) {
+    if (auto f = g_func_get_name.get(); f && f(&name, function) == 0 && name) {
+      info.mangled_name = name;
+    }
+    ReadLayout(g_func_param_info.get(), function, info.layout);
+  }
+  if (info.mangled_name.empty() && naming.name != nullptr && naming.name(&name, stub) == 0 &&
+      name) {
+    info.mangled_name = name;
+  }
+  naming.get_error();  // none pending before: whatever is there now is ours
 }
 
 void Describe(FunctionInfo& info, const void* runtime) {
@@ -142,13 +176,16 @@ void Describe(FunctionInfo& info, const void* runtime) {
       }
       ReadLayout(g_kernel_param_info.get(), handle, info.layout);
       break;
-    case FunctionKind::kRuntimeStub:
-    case FunctionKind::kRuntimeKernel: {
-      const RuntimeNaming naming = NamingFor(runtime);
-      if (auto f = naming.name; f && f(&name, handle) == 0 && name) info.mangled_name = name;
-      ReadLayout(naming.params, static_cast<const void*>(handle), info.layout);
+    case FunctionKind::kRuntimeKernel:
+      // A cudaKernel_t is a CUkernel: the driver answers without touching the runtime.
+      if (auto f = g_kernel_get_name.get(); f && f(&name, handle) == 0 && name) {
+        info.mangled_name = name;
+      }
+      ReadLayout(g_kernel_param_info.get(), handle, info.layout);
       break;
-    }
+    case FunctionKind::kRuntimeStub:
+      DescribeStub(info, NamingFor(runtime));
+      break;
   }
 }
 

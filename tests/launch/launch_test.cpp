@@ -39,13 +39,16 @@ constexpr uint32_t kLegacy = trace::kStreamLegacyDefault;
 // CUfunction at first use), and its one reading of the devices' properties at the first CUDA
 // call: the only lines of the fakes' reports that differ with the preload.
 bool IsNamingCounter(const std::string& line) {
-  for (const char* prefix :
-       {"driver cuFuncGetName ", "driver cuKernelGetName ", "driver cuFuncGetParamInfo ",
-        "driver cuKernelGetParamInfo ", "runtime cudaFuncGetName ", "runtime cudaFuncGetParamInfo ",
-        "driver cuLibraryGetKernel ", "driver cuKernelGetFunction ", "driver cuInit ",
-        "driver cuDriverGetVersion ", "driver cuDeviceGetCount ", "driver cuDeviceGet ",
-        "driver cuDeviceGetName ", "driver cuDeviceGetAttribute ", "driver cuDeviceTotalMem_v2 ",
-        "driver cuDeviceGetUuid_v2 ", "driver cuDeviceGetUuid "}) {
+  for (const char* prefix : {"driver cuFuncGetName ",        "driver cuKernelGetName ",
+                             "driver cuFuncGetParamInfo ",   "driver cuKernelGetParamInfo ",
+                             "runtime cudaFuncGetName ",     "runtime cudaFuncGetParamInfo ",
+                             "runtime cudaGetFuncBySymbol ", "runtime cudaPeekAtLastError ",
+                             "runtime cudaGetLastError ",    "driver cuLibraryGetKernel ",
+                             "driver cuKernelGetFunction ",  "driver cuInit ",
+                             "driver cuDriverGetVersion ",   "driver cuDeviceGetCount ",
+                             "driver cuDeviceGet ",          "driver cuDeviceGetName ",
+                             "driver cuDeviceGetAttribute ", "driver cuDeviceTotalMem_v2 ",
+                             "driver cuDeviceGetUuid_v2 ",   "driver cuDeviceGetUuid "}) {
     if (line.rfind(prefix, 0) == 0) return true;
   }
   return false;
@@ -357,10 +360,15 @@ TEST_P(RuntimeLaunchTest, EveryRuntimeFormRecordedOnce) {
   EXPECT_EQ(t.CallsWithApi(Api::kCudaStreamSynchronizePtsz).size(), 1u);
   EXPECT_EQ(t.CallsWithApi(Api::kCudaDeviceSynchronize).size(), 1u);
 
-  // Named once per handle: 5 host stubs and 2 cudaKernel_t handles.
-  EXPECT_EQ(NamingCalls(r, "runtime cudaFuncGetName"), 7);
+  // Named once per handle: 5 host stubs (their CUfunction from cudaGetFuncBySymbol, then the
+  // driver) and 2 cudaKernel_t handles (the driver alone). The runtime's parameter query is never
+  // used: its "invalid value" past the last parameter would become the program's last error.
+  EXPECT_EQ(NamingCalls(r, "runtime cudaGetFuncBySymbol"), 5);
+  EXPECT_EQ(NamingCalls(r, "runtime cudaFuncGetName"), 0);
+  EXPECT_EQ(NamingCalls(r, "runtime cudaFuncGetParamInfo"), 0);
   EXPECT_EQ(NamingCalls(r, "driver cuFuncGetName"), 5);
   EXPECT_EQ(NamingCalls(r, "driver cuKernelGetName"), 2);
+  EXPECT_TRUE(Contains(r.traced.out, "cudaGetLastError after the launches -> 0")) << r.traced.out;
 }
 
 INSTANTIATE_TEST_SUITE_P(Cudart, RuntimeLaunchTest, ::testing::Values(12, 13),

@@ -46,7 +46,7 @@ namespace {
   X(cudaDeviceSynchronize) X(cudaStreamSynchronize) X(cudaStreamSynchronize_ptsz) \
   X(cudaMemcpy) X(cudaMemcpy_ptds) X(cudaMemcpyAsync) X(cudaMemcpyAsync_ptsz) \
   X(cudaMalloc) X(cudaFree) X(cudaStreamCreate) X(cudaStreamDestroy) \
-  X(cudaFuncGetName) X(cudaFuncGetParamInfo) \
+  X(cudaFuncGetName) X(cudaFuncGetParamInfo) X(cudaGetFuncBySymbol) \
   X(cudaGetLastError) X(cudaPeekAtLastError) X(cudaGetErrorString) X(cudaGetErrorName) \
   X(cudaRuntimeGetVersion) X(cudaDriverGetVersion) \
   X(__cudaRegisterFatBinary) X(__cudaRegisterFatBinaryEnd) X(__cudaUnregisterFatBinary) \
@@ -571,17 +571,30 @@ FAKECUDART_EXPORT cudaError_t cudaFuncGetName(const char** name, const void* fun
   return Note(res == CUDA_SUCCESS ? cudaSuccess : cudaErrorInvalidDeviceFunction);
 }
 
+// Like the real runtime (seen on an H200, CUDA 13.0), an index past the last parameter answers
+// cudaErrorInvalidValue and leaves it as the thread's last error, which cudaGetLastError returns.
 FAKECUDART_EXPORT cudaError_t cudaFuncGetParamInfo(const void* func, size_t index, size_t* offset,
                                                    size_t* size) {
   Count(fakecudart::kCount_cudaFuncGetParamInfo);
   if (D().status != cudaSuccess) return Note(D().status);
   if (const fakecudart::Registered* r = fakecudart::FindStub(func)) {
-    return fakecudart::FromDriver(D().func_params(r->function, index, offset, size));
+    return Note(fakecudart::FromDriver(D().func_params(r->function, index, offset, size)));
   }
   const CUresult res =
       D().kernel_params(reinterpret_cast<CUkernel>(const_cast<void*>(func)), index, offset, size);
-  return res == CUDA_ERROR_INVALID_HANDLE ? cudaErrorInvalidDeviceFunction
-                                          : fakecudart::FromDriver(res);
+  return Note(res == CUDA_ERROR_INVALID_HANDLE ? cudaErrorInvalidDeviceFunction
+                                               : fakecudart::FromDriver(res));
+}
+
+FAKECUDART_EXPORT cudaError_t cudaGetFuncBySymbol(cudaFunction_t* function, const void* symbol) {
+  Count(fakecudart::kCount_cudaGetFuncBySymbol);
+  if (function == nullptr) return Note(cudaErrorInvalidValue);
+  if (D().status != cudaSuccess) return Note(D().status);
+  if (const fakecudart::Registered* r = fakecudart::FindStub(symbol)) {
+    *function = reinterpret_cast<cudaFunction_t>(r->function);
+    return cudaSuccess;
+  }
+  return Note(cudaErrorInvalidDeviceFunction);
 }
 
 // --- Errors, versions ----------------------------------------------------------------------

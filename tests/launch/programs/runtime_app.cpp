@@ -63,6 +63,10 @@ int RunAll() {
         cudaLaunchCooperativeKernel_ptsz(StubAddress(GridSyncStub), dim3(2), dim3(64), l8.args, 0,
                                          nullptr));
 
+  // Programs check this after every launch (PyTorch does): flopspy's first look at each kernel
+  // must not leave an error of its own behind.
+  Print("cudaGetLastError after the launches", cudaGetLastError());
+
   static int graph_object = 0;
   const auto graph = reinterpret_cast<cudaGraphExec_t>(&graph_object);
   Print("cudaGraphLaunch", cudaGraphLaunch(graph, stream));
