@@ -137,7 +137,7 @@ std::optional<Placement> PlaceKernelGroup(const KernelGroup& g, const DeviceRoof
   work.gpu_time_ns = g.gpu_ns;
   work.calls = g.executions;
   // A kernel launched inside a cuBLAS call is fed by the call, not by a launch of its own.
-  if (g.launches > 0 && !g.inside_library) work.mean_launch_ns = g.launch_ns / g.launches;
+  if (g.launches > 0 && !g.inside_library) work.mean_launch_ns = SteadyLaunchNs(g);
   return PlaceOnRoofline(roofs, work, thresholds);
 }
 
@@ -224,11 +224,22 @@ ComputePath CounterPath(const trace::KernelMetricsRecord& m) {
 
 }  // namespace
 
+double SteadyLaunchNs(const KernelGroup& g) {
+  if (g.launches > g.first_launches) {
+    return (g.launch_ns - g.first_launch_ns) / static_cast<double>(g.launches - g.first_launches);
+  }
+  return g.launches > 0 ? g.launch_ns / static_cast<double>(g.launches) : 0;
+}
+
 double CounterFlopsSpread(const KernelGroup& g) {
   return Spread(g.counter_flops_min, g.counter_flops_max, g.counter_flops);
 }
 
 double CounterBytesSpread(const KernelGroup& g) {
+  // Samples a few KB apart (a compute kernel's DRAM traffic, which other work on the GPU can
+  // double) do not disagree: the same floor as the sampler's (gpu_roofline/counter_sampling.h).
+  constexpr double kFloorBytes = 1 << 20;
+  if (g.counter_bytes_max - g.counter_bytes_min < kFloorBytes) return 0;
   return Spread(g.counter_bytes_min, g.counter_bytes_max, g.counter_bytes);
 }
 
@@ -241,6 +252,8 @@ void MergeKernelGroup(KernelGroup& into, const KernelGroup& from) {
   into.gpu_ns += from.gpu_ns;
   into.gpu_durations.Merge(from.gpu_durations);
   into.launch_ns += from.launch_ns;
+  into.first_launch_ns += from.first_launch_ns;
+  into.first_launches += from.first_launches;
   into.launch_errors += from.launch_errors;
   into.inside_library = into.inside_library || from.inside_library;
   MergeFigures(into.all, from.all);
@@ -362,8 +375,8 @@ void RunAnalyzer::AddKernelMetrics(const trace::KernelMetricsRecord& m, uint32_t
     group = pending->second.group;
   }
   if (group) {
-    // The launch is known, so a GPU record still waiting for it is a replay's duplicate.
-    if (early_gpu_.erase(m.correlation) > 0) ++run_.replayed_gpu_records;
+    // The launch is known, so GPU records still waiting for it are a replay's duplicates.
+    run_.replayed_gpu_records += early_gpu_.erase(m.correlation);
   } else {
     group = GroupFor(m.signature, "");
   }
@@ -439,6 +452,12 @@ void RunAnalyzer::AddLaunch(BufferedLaunch b) {
   KernelGroup& g = kernels_[group];
   ++g.launches;
   g.launch_ns += l.duration_ns;
+  if (const auto sig = signatures_.find(l.signature);
+      sig != signatures_.end() && sig->second.function != 0 &&
+      launched_functions_.insert(sig->second.function).second) {
+    g.first_launch_ns += l.duration_ns;
+    ++g.first_launches;
+  }
   if (estimate.confidence != Confidence::kNone) {
     g.confidence = estimate.confidence;
     g.reason = estimate.reason;
@@ -562,6 +581,12 @@ void RunAnalyzer::AddGpu(const trace::GpuActivityRecord& gpu) {
     ++run_.replayed_gpu_records;
     return;
   }
+  if (const auto call =
+          gpu.correlation != 0 ? library_calls_.find(gpu.correlation) : library_calls_.end();
+      call != library_calls_.end()) {
+    JoinLibraryGpu(call->second, gpu);
+    return;
+  }
   const bool launched_by_cpu =
       gpu.correlation != 0 && !(gpu.h.flags & (trace::kGpuFromGraph | trace::kGpuDeviceLaunched));
   if (launched_by_cpu && early_gpu_.size() < max_pending_) {
@@ -664,6 +689,45 @@ void RunAnalyzer::AddLibraryCall(const trace::LibraryCallRecord& c, uint32_t thr
       pending_.erase(p);
     }
   }
+  if (c.correlation == 0) return;
+  // Kernels whose GPU records carry the call's correlation (see library_calls_): joined with its
+  // launches in order, those that came before this record first.
+  while (library_calls_.size() >= max_pending_ && !library_call_order_.empty()) {
+    library_calls_.erase(library_call_order_.front());
+    library_call_order_.pop_front();
+  }
+  if (!library_calls_.contains(c.correlation)) library_call_order_.push_back(c.correlation);
+  LibraryCallLaunches& call = library_calls_[c.correlation];
+  call.library = index;
+  for (uint64_t correlation : launched) {
+    if (const auto p = pending_.find(correlation); p != pending_.end() && !p->second.gpu_seen) {
+      call.waiting.push_back(correlation);
+    }
+  }
+  const auto [first, last] = early_gpu_.equal_range(c.correlation);
+  std::vector<trace::GpuActivityRecord> early;
+  for (auto e = first; e != last; ++e) early.push_back(e->second);
+  early_gpu_.erase(c.correlation);
+  std::sort(early.begin(), early.end(),
+            [](const auto& a, const auto& b) { return a.start_ns < b.start_ns; });
+  for (const auto& gpu : early) JoinLibraryGpu(call, gpu);
+}
+
+void RunAnalyzer::JoinLibraryGpu(LibraryCallLaunches& call, const trace::GpuActivityRecord& gpu) {
+  while (!call.waiting.empty()) {
+    const uint64_t correlation = call.waiting.front();
+    call.waiting.pop_front();
+    const auto p = pending_.find(correlation);
+    if (p == pending_.end() || p->second.gpu_seen) continue;
+    ApplyGpu(p->second, gpu);
+    pending_.erase(p);
+    return;
+  }
+  // More kernels than launches seen (a launch flopspy did not record): the call's time still.
+  Pending p;
+  p.group = GroupFor(gpu.signature, "");
+  p.library = call.library;
+  ApplyGpu(p, gpu);
 }
 
 void RunAnalyzer::AddApiCall(const trace::ApiCallRecord& a) {

@@ -127,6 +127,9 @@ const std::vector<ConfigVariable>& ConfigVariables() {
        "per kernel to what its model reads; more than 20 costs a second record per launch)"},
       {"FLOPSPY_GPU_TIMING", "auto", "off: no CUPTI, no GPU times (launches are still recorded)"},
       {"FLOPSPY_CUPTI_PATH", "(search)", "libcupti.so to use when the program has not loaded one"},
+      {"FLOPSPY_CUPTI_API_RECORDS", "all",
+       "selected: CUPTI keeps API records of launches, copies and sets only (all the others "
+       "disabled one by one); all: of every driver and runtime call"},
       {"FLOPSPY_COUNTERS", "0", "1: measure FLOPs and bytes of kernels with GPU hardware counters"},
       {"FLOPSPY_COUNTERS_SAMPLES", "3",
        "launches measured per distinct kernel signature in counter mode (1 to 1000)"},
@@ -169,6 +172,10 @@ ConfigResult ParseConfig(const EnvLookup& lookup) {
   p.Choice("FLOPSPY_GPU_TIMING", timing, {"auto", "on", "off"});
   c.gpu_timing = timing == "off" ? GpuTiming::kOff : GpuTiming::kAuto;
   p.Text("FLOPSPY_CUPTI_PATH", c.cupti_path, /*allow_empty=*/true);
+  std::string api_records = c.cupti_api_records == CuptiApiRecords::kSelected ? "selected" : "all";
+  p.Choice("FLOPSPY_CUPTI_API_RECORDS", api_records, {"selected", "all"});
+  c.cupti_api_records =
+      api_records == "selected" ? CuptiApiRecords::kSelected : CuptiApiRecords::kAll;
   p.Bool("FLOPSPY_COUNTERS", c.counters);
   p.Unsigned("FLOPSPY_COUNTERS_SAMPLES", c.counters_samples, 1, 1000);
   // --- counter mode's metric groups (docs/gpu-counters.md)
@@ -204,6 +211,7 @@ std::string ConfigToJson(const Config& c) {
       {"param_bytes", c.param_bytes},
       {"gpu_timing", c.gpu_timing == GpuTiming::kOff ? "off" : "auto"},
       {"cupti_path", c.cupti_path},
+      {"cupti_api_records", c.cupti_api_records == CuptiApiRecords::kAll ? "all" : "selected"},
       {"counters", c.counters},
       {"counters_samples", c.counters_samples},
       {"counters_metrics", gpuroof::CounterGroupsText(c.counters_groups)},

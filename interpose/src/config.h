@@ -14,6 +14,8 @@
 namespace flopspy::interpose {
 
 enum class GpuTiming { kAuto, kOff };
+// Which API activity records CUPTI keeps so that it emits flopspy's external correlations.
+enum class CuptiApiRecords { kSelected, kAll };
 
 struct Config {
   bool enabled = true;                      // FLOPSPY_ENABLE
@@ -27,11 +29,12 @@ struct Config {
   uint32_t param_bytes = 20;                // FLOPSPY_PARAM_BYTES: kernel parameter bytes kept
   GpuTiming gpu_timing = GpuTiming::kAuto;  // FLOPSPY_GPU_TIMING
   std::string cupti_path;                   // FLOPSPY_CUPTI_PATH
-  bool counters = false;                    // FLOPSPY_COUNTERS
-  uint32_t counters_samples = 3;            // FLOPSPY_COUNTERS_SAMPLES
-  std::string cpu_roofline = "auto";        // FLOPSPY_CPU_ROOFLINE
-  uint32_t cpu_interval_ms = 100;           // FLOPSPY_CPU_INTERVAL_MS
-  std::string cpu_events;                   // FLOPSPY_CPU_EVENTS
+  CuptiApiRecords cupti_api_records = CuptiApiRecords::kAll;  // FLOPSPY_CUPTI_API_RECORDS
+  bool counters = false;                                      // FLOPSPY_COUNTERS
+  uint32_t counters_samples = 3;                              // FLOPSPY_COUNTERS_SAMPLES
+  std::string cpu_roofline = "auto";                          // FLOPSPY_CPU_ROOFLINE
+  uint32_t cpu_interval_ms = 100;                             // FLOPSPY_CPU_INTERVAL_MS
+  std::string cpu_events;                                     // FLOPSPY_CPU_EVENTS
   // FLOPSPY_COUNTERS_METRICS: gpuroof::CounterGroup bits.
   uint32_t counters_groups = gpuroof::kAllCounterGroups;
 };

@@ -151,6 +151,7 @@ void CuptiSession::StartProcessSession(Trigger trigger) {
         CuptiSessionOptions options;
         options.timing = recorder->config().gpu_timing;
         options.cupti_path = recorder->config().cupti_path;
+        options.api_records = recorder->config().cupti_api_records;
         // Never destroyed: CUPTI may call back while the process exits.
         process_.store(new CuptiSession(std::move(options), CuptiEnvironment::Production()),
                        std::memory_order_release);
@@ -358,43 +359,50 @@ bool CuptiSession::WantApiRecord(CUpti_CallbackDomain domain, std::string_view n
 }
 
 bool CuptiSession::EnableApiRecords() {
-  // External correlation records come before API records only, so some API records are needed;
-  // just those of the calls that put work on the GPU (launches, graph launches, copies, sets).
-  // The names come from the library, so calls added by a newer CUPTI are covered too.
-  if (api_.cuptiGetCallbackName != nullptr && api_.cuptiActivityEnableDriverApi != nullptr &&
-      api_.cuptiActivityEnableRuntimeApi != nullptr) {
-    int driver = 0;
-    int runtime = 0;
-    bool ok = true;
-    for (const CUpti_CallbackDomain domain :
-         {CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_CB_DOMAIN_RUNTIME_API}) {
-      const bool is_driver = domain == CUPTI_CB_DOMAIN_DRIVER_API;
-      // Ids past the headers' count: calls a newer library added.
-      const uint32_t limit = (is_driver ? static_cast<uint32_t>(CUPTI_DRIVER_TRACE_CBID_SIZE)
-                                        : static_cast<uint32_t>(CUPTI_RUNTIME_TRACE_CBID_SIZE)) +
-                             512;
-      for (uint32_t cbid = 1; ok && cbid < limit; ++cbid) {
-        const char* name = nullptr;
-        if (api_.cuptiGetCallbackName(domain, cbid, &name) != CUPTI_SUCCESS || name == nullptr ||
-            !WantApiRecord(domain, name)) {
-          continue;
-        }
-        const CUptiResult rc = is_driver ? api_.cuptiActivityEnableDriverApi(cbid, 1)
-                                         : api_.cuptiActivityEnableRuntimeApi(cbid, 1);
-        ok = rc == CUPTI_SUCCESS;
-        (is_driver ? driver : runtime) += ok ? 1 : 0;
-      }
-    }
-    if (ok && driver > 0 && runtime > 0) {
-      api_records_ = "selected: " + std::to_string(driver) + " driver and " +
-                     std::to_string(runtime) + " runtime calls (launches, copies, sets)";
-      return true;
-    }
-  }
+  // External correlation records come only with API records, so the driver and runtime kinds are
+  // on. CUPTI's per-call switch alone (cuptiActivityEnableDriverApi on a kind left off) gave no
+  // API records at all on an H200 (CUPTI 13.0.1, driver 580): docs/validation.md. With
+  // FLOPSPY_CUPTI_API_RECORDS=selected the calls that put no work on the GPU are then switched
+  // off one by one (the kinds must be on first: enabling a kind resets the per-call switches).
   const bool d = EnableKind(CUPTI_ACTIVITY_KIND_DRIVER);
   const bool r = EnableKind(CUPTI_ACTIVITY_KIND_RUNTIME);
-  api_records_ = d || r ? "all driver and runtime calls" : "none (no correlation)";
-  return d || r;
+  if (!d && !r) {
+    api_records_ = "none (no correlation)";
+    return false;
+  }
+  api_records_ = "all driver and runtime calls";
+  if (options_.api_records != CuptiApiRecords::kSelected || api_.cuptiGetCallbackName == nullptr ||
+      api_.cuptiActivityEnableDriverApi == nullptr ||
+      api_.cuptiActivityEnableRuntimeApi == nullptr) {
+    return true;
+  }
+  int kept = 0;
+  int off = 0;
+  for (const CUpti_CallbackDomain domain :
+       {CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_CB_DOMAIN_RUNTIME_API}) {
+    const bool is_driver = domain == CUPTI_CB_DOMAIN_DRIVER_API;
+    if (!(is_driver ? d : r)) continue;
+    // Ids past the headers' count: calls a newer library added.
+    const uint32_t limit = (is_driver ? static_cast<uint32_t>(CUPTI_DRIVER_TRACE_CBID_SIZE)
+                                      : static_cast<uint32_t>(CUPTI_RUNTIME_TRACE_CBID_SIZE)) +
+                           512;
+    for (uint32_t cbid = 1; cbid < limit; ++cbid) {
+      const char* name = nullptr;
+      if (api_.cuptiGetCallbackName(domain, cbid, &name) != CUPTI_SUCCESS || name == nullptr) {
+        continue;
+      }
+      if (WantApiRecord(domain, name)) {
+        ++kept;
+        continue;
+      }
+      const CUptiResult rc = is_driver ? api_.cuptiActivityEnableDriverApi(cbid, 0)
+                                       : api_.cuptiActivityEnableRuntimeApi(cbid, 0);
+      off += rc == CUPTI_SUCCESS ? 1 : 0;
+    }
+  }
+  api_records_ = "selected: " + std::to_string(kept) + " launch, copy and set calls kept, " +
+                 std::to_string(off) + " others switched off";
+  return true;
 }
 
 void CuptiSession::Activate() {
@@ -551,6 +559,10 @@ void CuptiSession::AddFinalStats(ActivityDrain& drain) {
       {"buffer_requests", pool_.taken()},
       {"buffer_requests_refused", pool_.refused()},
       {"foreign_correlation_records", s.foreign_correlations},
+      {"correlation_records", s.external_correlations},
+      {"api_records", s.api_records},
+      {"other_records", s.other_records},
+      {"iterator_errors", s.iterator_errors},
       {"foreign_buffers", pool_.foreign()},
   };
   // A few hundred bytes into a chunk of a megabyte that holds only this pass's bookkeeping; if

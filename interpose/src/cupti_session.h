@@ -40,9 +40,10 @@ enum class CuptiState : uint8_t {
 
 struct CuptiSessionOptions {
   GpuTiming timing = GpuTiming::kAuto;
-  std::string cupti_path;                    // FLOPSPY_CUPTI_PATH
-  size_t buffer_bytes = size_t{2} << 20;     // per CUPTI activity buffer
-  size_t buffer_count = 16;                  // the whole pool, mapped at start
+  std::string cupti_path;                               // FLOPSPY_CUPTI_PATH
+  CuptiApiRecords api_records = CuptiApiRecords::kAll;  // FLOPSPY_CUPTI_API_RECORDS
+  size_t buffer_bytes = size_t{2} << 20;                // per CUPTI activity buffer
+  size_t buffer_count = 16;                             // the whole pool, mapped at start
   uint64_t periodic_flush_ns = 500'000'000;  // cuptiActivityFlushAll(0) at most this often
   // Start attempts that find no libcuda.so.1 loaded before giving up (a program's very first
   // CUDA call loads the driver inside the real call).
@@ -77,6 +78,14 @@ class CuptiSession final : public ActivitySource {
   }
   static void PushCorrelation(uint64_t id) {
     if (auto push = push_.load(std::memory_order_relaxed)) push(kFlopspyCorrelationKind, id);
+  }
+  // Pushes only while CUPTI collects, starting nothing (a cuBLAS call needs no CUPTI of its own:
+  // its launches start it); true when pushed, and then PopCorrelation is owed.
+  static bool PushCorrelationIfCollecting(uint64_t id) {
+    const auto push = push_.load(std::memory_order_relaxed);
+    if (push == nullptr) return false;
+    push(kFlopspyCorrelationKind, id);
+    return true;
   }
   static void PopCorrelation() {
     if (auto pop = pop_.load(std::memory_order_relaxed)) {

@@ -23,6 +23,7 @@
 #include "flopspy/analyzers/blas_routine.h"
 #include "flopspy/analyzers/blas_types.h"
 #include "hooks_cublas_table.h"
+#include "launch_capture.h"
 #include "library_scope.h"
 #include "raw_events.h"
 #include "recorder.h"
@@ -207,10 +208,14 @@ __attribute__((always_inline)) inline R RunHook(const void* caller, A... args) {
   }
   if (!g_recording.load(std::memory_order_relaxed)) return real(args...);
 
+  // CUPTI gives this id to the kernels the call launches through the runtime linked into cuBLAS,
+  // which no hook of flopspy's sees begin (the report joins them to the call's launches).
+  const uint64_t correlation = NextCorrelation();
   const uint64_t enter = NowNs();
   if constexpr (std::is_void_v<R>) {
     {
       LibraryCallScope scope;
+      LibraryCorrelationScope timing(correlation);
       real(args...);
     }
     const uint64_t exit = NowNs();
@@ -218,6 +223,7 @@ __attribute__((always_inline)) inline R RunHook(const void* caller, A... args) {
     InitRecord(kId, raw);
     raw.record.enter_ns = enter;
     raw.record.exit_ns = exit;
+    raw.record.correlation = correlation;
     NoteLegacyUnknowns<R>(raw, target.copy);
     kDecode(raw, target.copy, args...);
     raw.Seal();
@@ -226,6 +232,7 @@ __attribute__((always_inline)) inline R RunHook(const void* caller, A... args) {
     R result;
     {
       LibraryCallScope scope;
+      LibraryCorrelationScope timing(correlation);
       result = real(args...);
     }
     const uint64_t exit = NowNs();
@@ -233,6 +240,7 @@ __attribute__((always_inline)) inline R RunHook(const void* caller, A... args) {
     InitRecord(kId, raw);
     raw.record.enter_ns = enter;
     raw.record.exit_ns = exit;
+    raw.record.correlation = correlation;
     // The legacy API has no status to return (cublasGetError() would clear the program's).
     if constexpr (std::is_same_v<R, cublasStatus_t>) raw.record.status = result;
     NoteLegacyUnknowns<R>(raw, target.copy);

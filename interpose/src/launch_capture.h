@@ -45,6 +45,21 @@ class GpuCorrelationScope {
   GpuCorrelationScope& operator=(const GpuCorrelationScope&) = delete;
 };
 
+// A library call's correlation on CUPTI's stack for the call's lifetime, if CUPTI collects.
+class LibraryCorrelationScope {
+ public:
+  explicit LibraryCorrelationScope(uint64_t correlation)
+      : pushed_(CuptiSession::PushCorrelationIfCollecting(correlation)) {}
+  ~LibraryCorrelationScope() {
+    if (pushed_) CuptiSession::PopCorrelation();
+  }
+  LibraryCorrelationScope(const LibraryCorrelationScope&) = delete;
+  LibraryCorrelationScope& operator=(const LibraryCorrelationScope&) = delete;
+
+ private:
+  bool pushed_;
+};
+
 // The function table entry for a handle; on first sight the name and parameter layout are
 // looked up through the loaded driver or runtime (the only slow step, once per kernel).
 // `runtime`, for a runtime handle: a function of the libcudart copy the launch went to, which is

@@ -225,6 +225,7 @@ size_t CheckRecords(const Outcome& run) {
   EXPECT_EQ(run.trace.calls.size(), run.expected.size())
       << "one record per call: the program made " << run.expected.size() << " calls";
   const size_t n = std::min(run.trace.calls.size(), run.expected.size());
+  std::set<uint64_t> correlations;
   for (size_t i = 0; i < n; ++i) {
     const Expectation& e = run.expected[i];
     const TracedCall& c = run.trace.calls[i];
@@ -238,6 +239,10 @@ size_t CheckRecords(const Outcome& run) {
     EXPECT_EQ(c.record.stream == 0, stream_unknown);
     EXPECT_GT(c.record.enter_ns, 0u);
     EXPECT_LE(c.record.enter_ns, c.record.exit_ns);
+    // Each call has a correlation of its own (CUPTI gives it to kernels launched through the
+    // runtime linked into cuBLAS).
+    EXPECT_NE(c.record.correlation, 0u);
+    EXPECT_TRUE(correlations.insert(c.record.correlation).second) << c.record.correlation;
     // The flusher filled the figures from the record.
     const analyzers::BlasFigures f = analyzers::ComputeBlasFigures(c.record);
     EXPECT_EQ(c.record.flops, f.flops);

@@ -112,7 +112,7 @@ json KernelJson(const analyzers::KernelGroup& g, double trace_gpu_ns) {
           {"mean_ns", mean},
           {"p50_ns", g.gpu_durations.Percentile(50)},
           {"p95_ns", g.gpu_durations.Percentile(95)},
-          {"mean_launch_ns", g.launches ? g.launch_ns / static_cast<double>(g.launches) : 0.0},
+          {"mean_launch_ns", analyzers::SteadyLaunchNs(g)},
           {"family", g.family},
           {"functor", g.functor},
           {"confidence", std::string(analyzers::ConfidenceName(g.confidence))},

@@ -80,12 +80,12 @@ class RunAnalysisTest : public ::testing::Test {
   }
 
   void Launch(uint32_t signature, uint64_t correlation, uint64_t enter_ns, uint32_t n,
-              bool inside_library = false) {
+              bool inside_library = false, uint64_t duration_ns = 5000) {
     trace::KernelLaunchRecord l{};
     l.h.flags = inside_library ? trace::kLaunchInsideLibrary : 0;
     l.api = static_cast<uint16_t>(trace::Api::kCudaLaunchKernel);
     l.enter_ns = enter_ns;
-    l.duration_ns = 5000;
+    l.duration_ns = duration_ns;
     l.correlation = correlation;
     l.signature = signature;
     l.param_bytes = 4;
@@ -357,6 +357,75 @@ TEST_F(RunAnalysisTest, TwoKernelsOfOneCallShareItsFiguresInEveryRow) {
   EXPECT_DOUBLE_EQ(run.kernels[0].all.flops, 2147483648.0);
   EXPECT_EQ(run.kernels[0].all.launches_with_flops, 2u);
   EXPECT_DOUBLE_EQ(run.kernels[0].timed.flops, 2147483648.0 / 2);  // one of them ran timed
+}
+
+// cuBLAS launches through the runtime linked into it: CUPTI gives its kernels the correlation of
+// the call (pushed by the cuBLAS hook), never that of the launch flopspy saw underneath (measured
+// on an H200). The call's kernels are joined to its launches in launch order.
+TEST_F(RunAnalysisTest, GpuRecordsCarryingTheCallsCorrelationJoinItsLaunchesInOrder) {
+  Launch(2, 200, 1'000'000, 0, /*inside_library=*/true);
+  Launch(3, 202, 1'001'000, 0, /*inside_library=*/true);
+  Sgemm(201, 999'000, 1024);
+  Gpu(2, 201, 1'010'000, 600'000);
+  Gpu(3, 201, 1'610'000, 200'000);
+  const RunAnalysis run = Analyze();
+  ASSERT_EQ(run.libraries.size(), 1u);
+  EXPECT_DOUBLE_EQ(run.libraries[0].gpu_ns, 800'000);
+  EXPECT_EQ(run.unmatched_launches, 0u);
+  EXPECT_EQ(run.unmatched_gpu_records, 0u);
+  ASSERT_EQ(run.kernels.size(), 2u);
+  for (const KernelGroup& k : run.kernels) {
+    EXPECT_EQ(k.launches, 1u) << k.name;
+    EXPECT_EQ(k.executions, 1u) << k.name;
+    EXPECT_DOUBLE_EQ(k.timed.flops, 2147483648.0 / 2) << k.name;
+    EXPECT_DOUBLE_EQ(k.gpu_ns, k.name == kGemmKernel ? 600'000 : 200'000) << k.name;
+  }
+}
+
+TEST_F(RunAnalysisTest, GpuRecordsCarryingTheCallsCorrelationBeforeTheCallsRecord) {
+  Launch(2, 200, 1'000'000, 0, /*inside_library=*/true);
+  Launch(2, 202, 1'001'000, 0, /*inside_library=*/true);
+  Gpu(2, 201, 1'610'000, 200'000);  // the second kernel's record first: start time decides
+  Gpu(2, 201, 1'010'000, 600'000);
+  Sgemm(201, 999'000, 1024);
+  const RunAnalysis run = Analyze();
+  ASSERT_EQ(run.libraries.size(), 1u);
+  EXPECT_DOUBLE_EQ(run.libraries[0].gpu_ns, 800'000);
+  EXPECT_EQ(run.libraries[0].kernels, 2u);
+  EXPECT_EQ(run.unmatched_launches, 0u);
+  EXPECT_EQ(run.unmatched_gpu_records, 0u);
+  ASSERT_EQ(run.kernels.size(), 1u);
+  EXPECT_EQ(run.kernels[0].executions, 2u);
+  EXPECT_DOUBLE_EQ(run.kernels[0].gpu_ns, 800'000);
+  EXPECT_DOUBLE_EQ(run.kernels[0].timed.flops, 2147483648.0);
+}
+
+TEST_F(RunAnalysisTest, MoreKernelsThanLaunchesUnderACallStillCountForTheCall) {
+  Launch(2, 200, 1'000'000, 0, /*inside_library=*/true);
+  Sgemm(201, 999'000, 1024);
+  Gpu(2, 201, 1'010'000, 600'000);
+  Gpu(3, 201, 1'610'000, 200'000);  // launched where flopspy saw no launch
+  const RunAnalysis run = Analyze();
+  EXPECT_DOUBLE_EQ(run.libraries[0].gpu_ns, 800'000);
+  EXPECT_EQ(run.kernels.size(), 2u);
+}
+
+// CUDA's lazy loading makes the first launch of a kernel load its module (milliseconds): that is
+// no launch cost, and must not make a 60 us kernel look launch bound.
+TEST_F(RunAnalysisTest, TheFirstLaunchOfAFunctionIsLeftOutOfItsLaunchCost) {
+  for (uint64_t i = 0; i < 3; ++i) {
+    // 2 ms for the first launch (the module load), 5 us for the others.
+    Launch(1, 10 + i, 10'000'000 * i, 1 << 20, false, i == 0 ? 2'000'000 : 5000);
+    Gpu(1, 10 + i, 10'000'000 * i + 3'000'000, 60'000);
+  }
+  const RunAnalysis run = Analyze();
+  ASSERT_EQ(run.kernels.size(), 1u);
+  const KernelGroup& k = run.kernels[0];
+  EXPECT_EQ(k.first_launches, 1u);
+  EXPECT_DOUBLE_EQ(k.first_launch_ns, 2'000'000);
+  EXPECT_DOUBLE_EQ(SteadyLaunchNs(k), 5000);
+  ASSERT_TRUE(k.placement.has_value());
+  EXPECT_NE(k.placement->regime, Regime::kOverheadBound);
 }
 
 TEST_F(RunAnalysisTest, GraphNodesCountWithoutLaunchRecords) {

@@ -180,14 +180,24 @@ TEST_F(CounterReport, ACatalogWithinTenPercentIsNotFlagged) {
 }
 
 TEST_F(CounterReport, SamplesThatDisagreeAreMarked) {
-  Launch(2, 1, 0), Metrics(2, 1, 1, 1e6, 1e6, 0), Gpu(2, 1, 1000);
-  Launch(2, 2, 0), Metrics(2, 2, 2, 1e6, 2e6, 0), Gpu(2, 2, 1000);
+  Launch(2, 1, 0), Metrics(2, 1, 1, 1e6, 1e7, 0), Gpu(2, 1, 1000);
+  Launch(2, 2, 0), Metrics(2, 2, 2, 1e6, 2e7, 0), Gpu(2, 2, 1000);
   const auto run = Analyze();
   const KernelGroup* g = Named(run, kCustom);
-  EXPECT_DOUBLE_EQ(g->counter_bytes, 1.5e6);
-  EXPECT_NEAR(analyzers::CounterBytesSpread(*g), 1e6 / 1.5e6, 1e-12);
+  EXPECT_DOUBLE_EQ(g->counter_bytes, 1.5e7);
+  EXPECT_NEAR(analyzers::CounterBytesSpread(*g), 1e7 / 1.5e7, 1e-12);
   EXPECT_EQ(analyzers::CounterFlopsSpread(*g), 0);
   EXPECT_TRUE(tools::CheckCounters(*g).samples_disagree);
+}
+
+TEST_F(CounterReport, DramSamplesAFewKilobytesApartAgree) {
+  // A compute kernel's DRAM traffic (2 KB, then 5 KB) doubles with other work on the GPU.
+  Launch(2, 1, 0), Metrics(2, 1, 1, 1e6, 2048, 0), Gpu(2, 1, 1000);
+  Launch(2, 2, 0), Metrics(2, 2, 2, 1e6, 5120, 0), Gpu(2, 2, 1000);
+  const auto run = Analyze();
+  const KernelGroup* g = Named(run, kCustom);
+  EXPECT_EQ(analyzers::CounterBytesSpread(*g), 0);
+  EXPECT_FALSE(tools::CheckCounters(*g).samples_disagree);
 }
 
 TEST_F(CounterReport, ReplayedGpuRecordsOfAMeasuredLaunchCountOnce) {
@@ -204,8 +214,8 @@ TEST_F(CounterReport, ReplayedGpuRecordsOfAMeasuredLaunchCountOnce) {
   const auto run = Analyze();
   const KernelGroup* g = Named(run, kCustom);
   EXPECT_EQ(g->executions, 3u);
-  // Two from the first launch; a duplicate that comes before its launch is dropped unseen.
-  EXPECT_EQ(run.replayed_gpu_records, 2u);
+  // Two from the first launch, one of the two that came before theirs.
+  EXPECT_EQ(run.replayed_gpu_records, 3u);
   EXPECT_EQ(run.unmatched_gpu_records, 0u);
   EXPECT_DOUBLE_EQ(g->timed.flops, 3e6);
 }

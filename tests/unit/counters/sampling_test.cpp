@@ -78,20 +78,33 @@ TEST(CounterSampler, SamplesMoreThanOnePercentApartAreFlaggedOnce) {
   CounterSampler sampler(4);
   const CounterSignature s = Sig();
   for (int i = 0; i < 4; ++i) sampler.Claim(s);
-  EXPECT_FALSE(sampler.Record(s, Values(1000, 5000)).disagree);
+  EXPECT_FALSE(sampler.Record(s, Values(1000, 50e6)).disagree);
   // 0.5% apart: within tolerance.
-  EXPECT_FALSE(sampler.Record(s, Values(1005, 5000)).disagree);
+  EXPECT_FALSE(sampler.Record(s, Values(1005, 50e6)).disagree);
   // DRAM bytes 10% apart (a cold first launch, say): flagged, naming what disagrees.
-  const auto r = sampler.Record(s, Values(1000, 5500));
+  const auto r = sampler.Record(s, Values(1000, 55e6));
   EXPECT_TRUE(r.disagree);
   EXPECT_EQ(r.what, "DRAM bytes");
-  EXPECT_NEAR(r.spread, 500.0 / ((5000 + 5000 + 5500) / 3.0), 1e-12);
+  EXPECT_NEAR(r.spread, 5e6 / ((50e6 + 50e6 + 55e6) / 3.0), 1e-12);
   // Further disagreement on the same signature is not flagged again.
-  EXPECT_FALSE(sampler.Record(s, Values(2000, 9000)).disagree);
+  EXPECT_FALSE(sampler.Record(s, Values(2000, 90e6)).disagree);
   const auto summary = sampler.Summary(s);
   EXPECT_EQ(summary->samples, 4u);
   EXPECT_DOUBLE_EQ(summary->mean.fp32, (1000 + 1005 + 1000 + 2000) / 4.0);
   EXPECT_GT(summary->flops_spread, 0.01);
+}
+
+// An FMA kernel on an H200 read 2 KB of DRAM in one launch and 5 KB in the next: no roofline point
+// moves, so that is no disagreement; a megabyte apart is.
+TEST(CounterSampler, DramSamplesUnderAMegabyteApartAgree) {
+  CounterSampler sampler(3);
+  const CounterSignature s = Sig();
+  for (int i = 0; i < 3; ++i) sampler.Claim(s);
+  EXPECT_FALSE(sampler.Record(s, Values(1000, 2048)).disagree);
+  EXPECT_FALSE(sampler.Record(s, Values(1000, 5120)).disagree);
+  const auto r = sampler.Record(s, Values(1000, 2048 + kDramSpreadFloorBytes));
+  EXPECT_TRUE(r.disagree);
+  EXPECT_EQ(r.what, "DRAM bytes");
 }
 
 TEST(CounterSampler, FlopsDisagreementIsNamed) {

@@ -108,6 +108,11 @@ CUptiResult Enable(CUpti_ActivityKind kind) {
   Mock().calls.push_back("cuptiActivityEnable(" + std::to_string(kind) + ")");
   if (Mock().failing_kinds.contains(kind)) return CUPTI_ERROR_NOT_SUPPORTED;
   Mock().enabled_kinds.insert(kind);
+  if (kind == CUPTI_ACTIVITY_KIND_DRIVER)
+    Mock().driver_cbids.clear(), Mock().driver_cbids_off.clear();
+  if (kind == CUPTI_ACTIVITY_KIND_RUNTIME) {
+    Mock().runtime_cbids.clear(), Mock().runtime_cbids_off.clear();
+  }
   return CUPTI_SUCCESS;
 }
 
@@ -118,12 +123,12 @@ CUptiResult Disable(CUpti_ActivityKind kind) {
 }
 
 CUptiResult EnableDriverApi(CUpti_CallbackId cbid, uint8_t enable) {
-  if (enable) Mock().driver_cbids.insert(cbid);
+  (enable ? Mock().driver_cbids : Mock().driver_cbids_off).insert(cbid);
   return CUPTI_SUCCESS;
 }
 
 CUptiResult EnableRuntimeApi(CUpti_CallbackId cbid, uint8_t enable) {
-  if (enable) Mock().runtime_cbids.insert(cbid);
+  (enable ? Mock().runtime_cbids : Mock().runtime_cbids_off).insert(cbid);
   return CUPTI_SUCCESS;
 }
 

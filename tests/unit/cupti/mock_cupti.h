@@ -41,8 +41,10 @@ struct MockCupti {
   CUpti_BuffersCallbackRequestFunc request = nullptr;
   CUpti_BuffersCallbackCompleteFunc complete = nullptr;
   std::set<int> enabled_kinds;
-  std::set<uint32_t> driver_cbids;
-  std::set<uint32_t> runtime_cbids;
+  // Calls switched on or off one by one (cuptiActivityEnableDriverApi, ...RuntimeApi). As in
+  // CUPTI, enabling the DRIVER or RUNTIME kind resets its switches.
+  std::set<uint32_t> driver_cbids, driver_cbids_off;
+  std::set<uint32_t> runtime_cbids, runtime_cbids_off;
   std::vector<std::pair<int, uint64_t>> pushes;
   int pops = 0;
   int flush_forced = 0;

@@ -56,6 +56,10 @@ struct KernelGroup {
   double gpu_ns = 0;
   DurationHistogram gpu_durations;
   double launch_ns = 0;  // summed CPU launch cost
+  // The first launch of each kernel function loads its module (CUDA's lazy loading, the default
+  // since 12.2: milliseconds on an H200), which no later launch pays; kept apart of the mean.
+  double first_launch_ns = 0;
+  uint64_t first_launches = 0;
   uint64_t launch_errors = 0;
   bool inside_library = false;
   WorkFigures all;    // every launch
@@ -186,6 +190,9 @@ bool CounterFlopsValid(const KernelGroup& group);
 bool CounterBytesValid(const KernelGroup& group);
 // Relative spread (max - min) / mean of the samples' FLOPs or bytes; 0 with one sample.
 double CounterFlopsSpread(const KernelGroup& group);
+// Mean CPU cost of a launch of the group, without the first launches of its function when the
+// group has later ones (their module load is a one-time cost); 0 without launches.
+double SteadyLaunchNs(const KernelGroup& group);
 double CounterBytesSpread(const KernelGroup& group);
 
 // Adds `from` into `into` (same kernel or shape seen in another trace); sources combine to the
@@ -250,6 +257,7 @@ class RunAnalyzer {
   std::unordered_map<uint32_t, FunctionFacts> functions_;         // by FunctionDef id
   std::unordered_map<uint32_t, FunctionFacts> named_signatures_;  // by signature id, no function
   std::unordered_map<uint32_t, trace::KernelSignatureDef> signatures_;
+  std::unordered_set<uint32_t> launched_functions_;  // FunctionDef ids seen in a launch
   std::map<std::pair<uint32_t, std::string>, uint32_t> group_index_;
   std::vector<KernelGroup> kernels_;
   std::map<LibraryShapeKey, uint32_t> library_index_;
@@ -259,8 +267,19 @@ class RunAnalyzer {
   std::map<int32_t, DeviceActivity> devices_;
   std::unordered_map<uint64_t, Pending> pending_;
   std::deque<uint64_t> pending_order_;
-  std::unordered_map<uint64_t, trace::GpuActivityRecord> early_gpu_;      // GPU before its launch
+  // GPU records before their launch (or library call: several may carry its correlation).
+  std::unordered_multimap<uint64_t, trace::GpuActivityRecord> early_gpu_;
   std::unordered_map<uint32_t, std::vector<uint64_t>> library_launches_;  // per thread
+  // A library call's correlation: CUPTI gives it to the kernels the call launched through a
+  // runtime linked into the library (cuBLAS's static cudart), whose own launch correlations it
+  // never sees. Its launches still waiting for a GPU record, in launch order.
+  struct LibraryCallLaunches {
+    uint32_t library = 0;
+    std::deque<uint64_t> waiting;
+  };
+  std::unordered_map<uint64_t, LibraryCallLaunches> library_calls_;
+  std::deque<uint64_t> library_call_order_;  // bounded like pending_: the oldest calls go first
+  void JoinLibraryGpu(LibraryCallLaunches& call, const trace::GpuActivityRecord& gpu);
   std::optional<BufferedLaunch> buffered_;
   // Counter mode: the last launch of each thread (its KernelMetrics record follows it), and the
   // correlations measured, whose replays may bring more than one GPU record.

@@ -36,6 +36,10 @@ struct CounterSummary {
   double dram_spread = 0;   // the same for DRAM bytes
 };
 
+// DRAM byte samples closer than this never disagree, whatever their relative spread (measured on
+// an H200: an FMA kernel's few KB of DRAM traffic differed by 100% between launches).
+inline constexpr double kDramSpreadFloorBytes = 1 << 20;
+
 class CounterSampler {
  public:
   // `wanted`: samples per signature (FLOPSPY_COUNTERS_SAMPLES). `tolerance`: spread above which
