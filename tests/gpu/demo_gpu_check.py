@@ -17,7 +17,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import gpu_check_common as common  # noqa: E402
 import launch_compare as lc  # noqa: E402
 
-N = 8192
+N = 1024  # the side --quick gives the GPU part (flopspy-demo --help)
 
 
 def main():

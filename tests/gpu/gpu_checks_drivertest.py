@@ -357,7 +357,7 @@ class DriverTest(unittest.TestCase):
     def test_demo(self):
         import demo_gpu_check
         self.world.respond = lambda cmd: (0, 3.0, {})
-        n = 8192
+        n = 1024  # the GPU side --quick runs (flopspy-demo --help)
         call = canned.gemm_call(n, n, n, 2, 3.0e7, 2)
         self.world.reports["traces"] = canned.report_with(
             [kernel("flopspy_demo::fill_kernel(int, float, float*)", 4, 4, 1.0e6)], [call])

@@ -126,7 +126,7 @@ class ProgramCompareTest(unittest.TestCase):
          "launches": 0, "executions": 4},
         {"name": "fs_spin", "path": "<<<>>> between cudaEvents", "launches": 2,
          "executions": 2}],
-        "event_ns": {"fs_spin": [201_000.0, 201_400.0]}}
+        "event_ns": {"fs_spin": [201_000.0, 201_400.0]}, "spin_ns_requested": 200_000}
 
     def report(self, graph_launches=0, add_launches=3):
         return report_with([kernel("fs_add", add_launches, 3, 24_000.0),
@@ -156,14 +156,23 @@ class ProgramCompareTest(unittest.TestCase):
         self.assertEqual(len(failures), 1)
         self.assertIn("did not launch", failures[0])
 
-    def test_spin_time_against_events(self):
+    def test_spin_time_against_the_spin_and_the_events(self):
         row, failure = lc.spin_time(self.EXPECTED, self.report())
         self.assertIsNone(failure)
         self.assertEqual(row["flopspy_mean_ns"], 200_500.0)
+        self.assertEqual(row["diff_pct"], 0.25)
+        # Events 10 us wider than the kernel (an H200: the start event is timed before the
+        # kernel is launched): they only bound flopspy's time from above.
         expected = copy.deepcopy(self.EXPECTED)
-        expected["event_ns"]["fs_spin"] = [210_000.0, 210_000.0]  # 4.5 %
-        _, failure = lc.spin_time(expected, self.report())
-        self.assertIsNotNone(failure)
+        expected["event_ns"]["fs_spin"] = [210_000.0, 210_000.0]
+        self.assertIsNone(lc.spin_time(expected, self.report())[1])
+        # Shorter than the kernel spins, 5 % longer, or longer than the events: wrong.
+        for requested, events in ((202_000, 210_000.0), (190_000, 210_000.0),
+                                  (200_000, 196_000.0)):
+            expected = copy.deepcopy(self.EXPECTED)
+            expected["spin_ns_requested"] = requested
+            expected["event_ns"]["fs_spin"] = [events, events]
+            self.assertIsNotNone(lc.spin_time(expected, self.report())[1], (requested, events))
 
 
 def gemm_call(m, n, k, calls, gpu_ns, kernels, types="R_32F", compute="32F", path="fp32",
@@ -353,6 +362,36 @@ class NcuTest(unittest.TestCase):
                 "2ul> >(int, at::native::AUnaryFunctor<float, float, float, at::native::"
                 "binary_internal::MulFunctor<float> >, std::array<char*, 2ul>)")
         self.assertEqual(ncu_csv.normalize_name(ncu_name), ncu_csv.normalize_name(ours))
+
+    # Nsight Compute 2025.3 on an H200 (2026-11-26) prints shortened names ("vectorized_elementwise_
+    # kernel<4, FillFunctor<float>, ...>(int, T2, T3)", lambdas as "[lambda() (instance 2)]"):
+    # flopspy's names, from the same run, still find their rows (and only their own).
+    with open(os.path.join(DATA, "h200_seed_kernels.json")) as f:
+        REAL = [(k["op"], k["name"], k["grid"], k["block"]) for k in json.load(f)["kernels"]]
+
+    def test_real_h200_names_find_their_rows(self):
+        with open(os.path.join(DATA, "ncu_h200_seed.csv")) as f:
+            rows = ncu_csv.parse(f.read())
+        self.assertEqual([r["id"] for r in rows], ["0", "5", "6", "7", "11"])
+        found = {}
+        for op, name, grid, block in self.REAL:
+            row = ncu_csv.find_kernel(rows, name, grid, block)
+            self.assertIsNotNone(row, op)
+            found[op] = row["id"]
+        self.assertEqual(found, {"fill": "0", "mul_scalar": "5", "pow": "6", "sin": "7",
+                                 "sum": "11"})
+        # The sum kernel: 268.5 MB read, 2.5 MB written, as measured.
+        self.assertEqual(rows[4]["dram_bytes"], 268_502_016 + 2_491_648)
+        # Another launch shape is another kernel.
+        self.assertIsNone(ncu_csv.find_kernel(rows, self.REAL[3][1], [1024, 1, 1], [128, 1, 1]))
+
+    def test_loose_keys(self):
+        self.assertEqual(ncu_csv.loose_key(self.REAL[3][1]),
+                         "vectorized_elementwise_kernel:sin_kernel_cuda")
+        self.assertEqual(ncu_csv.loose_key(self.REAL[2][1]),
+                         "vectorized_elementwise_kernel:pow_tensor_scalar_kernel_impl")
+        self.assertEqual(ncu_csv.loose_key(self.REAL[4][1]), "reduce_kernel:ReduceOp")
+        self.assertEqual(ncu_csv.loose_key("fs_spin"), "fs_spin")
 
     def test_clocks_are_left_alone(self):
         cmd = ncu_csv.ncu_command("ncu", "log.csv", ["python3", "x.py"])

@@ -8,7 +8,8 @@ static, shared: tests/gpu/launch_paths.cu built with nvcc's default static cudar
   can take (<<<>>>, cudaLaunchKernel, cudaLaunchKernelEx with a cluster, cooperative, the
   per-thread stream, a CUDA graph, cuLaunchKernel[Ex] through dlsym, a driver entry point from
   the runtime) and writes what it did. flopspy must count exactly those launches and GPU
-  executions and nothing else, and time fs_spin within 2 % or 2 us of the program's cudaEvents.
+  executions and nothing else, and time fs_spin within 2 % or 2 us of the time it spins on the
+  GPU clock, and within the program's cudaEvents.
 
 torch, triton: launch_torch_workload.py (elementwise ops, matmul, a small MLP training loop; or
   two Triton kernels) compared with torch.profiler. torch.profiler (Kineto) and flopspy both use

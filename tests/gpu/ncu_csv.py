@@ -46,6 +46,72 @@ def normalize_name(name):
     return re.sub(r"(\d+)(?:ul|u|l)\b", r"\1", re.sub(r"\s+", "", name or ""))
 
 
+def _template_args(text):
+    """The top-level arguments of the template argument list `text` starts with ("<a, b<c>>")."""
+    args, depth, start = [], 0, 1
+    for i, ch in enumerate(text):
+        if ch in "<([{":
+            depth += 1
+        elif ch in ">)]}":
+            depth -= 1
+            if depth == 0:
+                args.append(text[start:i])
+                return args
+        elif ch == "," and depth == 1:
+            args.append(text[start:i])
+            start = i + 1
+    return args
+
+
+def loose_key(name):
+    """What identifies an ATen kernel across demanglers: its name and the first type or function
+    named in its template arguments, without namespaces. Nsight Compute 2025.3 prints
+    "vectorized_elementwise_kernel<4, sin_kernel_cuda(TensorIteratorBase &)::[lambda() (instance
+    2)]..." where abi::__cxa_demangle gives "at::native::vectorized_elementwise_kernel<4,
+    at::native::sin_kernel_cuda(at::TensorIteratorBase&)::{lambda()#2}...": both are
+    "vectorized_elementwise_kernel:sin_kernel_cuda"."""
+    s = re.sub(r"^\s*void\s+", "", name or "")
+    s = s.replace("(anonymous namespace)::", "").replace("unnamed>::", "")
+    s = re.sub(r"\b[A-Za-z_]\w*::", "", s)
+    base = re.match(r"[A-Za-z_]\w*", s)
+    if not base:
+        return None
+    rest = s[base.end():].lstrip()
+    if not rest.startswith("<"):
+        return base.group(0)
+    for arg in _template_args(rest):
+        m = re.match(r"\s*(?:void\s+)?([A-Za-z_]\w*)", arg)
+        if m and m.group(1) not in ("float", "double", "int", "unsigned", "long", "bool", "char",
+                                    "short", "half", "true", "false"):
+            return base.group(0) + ":" + m.group(1)
+    return base.group(0)
+
+
+def _dims(value):
+    """"(65536, 1, 1)" or [65536, 1, 1] -> (65536, 1, 1); None if unreadable."""
+    if isinstance(value, (list, tuple)):
+        return tuple(int(v) for v in value)
+    nums = re.findall(r"\d+", value or "")
+    return tuple(int(v) for v in nums) if nums else None
+
+
+def find_kernel(rows, name, grid, block):
+    """The first ncu row of the kernel flopspy calls `name` with this launch shape: by the whole
+    name where the demanglers agree, else by loose_key and the same grid and block."""
+    want = normalize_name(name)
+    for row in rows:
+        if normalize_name(row["name"]) == want:
+            return row
+    key = loose_key(name)
+    if key is None:
+        return None
+    for row in rows:
+        if (loose_key(row["name"]) == key and _dims(row["grid"]) == _dims(grid) and
+                _dims(row["block"]) == _dims(block)):
+            return row
+    return None
+
+
 def _value(text):
     try:
         return float(text.replace(",", ""))

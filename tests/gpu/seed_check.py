@@ -62,11 +62,9 @@ def run_ncu(check, workload, elements, kernels, timeout):
         return
     table = []
     for op, k in sorted(kernels.items()):
-        want = ncu_csv.normalize_name(k.get("name"))
-        mine = [row for row in rows if ncu_csv.normalize_name(row["name"]) == want]
-        if not mine:
+        n = ncu_csv.find_kernel(rows, k.get("name"), k.get("grid"), k.get("block"))
+        if n is None:
             continue
-        n = mine[0]
         counters = sc.kernel_counters(k)
         cat_bytes = sc.per_launch(k.get("all", {}), "bytes")
         # Reads and writes apart: a write stream larger than L2 may leave dirty lines behind
