@@ -20,6 +20,13 @@
 namespace flopspy::tools {
 namespace {
 
+// Every usage error exits 2 with one line, whatever CLI11's own code for it
+// (docs/flopspy-report.md).
+int UsageError(const std::string& what) {
+  std::cerr << "flopspy-report: " << what << " (flopspy-report --help for usage)\n";
+  return 2;
+}
+
 int Main(int argc, char** argv) {
   CLI::App app{"Reads flopspy traces and reports where the time went.", "flopspy-report"};
   std::vector<std::string> arguments;
@@ -49,7 +56,13 @@ int Main(int argc, char** argv) {
   app.add_option("--color", color, "colour in the text report")
       ->check(CLI::IsMember({"auto", "always", "never"}));
   app.set_version_flag("--version", std::string("flopspy-report ") + FLOPSPY_VERSION);
-  CLI11_PARSE(app, argc, argv);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    // --help and --version arrive here too, with exit code 0.
+    if (e.get_exit_code() == 0) return app.exit(e);
+    return UsageError(e.what());
+  }
 
   const TraceInputs inputs = ExpandTraceArguments(arguments);
   for (const auto& error : inputs.errors) std::cerr << "flopspy-report: " << error << "\n";

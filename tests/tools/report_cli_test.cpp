@@ -1,0 +1,85 @@
+// flopspy-report's command line: every usage error exits 2 with one line on stderr and nothing on
+// stdout (docs/flopspy-report.md, "Exit status"); --help and --version still exit 0.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "subprocess.h"
+#include "trace_builder.h"
+
+namespace flopspy::testing {
+namespace {
+
+const std::string kReport = FLOPSPY_REPORT_PATH;
+
+class ReportCliTest : public ::testing::Test {
+ protected:
+  // A readable trace, so that only the arguments can be wrong.
+  std::string GoodTrace() {
+    const std::string path = dir_.path() + "/good.fspy";
+    TraceBuilder b;
+    trace::TraceEndRecord end{};
+    end.reason = static_cast<uint8_t>(trace::EndReason::kExit);
+    b.Chunk(trace::ChunkSource::kProcess).Add(end);
+    b.WriteTo(path);
+    return path;
+  }
+  TempDir dir_;
+};
+
+void ExpectUsageError(const std::vector<std::string>& args, const std::string& mentions) {
+  std::vector<std::string> argv{kReport};
+  argv.insert(argv.end(), args.begin(), args.end());
+  const ChildResult r = RunChild(argv);
+  ASSERT_TRUE(r.exited);
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  EXPECT_EQ(r.err.rfind("flopspy-report: ", 0), 0u) << r.err;
+  EXPECT_NE(r.err.find(mentions), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("--help"), std::string::npos) << r.err;
+}
+
+TEST_F(ReportCliTest, NoTraceIsAUsageError) {
+  ExpectUsageError({}, "traces is required");
+}
+
+TEST_F(ReportCliTest, UnknownOptionIsAUsageError) {
+  ExpectUsageError({GoodTrace(), "--bogus"}, "--bogus");
+}
+
+TEST_F(ReportCliTest, BadOptionValueIsAUsageError) {
+  ExpectUsageError({GoodTrace(), "--color", "maybe"}, "maybe");
+}
+
+TEST_F(ReportCliTest, OptionWithoutItsValueIsAUsageError) {
+  ExpectUsageError({GoodTrace(), "--chrome"}, "--chrome");
+}
+
+TEST_F(ReportCliTest, DiffWithOnePathIsAUsageError) {
+  const ChildResult r = RunChild({kReport, "--diff", GoodTrace()});
+  ASSERT_TRUE(r.exited);
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+}
+
+TEST_F(ReportCliTest, HelpAndVersionExitZero) {
+  const ChildResult help = RunChild({kReport, "--help"});
+  ASSERT_TRUE(help.exited);
+  EXPECT_EQ(help.exit_code, 0);
+  EXPECT_NE(help.out.find("--json"), std::string::npos) << help.out;
+  const ChildResult version = RunChild({kReport, "--version"});
+  ASSERT_TRUE(version.exited);
+  EXPECT_EQ(version.exit_code, 0);
+  EXPECT_EQ(version.out.rfind("flopspy-report ", 0), 0u) << version.out;
+}
+
+TEST_F(ReportCliTest, GoodArgumentsExitZero) {
+  const ChildResult r = RunChild({kReport, GoodTrace(), "--color", "never"});
+  ASSERT_TRUE(r.exited);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err, "");
+}
+
+}  // namespace
+}  // namespace flopspy::testing
