@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <fstream>
 
 #include "subprocess.h"
 #include "trace_builder.h"
@@ -79,6 +80,41 @@ TEST_F(ReportCliTest, GoodArgumentsExitZero) {
   ASSERT_TRUE(r.exited);
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.err, "");
+}
+
+// A chunk in the middle fails its checksum: the stderr line says where reading stopped, why,
+// and how many of the file's bytes were not read; the good chunk after it is not read.
+TEST_F(ReportCliTest, DamageInTheMiddleSaysHowMuchWasNotRead) {
+  TraceBuilder b;
+  trace::RegionRecord region{};
+  region.edge = static_cast<uint8_t>(trace::RegionEdge::kBegin);
+  b.Chunk(trace::ChunkSource::kThread, 7).Add(region).Flush();
+  const uint64_t bad = b.Bytes().size();
+  b.Chunk(trace::ChunkSource::kThread, 7).Add(region).Flush();
+  trace::TraceEndRecord end{};
+  b.Chunk(trace::ChunkSource::kProcess).Add(end).Flush();
+  std::vector<uint8_t> bytes = b.Bytes();
+  bytes[bad + sizeof(trace::ChunkHeader) + 8] ^= 0x01;
+  const std::string path = dir_.path() + "/damaged.fspy";
+  std::ofstream(path, std::ios::binary)
+      .write(reinterpret_cast<const char*>(bytes.data()),
+             static_cast<std::streamsize>(bytes.size()));
+
+  const ChildResult r = RunChild({kReport, path, "--color", "never"});
+  ASSERT_TRUE(r.exited);
+  EXPECT_EQ(r.exit_code, 0);  // one record could be read
+  const std::string unread = std::to_string(bytes.size() - bad);
+  EXPECT_EQ(r.err, "flopspy-report: " + path + ": chunk 1 at byte " + std::to_string(bad) +
+                       " fails its checksum: the file is damaged; " + unread + " of the file's " +
+                       std::to_string(bytes.size()) +
+                       " bytes were not read (reporting the 1 records before that)\n");
+  EXPECT_NE(r.out.find("status    partial: chunk 1 at byte " + std::to_string(bad)),
+            std::string::npos)
+      << r.out;
+  EXPECT_EQ(r.out.find("lost      none\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("lost      none in what was read; " + unread + " bytes were not read"),
+            std::string::npos)
+      << r.out;
 }
 
 }  // namespace

@@ -84,7 +84,12 @@ void WriteOne(const TraceReport& t, const Style& style, std::ostream& out) {
   }
   fmt::print(out, "  records   {}\n", counts.empty() ? "none" : counts);
   if (t.summary.lost.empty()) {
-    fmt::print(out, "  lost      none\n");
+    // Losses written after where reading stopped are unknown: "none" would be a claim.
+    fmt::print(out, "  lost      {}\n",
+               t.read.unread_bytes() == 0
+                   ? "none"
+                   : style.Warn(fmt::format("none in what was read; {} bytes were not read",
+                                            Grouped(t.read.unread_bytes()))));
   } else {
     for (const auto& [source, count] : t.summary.lost) {
       std::string hint;

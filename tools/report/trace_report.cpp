@@ -170,6 +170,17 @@ TraceReport AnalyzeTrace(const std::string& path, const ReportOptions& options,
       progress ? std::function<void(uint64_t)>([&](uint64_t done) { progress(done, size); })
                : nullptr);
   report.summary = summarizer.Take();
+  if (report.read.status != trace::ReadStatus::kOk) {
+    // Every output lists warnings: this one says what the numbers below cannot include.
+    report.summary.warnings.push_back(
+        {trace::WarningCode::kGeneric, 0,
+         "flopspy-report stopped reading at byte " + std::to_string(report.read.stop_offset) +
+             " (" + std::string(trace::ReadStatusName(report.read.status)) +
+             "): " + std::to_string(report.read.unread_bytes()) + " of the file's " +
+             std::to_string(report.read.file_size) +
+             " bytes were not read, so the records, losses and warnings written there are "
+             "missing from this report"});
+  }
   report.launch_overhead = launch_overhead.Finish();
   for (const std::string& text : report.summary.metadata) {
     const nlohmann::json block = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);

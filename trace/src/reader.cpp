@@ -86,6 +86,10 @@ bool ReadSummary::usable() const {
   return records > 0;
 }
 
+uint64_t ReadSummary::unread_bytes() const {
+  return file_size > stop_offset ? file_size - stop_offset : 0;
+}
+
 std::string_view RecordView::Text(size_t fixed_size, size_t length) const {
   if (fixed_size > bytes.size()) return {};
   length = std::min(length, bytes.size() - fixed_size);
@@ -225,10 +229,13 @@ ReadSummary TraceReader::ForEachRecord(const Visitor& visit,
   uint64_t offset = header_.header_size;
   uint32_t expected_sequence = 0;
 
+  // The reader does not look for good chunks after a bad one (a chunk's size is its only link
+  // to the next), so everything from here on is unread: say how much.
   const auto stop = [&](ReadStatus status, std::string message) {
     s.status = status;
-    s.message = std::move(message);
     s.stop_offset = offset;
+    s.message = std::move(message) + "; " + std::to_string(s.unread_bytes()) + " of the file's " +
+                std::to_string(s.file_size) + " bytes were not read";
     return s;
   };
 

@@ -55,7 +55,8 @@ std::string_view ReadStatusName(ReadStatus status);
 
 struct ReadSummary {
   ReadStatus status = ReadStatus::kOk;
-  std::string message;       // why reading stopped, with the byte offset; empty when kOk
+  // Why reading stopped, with the byte offset and the bytes left unread; empty when kOk.
+  std::string message;
   uint64_t stop_offset = 0;  // where reading stopped (file size when kOk)
   uint64_t file_size = 0;
   uint64_t chunks = 0;
@@ -63,6 +64,9 @@ struct ReadSummary {
   uint64_t sequence_gaps = 0;  // chunks the writer numbered but that are missing
   bool ended_cleanly = false;  // a TraceEnd record was read
   bool usable() const;         // anything at all could be read
+  // Bytes from stop_offset to the end of the file: never read, so whatever they hold (records,
+  // losses, warnings, the end record) is missing. 0 when kOk.
+  uint64_t unread_bytes() const;
 };
 
 // Where the bytes come from: a file or memory (tests, fuzzing).
