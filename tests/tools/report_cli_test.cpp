@@ -3,7 +3,9 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <fstream>
+#include <nlohmann/json.hpp>
 
 #include "subprocess.h"
 #include "trace_builder.h"
@@ -80,6 +82,19 @@ TEST_F(ReportCliTest, GoodArgumentsExitZero) {
   ASSERT_TRUE(r.exited);
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.err, "");
+}
+
+// A file name is any bytes on Linux: --json still prints valid JSON (U+FFFD in the path).
+TEST_F(ReportCliTest, JsonOfAPathThatIsNotUtf8) {
+  const std::string good = GoodTrace();
+  const std::string odd = dir_.path() + "/caf\xE9.fspy";
+  ASSERT_EQ(std::rename(good.c_str(), odd.c_str()), 0);
+  const ChildResult r = RunChild({kReport, odd, "--json"});
+  ASSERT_TRUE(r.exited);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out, nullptr, false);
+  ASSERT_FALSE(j.is_discarded()) << r.out;
+  EXPECT_EQ(j["traces"][0]["path"], dir_.path() + "/caf\xEF\xBF\xBD.fspy");
 }
 
 // A chunk in the middle fails its checksum: the stderr line says where reading stopped, why,

@@ -108,7 +108,8 @@ int Main(int argc, char** argv) {
   nlohmann::json model;
   if (json || !html_path.empty() || !csv_dir.empty()) model = BuildJsonReport(traces);
   if (json) {
-    std::cout << model.dump(2) << "\n";
+    // A trace's path may be any bytes: ill-formed UTF-8 becomes U+FFFD rather than an exception.
+    std::cout << model.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
   } else {
     TextOptions text_options;
     text_options.color = color == "always" || (color == "auto" && isatty(STDOUT_FILENO));

@@ -1,11 +1,13 @@
 #include "report/trace_report.h"
 
+#include <algorithm>
 #include <atomic>
 #include <cstdlib>
 #include <thread>
 
 #include "flopspy/gpu_roofline/device_properties_json.h"
 #include "flopspy/gpu_roofline/device_table.h"
+#include "flopspy/trace/utf8.h"
 
 namespace flopspy::tools {
 
@@ -101,16 +103,30 @@ void AddCpuSample(TraceReport& report, const trace::RecordView& record,
 
 // The chart of the trace's CPU points against this machine's CPU ceilings (measured by
 // `flopspy ceilings --cpu` for the same CPU model), when the trace has points.
+// The CPU model key the sampler recorded, when the metadata holds one of the right shape. The
+// metadata is the file's word, so anything else (a number, an object, a key naming another
+// folder) is no key at all.
+std::string CpuKey(const nlohmann::json& metadata) {
+  const auto roofline = metadata.find("cpu_roofline");
+  if (roofline == metadata.end() || !roofline->is_object()) return "";
+  const auto caps = roofline->find("capabilities");
+  if (caps == roofline->end() || !caps->is_object()) return "";
+  const auto key = caps->find("cpu_key");
+  if (key == caps->end() || !key->is_string()) return "";
+  const std::string text = key->get<std::string>();
+  const bool safe = std::all_of(text.begin(), text.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' ||
+           c == '_';
+  });
+  return safe ? text : "";
+}
+
 void ResolveCpuRoofline(TraceReport& report) {
   if (report.cpu_samples.empty()) return;
   std::optional<cpuroof::CpuCeilings> ceilings;
-  const auto caps = report.metadata.find("cpu_roofline");
-  if (caps != report.metadata.end() && caps->is_object()) {
-    const auto key = caps->value("capabilities", nlohmann::json::object()).value("cpu_key", "");
-    if (!key.empty()) {
-      std::string error;
-      ceilings = cpuroof::LoadCeilings(cpuroof::CeilingsPathForKey(key), &error);
-    }
+  if (const std::string key = CpuKey(report.metadata); !key.empty()) {
+    std::string error;
+    ceilings = cpuroof::LoadCeilings(cpuroof::CeilingsPathForKey(key), &error);
   }
   cpuroof::CpuRooflineInputs inputs;
   if (ceilings) inputs.ceilings = &*ceilings;
@@ -143,16 +159,21 @@ void ResolveDevices(TraceReport& report, const ReportOptions& options) {
 
 TraceReport AnalyzeTrace(const std::string& path, const ReportOptions& options,
                          const std::function<void(uint64_t, uint64_t)>& progress) {
+  return AnalyzeTrace(trace::TraceReader::OpenFile(path), path, options, progress);
+}
+
+TraceReport AnalyzeTrace(trace::TraceReader reader, const std::string& path,
+                         const ReportOptions& options,
+                         const std::function<void(uint64_t, uint64_t)>& progress) {
   TraceReport report;
   report.path = path;
-  trace::TraceReader reader = trace::TraceReader::OpenFile(path);
   report.header_ok = reader.header_ok();
   if (!report.header_ok) {
     report.read = reader.header_status();
     return report;
   }
   report.header = reader.header();
-  report.host = std::string(reader.host());
+  report.host = trace::ValidUtf8(reader.host());
   analyzers::TraceSummarizer summarizer;
   analyzers::RunAnalyzer run;
   analyzers::RegionAnalyzer regions;
@@ -183,7 +204,10 @@ TraceReport AnalyzeTrace(const std::string& path, const ReportOptions& options,
   }
   report.launch_overhead = launch_overhead.Finish();
   for (const std::string& text : report.summary.metadata) {
-    const nlohmann::json block = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+    // The JSON parser refuses ill-formed UTF-8 (a command line with a Latin-1 argument): keep
+    // the block, with U+FFFD in its place.
+    const nlohmann::json block =
+        nlohmann::json::parse(trace::ValidUtf8(text), nullptr, /*allow_exceptions=*/false);
     if (block.is_object()) report.metadata.merge_patch(block);
   }
   ResolveDevices(report, options);

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "flopspy/trace/crc32c.h"
+#include "flopspy/trace/utf8.h"
 
 namespace flopspy::trace {
 namespace {
@@ -277,18 +278,24 @@ ReadSummary TraceReader::ForEachRecord(const Visitor& visit,
     }
     // Check the record framing of the whole chunk before handing out any of it, so a chunk is
     // either read completely or not at all.
+    // (A count of UINT32_MAX once meant "broken" here, so a chunk that claimed that many
+    // records passed with a zero-size record in it, and the loop below never ended.)
     uint32_t count = 0;
+    bool framed = true;
     for (size_t pos = 0; pos < chunk_.size(); ++count) {
       RecordHeader rh{};
-      if (chunk_.size() - pos < sizeof(rh)) break;
+      if (chunk_.size() - pos < sizeof(rh)) {  // cannot happen: sizes are multiples of 8
+        framed = false;
+        break;
+      }
       std::memcpy(&rh, chunk_.data() + pos, sizeof(rh));
       if (rh.size8 == 0 || rh.size() > chunk_.size() - pos) {
-        count = UINT32_MAX;
+        framed = false;
         break;
       }
       pos += rh.size();
     }
-    if (count != ch.record_count) {
+    if (!framed || count != ch.record_count) {
       return stop(ReadStatus::kCorrupt, "chunk " + std::to_string(ch.sequence) + At(offset) +
                                             " has inconsistent record framing");
     }
@@ -307,7 +314,7 @@ ReadSummary TraceReader::ForEachRecord(const Visitor& visit,
                             payload_offset + pos};
       if (view.type == RecordType::kString) {
         const auto def = view.As<StringDef>();
-        strings_[def.id] = std::string(view.Text(sizeof(StringDef), def.length));
+        strings_[def.id] = ValidUtf8(view.Text(sizeof(StringDef), def.length));
       } else if (view.type == RecordType::kTraceEnd) {
         s.ended_cleanly = true;
       }

@@ -158,6 +158,33 @@ TEST(DamagedFile, CompleteFileHasNothingUnread) {
   EXPECT_EQ(summary.message, "");
 }
 
+// A chunk whose checksum is right (a crafted file: CRC-32C is no protection against intent)
+// but that claims UINT32_MAX records and holds a record of size 0: the reader once took that
+// count for its own "broken framing" mark, passed the chunk, and looped for ever on the empty
+// record. Found by the fuzzer (tests/fuzz/regressions/record-count-max-with-empty-record).
+TEST(DamagedFile, ChunkClaimingUint32MaxRecordsWithAnEmptyRecordIsCorrupt) {
+  TraceBuilder b;
+  KernelLaunchRecord launch{};
+  b.Chunk(ChunkSource::kThread, 1).Add(launch).Add(launch).Flush();
+  std::vector<uint8_t> bytes = b.Bytes();
+  const size_t chunk = sizeof(FileHeader);
+  ChunkHeader ch;
+  std::memcpy(&ch, bytes.data() + chunk, sizeof ch);
+  ch.record_count = UINT32_MAX;
+  const size_t second = chunk + sizeof(ChunkHeader) + sizeof(KernelLaunchRecord);
+  bytes[second + offsetof(RecordHeader, size8)] = 0;  // a record of size 0
+  bytes[second + offsetof(RecordHeader, size8) + 1] = 0;
+  ch.crc = Crc32c(bytes.data() + chunk + sizeof ch, ch.payload_size,
+                  Crc32c(&ch, offsetof(ChunkHeader, crc)));
+  std::memcpy(bytes.data() + chunk, &ch, sizeof ch);
+  uint64_t records = 0;
+  const auto summary = ReadAll(bytes, &records);
+  EXPECT_EQ(summary.status, ReadStatus::kCorrupt);
+  EXPECT_NE(summary.message.find("inconsistent record framing"), std::string::npos)
+      << summary.message;
+  EXPECT_EQ(records, 0u);
+}
+
 TEST(DamagedFile, ForeignFileIsNotATrace) {
   const std::string text = "{\"traceEvents\": []}";
   const auto summary = ReadAll({reinterpret_cast<const uint8_t*>(text.data()), text.size()});

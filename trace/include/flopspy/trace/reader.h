@@ -90,7 +90,7 @@ class TraceReader {
   const ReadSummary& header_status() const { return header_summary_; }
   bool header_ok() const { return header_ok_; }
   const FileHeader& header() const { return header_; }
-  // Host name from the header, without padding.
+  // Host name from the header, without padding, as stored (not checked for UTF-8).
   std::string_view host() const;
 
   using Visitor = std::function<void(const RecordView&)>;
@@ -99,7 +99,7 @@ class TraceReader {
   ReadSummary ForEachRecord(const Visitor& visit,
                             const std::function<void(uint64_t)>& progress = nullptr);
 
-  // Strings defined so far (complete after ForEachRecord).
+  // Strings defined so far (complete after ForEachRecord), made valid UTF-8 (utf8.h).
   const std::unordered_map<uint32_t, std::string>& strings() const { return strings_; }
   std::string_view String(uint32_t id) const;
 
