@@ -1,9 +1,16 @@
 // flopspy-report's command line: every usage error exits 2 with one line on stderr and nothing on
-// stdout (docs/flopspy-report.md, "Exit status"); --help and --version still exit 0.
+// stdout (docs/flopspy-report.md, "Exit status"); --help and --version still exit 0; what a
+// damaged file and a non-UTF-8 path give; the progress line on a terminal only.
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <pty.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <nlohmann/json.hpp>
 
@@ -130,6 +137,64 @@ TEST_F(ReportCliTest, DamageInTheMiddleSaysHowMuchWasNotRead) {
   EXPECT_NE(r.out.find("lost      none in what was read; " + unread + " bytes were not read"),
             std::string::npos)
       << r.out;
+}
+
+// A trace of about 55 MB (padding records, which the reader skips cheaply): past the size
+// from which the progress line is drawn on a terminal.
+std::string LargeTrace(const std::string& folder) {
+  TraceBuilder b;
+  trace::RegionRecord region{};
+  region.edge = static_cast<uint8_t>(trace::RegionEdge::kBegin);
+  b.Chunk(trace::ChunkSource::kThread, 7).Add(region);
+  std::vector<uint8_t> padding(64 * 1024, 0);
+  const trace::RecordHeader h{static_cast<uint8_t>(trace::RecordType::kPadding), 0,
+                              static_cast<uint16_t>(padding.size() / trace::kRecordAlign)};
+  std::memcpy(padding.data(), &h, sizeof h);
+  for (int i = 0; i < 850; ++i) b.AddRaw(padding.data(), padding.size());
+  const std::string path = folder + "/large.fspy";
+  b.WriteTo(path);
+  return path;
+}
+
+TEST_F(ReportCliTest, NoProgressLineWhenStderrIsNotATerminal) {
+  const ChildResult r = RunChild({kReport, LargeTrace(dir_.path()), "--color", "never"});
+  ASSERT_TRUE(r.exited);
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_EQ(r.err, "");  // captured through a pipe: not a terminal
+  EXPECT_EQ(r.out.find('\r'), std::string::npos);
+  EXPECT_EQ(r.out.find("reading 1 trace"), std::string::npos);
+}
+
+// stderr on a pseudo-terminal, as for a person running the report: the line is drawn, then
+// erased (the last thing written is a carriage return after blanks).
+TEST_F(ReportCliTest, ProgressLineOnATerminal) {
+  const std::string path = LargeTrace(dir_.path());
+  int master = -1, slave = -1;
+  ASSERT_EQ(openpty(&master, &slave, nullptr, nullptr, nullptr), 0) << std::strerror(errno);
+  const pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    const int null = open("/dev/null", O_WRONLY);
+    dup2(null, STDOUT_FILENO);
+    dup2(slave, STDERR_FILENO);
+    close(master);
+    execl(kReport.c_str(), kReport.c_str(), path.c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  close(slave);
+  std::string terminal;
+  char buffer[4096];
+  for (ssize_t n; (n = read(master, buffer, sizeof buffer)) > 0;) terminal.append(buffer, n);
+  close(master);  // read() fails with EIO once the child has closed its end
+  int status = 0;
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0);
+  EXPECT_NE(terminal.find("\rreading 1 trace ["), std::string::npos) << terminal;
+  EXPECT_NE(terminal.find(" of 55.7 MB"), std::string::npos) << terminal;
+  ASSERT_FALSE(terminal.empty());
+  EXPECT_EQ(terminal.back(), '\r');
+  EXPECT_NE(terminal.find_last_not_of(" \r"), terminal.size() - 2) << terminal;
 }
 
 }  // namespace

@@ -13,6 +13,7 @@
 #include "report/diff_report.h"
 #include "report/html_report.h"
 #include "report/json_report.h"
+#include "report/progress.h"
 #include "report/text_report.h"
 #include "report/trace_inputs.h"
 #include "report/trace_report.h"
@@ -90,7 +91,10 @@ int Main(int argc, char** argv) {
     return RunDiffReport(arguments[0], arguments[1], options, {json, html_path, csv_dir}, std::cout,
                          std::cerr);
   }
-  std::vector<TraceReport> traces = AnalyzeTraces(inputs.files, options);
+  ProgressBar progress(FileSizes(inputs.files), StderrIsTerminal());
+  std::vector<TraceReport> traces = AnalyzeTraces(
+      inputs.files, options, [&progress](size_t i, uint64_t done) { progress.Update(i, done); });
+  progress.Finish();
   size_t usable = 0;
   for (const TraceReport& t : traces) {
     const std::string& path = t.path;

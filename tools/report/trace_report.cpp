@@ -219,7 +219,8 @@ TraceReport AnalyzeTrace(trace::TraceReader reader, const std::string& path,
 }
 
 std::vector<TraceReport> AnalyzeTraces(const std::vector<std::string>& paths,
-                                       const ReportOptions& options) {
+                                       const ReportOptions& options,
+                                       const std::function<void(size_t, uint64_t)>& progress) {
   std::vector<TraceReport> reports(paths.size());
   const size_t workers =
       std::max<size_t>(1, std::min<size_t>(paths.size(), std::thread::hardware_concurrency()));
@@ -228,7 +229,11 @@ std::vector<TraceReport> AnalyzeTraces(const std::vector<std::string>& paths,
   for (size_t w = 0; w < workers; ++w) {
     pool.emplace_back([&] {
       for (size_t i = next++; i < paths.size(); i = next++) {
-        reports[i] = AnalyzeTrace(paths[i], options);
+        reports[i] = AnalyzeTrace(
+            paths[i], options,
+            progress ? std::function<void(uint64_t, uint64_t)>(
+                           [&progress, i](uint64_t done, uint64_t) { progress(i, done); })
+                     : nullptr);
       }
     });
   }
