@@ -315,7 +315,8 @@ json TraceJson(const TraceReport& t) {
                {"file_size", t.read.file_size},
                {"chunks", t.read.chunks},
                {"records", t.read.records},
-               {"sequence_gaps", t.read.sequence_gaps}};
+               {"sequence_gaps", t.read.sequence_gaps},
+               {"unread_bytes", t.read.unread_bytes()}};
   if (!t.header_ok) return j;
   const auto& h = t.header;
   j["process"] = {{"host", t.host},

@@ -13,12 +13,20 @@
 #include "report/diff_report.h"
 #include "report/html_report.h"
 #include "report/json_report.h"
+#include "report/progress.h"
 #include "report/text_report.h"
 #include "report/trace_inputs.h"
 #include "report/trace_report.h"
 
 namespace flopspy::tools {
 namespace {
+
+// Every usage error exits 2 with one line, whatever CLI11's own code for it
+// (docs/flopspy-report.md).
+int UsageError(const std::string& what) {
+  std::cerr << "flopspy-report: " << what << " (flopspy-report --help for usage)\n";
+  return 2;
+}
 
 int Main(int argc, char** argv) {
   CLI::App app{"Reads flopspy traces and reports where the time went.", "flopspy-report"};
@@ -49,7 +57,13 @@ int Main(int argc, char** argv) {
   app.add_option("--color", color, "colour in the text report")
       ->check(CLI::IsMember({"auto", "always", "never"}));
   app.set_version_flag("--version", std::string("flopspy-report ") + FLOPSPY_VERSION);
-  CLI11_PARSE(app, argc, argv);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    // --help and --version arrive here too, with exit code 0.
+    if (e.get_exit_code() == 0) return app.exit(e);
+    return UsageError(e.what());
+  }
 
   const TraceInputs inputs = ExpandTraceArguments(arguments);
   for (const auto& error : inputs.errors) std::cerr << "flopspy-report: " << error << "\n";
@@ -77,7 +91,10 @@ int Main(int argc, char** argv) {
     return RunDiffReport(arguments[0], arguments[1], options, {json, html_path, csv_dir}, std::cout,
                          std::cerr);
   }
-  std::vector<TraceReport> traces = AnalyzeTraces(inputs.files, options);
+  ProgressBar progress(FileSizes(inputs.files), StderrIsTerminal());
+  std::vector<TraceReport> traces = AnalyzeTraces(
+      inputs.files, options, [&progress](size_t i, uint64_t done) { progress.Update(i, done); });
+  progress.Finish();
   size_t usable = 0;
   for (const TraceReport& t : traces) {
     const std::string& path = t.path;
@@ -95,7 +112,8 @@ int Main(int argc, char** argv) {
   nlohmann::json model;
   if (json || !html_path.empty() || !csv_dir.empty()) model = BuildJsonReport(traces);
   if (json) {
-    std::cout << model.dump(2) << "\n";
+    // A trace's path may be any bytes: ill-formed UTF-8 becomes U+FFFD rather than an exception.
+    std::cout << model.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
   } else {
     TextOptions text_options;
     text_options.color = color == "always" || (color == "auto" && isatty(STDOUT_FILENO));

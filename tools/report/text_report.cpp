@@ -128,11 +128,15 @@ void WriteOne(const TraceReport& t, const Style& style, std::ostream& out) {
   fmt::print(out, "{}", Paragraph(Status(t, style), "  status    ", kPad));
   fmt::print(out, "  span      {}\n", Duration(static_cast<double>(t.duration_ns())));
   fmt::print(out, "{}", Paragraph(RecordCounts(t), "  records   ", kPad));
-  fmt::print(
-      out, "  lost      {}\n",
-      t.summary.lost.empty()
-          ? "none"
-          : style.Warn(Counted(t.summary.TotalLost(), "record", "records") + " (see Warnings)"));
+  // Losses written after where reading stopped are unknown: "none" would be a claim.
+  std::string lost = "none";
+  if (!t.summary.lost.empty()) {
+    lost = style.Warn(Counted(t.summary.TotalLost(), "record", "records") + " (see Warnings)");
+  } else if (t.read.unread_bytes() > 0) {
+    lost = style.Warn(fmt::format("none in what was read; {} bytes were not read",
+                                  Grouped(t.read.unread_bytes())));
+  }
+  fmt::print(out, "  lost      {}\n", lost);
   PrintWarnings(t, style, out);
   WriteAnalysisSections(t, out, style.color);
   fmt::print(out, "\n");

@@ -1,11 +1,13 @@
 #include "report/trace_report.h"
 
+#include <algorithm>
 #include <atomic>
 #include <cstdlib>
 #include <thread>
 
 #include "flopspy/gpu_roofline/device_properties_json.h"
 #include "flopspy/gpu_roofline/device_table.h"
+#include "flopspy/trace/utf8.h"
 
 namespace flopspy::tools {
 
@@ -119,16 +121,30 @@ void AddHostCopy(std::vector<std::pair<uint64_t, uint64_t>>& copies,
 
 // The chart of the trace's CPU points against this machine's CPU ceilings (measured by
 // `flopspy ceilings --cpu` for the same CPU model), when the trace has points.
+// The CPU model key the sampler recorded, when the metadata holds one of the right shape. The
+// metadata is the file's word, so anything else (a number, an object, a key naming another
+// folder) is no key at all.
+std::string CpuKey(const nlohmann::json& metadata) {
+  const auto roofline = metadata.find("cpu_roofline");
+  if (roofline == metadata.end() || !roofline->is_object()) return "";
+  const auto caps = roofline->find("capabilities");
+  if (caps == roofline->end() || !caps->is_object()) return "";
+  const auto key = caps->find("cpu_key");
+  if (key == caps->end() || !key->is_string()) return "";
+  const std::string text = key->get<std::string>();
+  const bool safe = std::all_of(text.begin(), text.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' ||
+           c == '_';
+  });
+  return safe ? text : "";
+}
+
 void ResolveCpuRoofline(TraceReport& report) {
   if (report.cpu_samples.empty()) return;
   std::optional<cpuroof::CpuCeilings> ceilings;
-  const auto caps = report.metadata.find("cpu_roofline");
-  if (caps != report.metadata.end() && caps->is_object()) {
-    const auto key = caps->value("capabilities", nlohmann::json::object()).value("cpu_key", "");
-    if (!key.empty()) {
-      std::string error;
-      ceilings = cpuroof::LoadCeilings(cpuroof::CeilingsPathForKey(key), &error);
-    }
+  if (const std::string key = CpuKey(report.metadata); !key.empty()) {
+    std::string error;
+    ceilings = cpuroof::LoadCeilings(cpuroof::CeilingsPathForKey(key), &error);
   }
   cpuroof::CpuRooflineInputs inputs;
   if (ceilings) inputs.ceilings = &*ceilings;
@@ -161,16 +177,21 @@ void ResolveDevices(TraceReport& report, const ReportOptions& options) {
 
 TraceReport AnalyzeTrace(const std::string& path, const ReportOptions& options,
                          const std::function<void(uint64_t, uint64_t)>& progress) {
+  return AnalyzeTrace(trace::TraceReader::OpenFile(path), path, options, progress);
+}
+
+TraceReport AnalyzeTrace(trace::TraceReader reader, const std::string& path,
+                         const ReportOptions& options,
+                         const std::function<void(uint64_t, uint64_t)>& progress) {
   TraceReport report;
   report.path = path;
-  trace::TraceReader reader = trace::TraceReader::OpenFile(path);
   report.header_ok = reader.header_ok();
   if (!report.header_ok) {
     report.read = reader.header_status();
     return report;
   }
   report.header = reader.header();
-  report.host = std::string(reader.host());
+  report.host = trace::ValidUtf8(reader.host());
   analyzers::TraceSummarizer summarizer;
   analyzers::RunAnalyzer run;
   analyzers::RegionAnalyzer regions;
@@ -190,9 +211,23 @@ TraceReport AnalyzeTrace(const std::string& path, const ReportOptions& options,
       progress ? std::function<void(uint64_t)>([&](uint64_t done) { progress(done, size); })
                : nullptr);
   report.summary = summarizer.Take();
+  if (report.read.status != trace::ReadStatus::kOk) {
+    // Every output lists warnings: this one says what the numbers below cannot include.
+    report.summary.warnings.push_back(
+        {trace::WarningCode::kGeneric, 0,
+         "flopspy-report stopped reading at byte " + std::to_string(report.read.stop_offset) +
+             " (" + std::string(trace::ReadStatusName(report.read.status)) +
+             "): " + std::to_string(report.read.unread_bytes()) + " of the file's " +
+             std::to_string(report.read.file_size) +
+             " bytes were not read, so the records, losses and warnings written there are "
+             "missing from this report"});
+  }
   report.launch_overhead = launch_overhead.Finish();
   for (const std::string& text : report.summary.metadata) {
-    const nlohmann::json block = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+    // The JSON parser refuses ill-formed UTF-8 (a command line with a Latin-1 argument): keep
+    // the block, with U+FFFD in its place.
+    const nlohmann::json block =
+        nlohmann::json::parse(trace::ValidUtf8(text), nullptr, /*allow_exceptions=*/false);
     if (block.is_object()) report.metadata.merge_patch(block);
   }
   ResolveDevices(report, options);
@@ -205,7 +240,8 @@ TraceReport AnalyzeTrace(const std::string& path, const ReportOptions& options,
 }
 
 std::vector<TraceReport> AnalyzeTraces(const std::vector<std::string>& paths,
-                                       const ReportOptions& options) {
+                                       const ReportOptions& options,
+                                       const std::function<void(size_t, uint64_t)>& progress) {
   std::vector<TraceReport> reports(paths.size());
   const size_t workers =
       std::max<size_t>(1, std::min<size_t>(paths.size(), std::thread::hardware_concurrency()));
@@ -214,7 +250,11 @@ std::vector<TraceReport> AnalyzeTraces(const std::vector<std::string>& paths,
   for (size_t w = 0; w < workers; ++w) {
     pool.emplace_back([&] {
       for (size_t i = next++; i < paths.size(); i = next++) {
-        reports[i] = AnalyzeTrace(paths[i], options);
+        reports[i] = AnalyzeTrace(
+            paths[i], options,
+            progress ? std::function<void(uint64_t, uint64_t)>(
+                           [&progress, i](uint64_t done, uint64_t) { progress(i, done); })
+                     : nullptr);
       }
     });
   }

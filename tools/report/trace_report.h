@@ -60,10 +60,17 @@ std::string DefaultCeilingsPath();
 // `progress` (optional) gets bytes read so far and the file size.
 TraceReport AnalyzeTrace(const std::string& path, const ReportOptions& options = {},
                          const std::function<void(uint64_t, uint64_t)>& progress = nullptr);
+// The same from an open reader (memory in tests and the fuzzer); `path` only names it.
+TraceReport AnalyzeTrace(trace::TraceReader reader, const std::string& path,
+                         const ReportOptions& options = {},
+                         const std::function<void(uint64_t, uint64_t)>& progress = nullptr);
 
 // Several traces, read in parallel (one thread per core, never more than the files).
-std::vector<TraceReport> AnalyzeTraces(const std::vector<std::string>& paths,
-                                       const ReportOptions& options = {});
+// `progress` (optional) gets a file's index in `paths` and its bytes read so far, from the
+// reading threads.
+std::vector<TraceReport> AnalyzeTraces(
+    const std::vector<std::string>& paths, const ReportOptions& options = {},
+    const std::function<void(size_t, uint64_t)>& progress = nullptr);
 
 // Plain-language names used by every output.
 std::string EndReasonName(trace::EndReason reason);

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "flopspy/trace/crc32c.h"
+#include "flopspy/trace/utf8.h"
 
 namespace flopspy::trace {
 namespace {
@@ -84,6 +85,10 @@ std::string_view ReadStatusName(ReadStatus status) {
 
 bool ReadSummary::usable() const {
   return records > 0;
+}
+
+uint64_t ReadSummary::unread_bytes() const {
+  return file_size > stop_offset ? file_size - stop_offset : 0;
 }
 
 std::string_view RecordView::Text(size_t fixed_size, size_t length) const {
@@ -225,10 +230,13 @@ ReadSummary TraceReader::ForEachRecord(const Visitor& visit,
   uint64_t offset = header_.header_size;
   uint32_t expected_sequence = 0;
 
+  // The reader does not look for good chunks after a bad one (a chunk's size is its only link
+  // to the next), so everything from here on is unread: say how much.
   const auto stop = [&](ReadStatus status, std::string message) {
     s.status = status;
-    s.message = std::move(message);
     s.stop_offset = offset;
+    s.message = std::move(message) + "; " + std::to_string(s.unread_bytes()) + " of the file's " +
+                std::to_string(s.file_size) + " bytes were not read";
     return s;
   };
 
@@ -270,18 +278,24 @@ ReadSummary TraceReader::ForEachRecord(const Visitor& visit,
     }
     // Check the record framing of the whole chunk before handing out any of it, so a chunk is
     // either read completely or not at all.
+    // (A count of UINT32_MAX once meant "broken" here, so a chunk that claimed that many
+    // records passed with a zero-size record in it, and the loop below never ended.)
     uint32_t count = 0;
+    bool framed = true;
     for (size_t pos = 0; pos < chunk_.size(); ++count) {
       RecordHeader rh{};
-      if (chunk_.size() - pos < sizeof(rh)) break;
+      if (chunk_.size() - pos < sizeof(rh)) {  // cannot happen: sizes are multiples of 8
+        framed = false;
+        break;
+      }
       std::memcpy(&rh, chunk_.data() + pos, sizeof(rh));
       if (rh.size8 == 0 || rh.size() > chunk_.size() - pos) {
-        count = UINT32_MAX;
+        framed = false;
         break;
       }
       pos += rh.size();
     }
-    if (count != ch.record_count) {
+    if (!framed || count != ch.record_count) {
       return stop(ReadStatus::kCorrupt, "chunk " + std::to_string(ch.sequence) + At(offset) +
                                             " has inconsistent record framing");
     }
@@ -300,7 +314,7 @@ ReadSummary TraceReader::ForEachRecord(const Visitor& visit,
                             payload_offset + pos};
       if (view.type == RecordType::kString) {
         const auto def = view.As<StringDef>();
-        strings_[def.id] = std::string(view.Text(sizeof(StringDef), def.length));
+        strings_[def.id] = ValidUtf8(view.Text(sizeof(StringDef), def.length));
       } else if (view.type == RecordType::kTraceEnd) {
         s.ended_cleanly = true;
       }

@@ -55,7 +55,8 @@ std::string_view ReadStatusName(ReadStatus status);
 
 struct ReadSummary {
   ReadStatus status = ReadStatus::kOk;
-  std::string message;       // why reading stopped, with the byte offset; empty when kOk
+  // Why reading stopped, with the byte offset and the bytes left unread; empty when kOk.
+  std::string message;
   uint64_t stop_offset = 0;  // where reading stopped (file size when kOk)
   uint64_t file_size = 0;
   uint64_t chunks = 0;
@@ -63,6 +64,9 @@ struct ReadSummary {
   uint64_t sequence_gaps = 0;  // chunks the writer numbered but that are missing
   bool ended_cleanly = false;  // a TraceEnd record was read
   bool usable() const;         // anything at all could be read
+  // Bytes from stop_offset to the end of the file: never read, so whatever they hold (records,
+  // losses, warnings, the end record) is missing. 0 when kOk.
+  uint64_t unread_bytes() const;
 };
 
 // Where the bytes come from: a file or memory (tests, fuzzing).
@@ -86,7 +90,7 @@ class TraceReader {
   const ReadSummary& header_status() const { return header_summary_; }
   bool header_ok() const { return header_ok_; }
   const FileHeader& header() const { return header_; }
-  // Host name from the header, without padding.
+  // Host name from the header, without padding, as stored (not checked for UTF-8).
   std::string_view host() const;
 
   using Visitor = std::function<void(const RecordView&)>;
@@ -95,7 +99,7 @@ class TraceReader {
   ReadSummary ForEachRecord(const Visitor& visit,
                             const std::function<void(uint64_t)>& progress = nullptr);
 
-  // Strings defined so far (complete after ForEachRecord).
+  // Strings defined so far (complete after ForEachRecord), made valid UTF-8 (utf8.h).
   const std::unordered_map<uint32_t, std::string>& strings() const { return strings_; }
   std::string_view String(uint32_t id) const;
 

@@ -1,0 +1,201 @@
+// flopspy-report's command line: every usage error exits 2 with one line on stderr and nothing on
+// stdout (docs/flopspy-report.md, "Exit status"); --help and --version still exit 0; what a
+// damaged file and a non-UTF-8 path give; the progress line on a terminal only.
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <pty.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "subprocess.h"
+#include "trace_builder.h"
+
+namespace flopspy::testing {
+namespace {
+
+const std::string kReport = FLOPSPY_REPORT_PATH;
+
+class ReportCliTest : public ::testing::Test {
+ protected:
+  // A readable trace, so that only the arguments can be wrong.
+  std::string GoodTrace() {
+    const std::string path = dir_.path() + "/good.fspy";
+    TraceBuilder b;
+    trace::TraceEndRecord end{};
+    end.reason = static_cast<uint8_t>(trace::EndReason::kExit);
+    b.Chunk(trace::ChunkSource::kProcess).Add(end);
+    b.WriteTo(path);
+    return path;
+  }
+  TempDir dir_;
+};
+
+void ExpectUsageError(const std::vector<std::string>& args, const std::string& mentions) {
+  std::vector<std::string> argv{kReport};
+  argv.insert(argv.end(), args.begin(), args.end());
+  const ChildResult r = RunChild(argv);
+  ASSERT_TRUE(r.exited);
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  EXPECT_EQ(r.err.rfind("flopspy-report: ", 0), 0u) << r.err;
+  EXPECT_NE(r.err.find(mentions), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("--help"), std::string::npos) << r.err;
+}
+
+TEST_F(ReportCliTest, NoTraceIsAUsageError) {
+  ExpectUsageError({}, "traces is required");
+}
+
+TEST_F(ReportCliTest, UnknownOptionIsAUsageError) {
+  ExpectUsageError({GoodTrace(), "--bogus"}, "--bogus");
+}
+
+TEST_F(ReportCliTest, BadOptionValueIsAUsageError) {
+  ExpectUsageError({GoodTrace(), "--color", "maybe"}, "maybe");
+}
+
+TEST_F(ReportCliTest, OptionWithoutItsValueIsAUsageError) {
+  ExpectUsageError({GoodTrace(), "--chrome"}, "--chrome");
+}
+
+TEST_F(ReportCliTest, DiffWithOnePathIsAUsageError) {
+  const ChildResult r = RunChild({kReport, "--diff", GoodTrace()});
+  ASSERT_TRUE(r.exited);
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+}
+
+TEST_F(ReportCliTest, HelpAndVersionExitZero) {
+  const ChildResult help = RunChild({kReport, "--help"});
+  ASSERT_TRUE(help.exited);
+  EXPECT_EQ(help.exit_code, 0);
+  EXPECT_NE(help.out.find("--json"), std::string::npos) << help.out;
+  const ChildResult version = RunChild({kReport, "--version"});
+  ASSERT_TRUE(version.exited);
+  EXPECT_EQ(version.exit_code, 0);
+  EXPECT_EQ(version.out.rfind("flopspy-report ", 0), 0u) << version.out;
+}
+
+TEST_F(ReportCliTest, GoodArgumentsExitZero) {
+  const ChildResult r = RunChild({kReport, GoodTrace(), "--color", "never"});
+  ASSERT_TRUE(r.exited);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err, "");
+}
+
+// A file name is any bytes on Linux: --json still prints valid JSON (U+FFFD in the path).
+TEST_F(ReportCliTest, JsonOfAPathThatIsNotUtf8) {
+  const std::string good = GoodTrace();
+  const std::string odd = dir_.path() + "/caf\xE9.fspy";
+  ASSERT_EQ(std::rename(good.c_str(), odd.c_str()), 0);
+  const ChildResult r = RunChild({kReport, odd, "--json"});
+  ASSERT_TRUE(r.exited);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out, nullptr, false);
+  ASSERT_FALSE(j.is_discarded()) << r.out;
+  EXPECT_EQ(j["traces"][0]["path"], dir_.path() + "/caf\xEF\xBF\xBD.fspy");
+}
+
+// A chunk in the middle fails its checksum: the stderr line says where reading stopped, why,
+// and how many of the file's bytes were not read; the good chunk after it is not read.
+TEST_F(ReportCliTest, DamageInTheMiddleSaysHowMuchWasNotRead) {
+  TraceBuilder b;
+  trace::RegionRecord region{};
+  region.edge = static_cast<uint8_t>(trace::RegionEdge::kBegin);
+  b.Chunk(trace::ChunkSource::kThread, 7).Add(region).Flush();
+  const uint64_t bad = b.Bytes().size();
+  b.Chunk(trace::ChunkSource::kThread, 7).Add(region).Flush();
+  trace::TraceEndRecord end{};
+  b.Chunk(trace::ChunkSource::kProcess).Add(end).Flush();
+  std::vector<uint8_t> bytes = b.Bytes();
+  bytes[bad + sizeof(trace::ChunkHeader) + 8] ^= 0x01;
+  const std::string path = dir_.path() + "/damaged.fspy";
+  std::ofstream(path, std::ios::binary)
+      .write(reinterpret_cast<const char*>(bytes.data()),
+             static_cast<std::streamsize>(bytes.size()));
+
+  const ChildResult r = RunChild({kReport, path, "--color", "never"});
+  ASSERT_TRUE(r.exited);
+  EXPECT_EQ(r.exit_code, 0);  // one record could be read
+  const std::string unread = std::to_string(bytes.size() - bad);
+  EXPECT_EQ(r.err, "flopspy-report: " + path + ": chunk 1 at byte " + std::to_string(bad) +
+                       " fails its checksum: the file is damaged; " + unread + " of the file's " +
+                       std::to_string(bytes.size()) +
+                       " bytes were not read (reporting the 1 records before that)\n");
+  EXPECT_NE(r.out.find("status    partial: chunk 1 at byte " + std::to_string(bad)),
+            std::string::npos)
+      << r.out;
+  EXPECT_EQ(r.out.find("lost      none\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("lost      none in what was read; " + unread + " bytes were not read"),
+            std::string::npos)
+      << r.out;
+}
+
+// A trace of about 55 MB (padding records, which the reader skips cheaply): past the size
+// from which the progress line is drawn on a terminal.
+std::string LargeTrace(const std::string& folder) {
+  TraceBuilder b;
+  trace::RegionRecord region{};
+  region.edge = static_cast<uint8_t>(trace::RegionEdge::kBegin);
+  b.Chunk(trace::ChunkSource::kThread, 7).Add(region);
+  std::vector<uint8_t> padding(64 * 1024, 0);
+  const trace::RecordHeader h{static_cast<uint8_t>(trace::RecordType::kPadding), 0,
+                              static_cast<uint16_t>(padding.size() / trace::kRecordAlign)};
+  std::memcpy(padding.data(), &h, sizeof h);
+  for (int i = 0; i < 850; ++i) b.AddRaw(padding.data(), padding.size());
+  const std::string path = folder + "/large.fspy";
+  b.WriteTo(path);
+  return path;
+}
+
+TEST_F(ReportCliTest, NoProgressLineWhenStderrIsNotATerminal) {
+  const ChildResult r = RunChild({kReport, LargeTrace(dir_.path()), "--color", "never"});
+  ASSERT_TRUE(r.exited);
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_EQ(r.err, "");  // captured through a pipe: not a terminal
+  EXPECT_EQ(r.out.find('\r'), std::string::npos);
+  EXPECT_EQ(r.out.find("reading 1 trace"), std::string::npos);
+}
+
+// stderr on a pseudo-terminal, as for a person running the report: the line is drawn, then
+// erased (the last thing written is a carriage return after blanks).
+TEST_F(ReportCliTest, ProgressLineOnATerminal) {
+  const std::string path = LargeTrace(dir_.path());
+  int master = -1, slave = -1;
+  ASSERT_EQ(openpty(&master, &slave, nullptr, nullptr, nullptr), 0) << std::strerror(errno);
+  const pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    const int null = open("/dev/null", O_WRONLY);
+    dup2(null, STDOUT_FILENO);
+    dup2(slave, STDERR_FILENO);
+    close(master);
+    execl(kReport.c_str(), kReport.c_str(), path.c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  close(slave);
+  std::string terminal;
+  char buffer[4096];
+  for (ssize_t n; (n = read(master, buffer, sizeof buffer)) > 0;) terminal.append(buffer, n);
+  close(master);  // read() fails with EIO once the child has closed its end
+  int status = 0;
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0);
+  EXPECT_NE(terminal.find("\rreading 1 trace ["), std::string::npos) << terminal;
+  EXPECT_NE(terminal.find(" of 55.7 MB"), std::string::npos) << terminal;
+  ASSERT_FALSE(terminal.empty());
+  EXPECT_EQ(terminal.back(), '\r');
+  EXPECT_NE(terminal.find_last_not_of(" \r"), terminal.size() - 2) << terminal;
+}
+
+}  // namespace
+}  // namespace flopspy::testing
