@@ -134,6 +134,7 @@ CUresult LaunchWrapper(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsi
   shape.dynamic_smem = smem;
   shape.stream = reinterpret_cast<uint64_t>(s);
   shape.per_thread_stream = g_entries[E].per_thread;
+  shape.driver = reinterpret_cast<const void*>(real);
   CounterLaunch counters(fn, shape, {p, e}, correlation);  // FLOPSPY_COUNTERS (counters_mode.h)
   uint64_t enter, exit;
   CUresult result;
@@ -167,6 +168,7 @@ CUresult CooperativeWrapper(CUfunction f, unsigned gx, unsigned gy, unsigned gz,
   shape.dynamic_smem = smem;
   shape.stream = reinterpret_cast<uint64_t>(s);
   shape.per_thread_stream = g_entries[E].per_thread;
+  shape.driver = reinterpret_cast<const void*>(real);
   CounterLaunch counters(fn, shape, {p, nullptr}, correlation);
   uint64_t enter, exit;
   CUresult result;
@@ -199,6 +201,7 @@ CUresult LaunchExWrapper(const CUlaunchConfig* c, CUfunction f, void** p, void**
   shape.dynamic_smem = c->sharedMemBytes;
   shape.stream = reinterpret_cast<uint64_t>(c->hStream);
   shape.per_thread_stream = g_entries[E].per_thread;
+  shape.driver = reinterpret_cast<const void*>(real);
   for (unsigned i = 0; c->attrs != nullptr && i < c->numAttrs && i < 64; ++i) {
     if (c->attrs[i].id == CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION) {
       shape.cluster[0] = c->attrs[i].value.clusterDim.x;
@@ -318,7 +321,8 @@ struct ApiWrapper<E, S, CUresult (*)(A...)> {
     }
     const CallFacts facts = Describe(E, args...);
     RecordApiCall(g_entries[E].api, enter, exit, result, correlation, facts.stream, facts.bytes,
-                  static_cast<uint32_t>(facts.kind), g_entries[E].synchronizing);
+                  static_cast<uint32_t>(facts.kind), g_entries[E].synchronizing,
+                  reinterpret_cast<const void*>(real));
     return result;
   }
 };

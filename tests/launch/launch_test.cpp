@@ -36,8 +36,9 @@ constexpr uint32_t kLegacy = trace::kStreamLegacyDefault;
 
 // Calls flopspy itself makes to name kernels and read their parameter layouts, once per kernel,
 // and the lookups the runtime makes to answer them (a host stub is resolved to its CUkernel and
-// CUfunction at first use), and its one reading of the devices' properties at the first CUDA
-// call: the only lines of the fakes' reports that differ with the preload.
+// CUfunction at first use), its one reading of the devices' properties at the first CUDA call,
+// and its reading of the current context and its device (current_device.h): the only lines of
+// the fakes' reports that differ with the preload.
 bool IsNamingCounter(const std::string& line) {
   for (const char* prefix :
        {"driver cuFuncGetName ", "driver cuKernelGetName ", "driver cuFuncGetParamInfo ",
@@ -45,7 +46,7 @@ bool IsNamingCounter(const std::string& line) {
         "driver cuLibraryGetKernel ", "driver cuKernelGetFunction ", "driver cuInit ",
         "driver cuDriverGetVersion ", "driver cuDeviceGetCount ", "driver cuDeviceGet ",
         "driver cuDeviceGetName ", "driver cuDeviceGetAttribute ", "driver cuDeviceTotalMem_v2 ",
-        "driver cuDeviceGetUuid_v2 ", "driver cuDeviceGetUuid "}) {
+        "driver cuDeviceGetUuid_v2 ", "driver cuDeviceGetUuid ", "driver cuCtxGetDevice "}) {
     if (line.rfind(prefix, 0) == 0) return true;
   }
   return false;
@@ -701,6 +702,59 @@ TEST_F(LaunchTest, EightThreadsEveryLaunchOnce) {
     ns.insert(counts.begin()->first);
   }
   EXPECT_EQ(ns, (std::set<int32_t>{1, 2, 3, 4, 5, 6, 7, 8}));
+}
+
+// Every launch, API call and cuBLAS call carries the device of the thread's current context,
+// however the program switched it (devices_app.cpp: markers name the expected device).
+TEST_F(LaunchTest, DevicesFollowTheCurrentContext) {
+  const Runs r = RunBoth({DEVICES_APP});
+  ASSERT_EQ(r.plain.exit_code, 0) << r.plain.out << r.plain.err;
+  EXPECT_TRUE(Contains(r.plain.out, "cudaSetDevice 2 -> 0")) << r.plain.out;
+  EXPECT_TRUE(Contains(r.plain.out, "cuCtxSetCurrent 3 -> 0")) << r.plain.out;
+  const auto device_of = [](int64_t marker) { return marker == 99 ? -1 : marker % 100; };
+  const std::set<int64_t> markers = {100, 202, 303, 401, 503, 601, 702, 800};
+
+  const LaunchTrace& t = r.trace;
+  ASSERT_EQ(t.launches.size(), 2 * markers.size() + 1) << Describe(t);
+  std::map<int64_t, int> launches_by_marker;
+  for (const auto& l : t.launches) {
+    const int32_t marker = l.ParamInt(0);
+    ++launches_by_marker[marker];
+    EXPECT_EQ(l.device, device_of(marker))
+        << "launch N " << marker << " api " << static_cast<int>(l.api);
+    EXPECT_EQ(l.stream_device, l.device) << "launch N " << marker;
+  }
+  for (int64_t m : markers) EXPECT_EQ(launches_by_marker[m], 2) << "marker " << m;
+  EXPECT_EQ(launches_by_marker[99], 1);
+
+  size_t copies = 0, sets = 0;
+  for (const auto& c : t.calls) {
+    if (c.api == Api::kCudaDeviceSynchronize) {
+      EXPECT_EQ(c.device, 0) << "the runtime's implicit device";
+      continue;
+    }
+    const int64_t marker = static_cast<int64_t>(c.bytes / 10);
+    ASSERT_TRUE(markers.count(marker)) << "api " << static_cast<int>(c.api) << " bytes " << c.bytes;
+    EXPECT_EQ(c.device, device_of(marker))
+        << "api " << static_cast<int>(c.api) << " bytes " << c.bytes;
+    copies += c.api == Api::kCudaMemcpy;
+    sets += c.api == Api::kCuMemset;
+  }
+  EXPECT_EQ(copies, markers.size());
+  EXPECT_EQ(sets, markers.size());
+
+  ASSERT_EQ(t.library_calls.size(), markers.size());
+  for (const auto& c : t.library_calls) {
+    EXPECT_TRUE(markers.count(c.m)) << c.m;
+    EXPECT_EQ(c.device, device_of(c.m)) << "cublasSgemm_v2 m " << c.m;
+    const auto s = t.streams.find(c.stream);
+    ASSERT_NE(s, t.streams.end());
+    EXPECT_EQ(s->second.device, c.device);
+  }
+
+  // cuCtxGetDevice only when a thread's context changed: the main thread saw devices 0, 2, 3,
+  // 1, 2, 0 in turn and the second thread 3 (the third had no context).
+  EXPECT_EQ(NamingCalls(r, "driver cuCtxGetDevice"), 7);
 }
 
 // FLOPSPY_ENABLE=0: every call passes straight through, nothing is asked of the driver or the

@@ -24,7 +24,10 @@
   X(cuModuleLoadData, 2000) X(cuModuleGetFunction, 2000) \
   X(cuLibraryLoadData, 12000) X(cuLibraryGetKernel, 12000) X(cuKernelGetFunction, 12000) \
   X(cuMemAlloc, 3020) X(cuMemFree, 3020) X(cuStreamCreate, 2000) X(cuStreamDestroy, 4000) \
-  X(cuGetErrorString, 6000) X(cuGetErrorName, 6000)
+  X(cuGetErrorString, 6000) X(cuGetErrorName, 6000) \
+  X(cuDeviceGetCount, 2000) X(cuDeviceGet, 2000) X(cuDevicePrimaryCtxRetain, 7000) \
+  X(cuDevicePrimaryCtxRelease, 11000) X(cuCtxGetCurrent, 4000) X(cuCtxSetCurrent, 4000) \
+  X(cuCtxGetDevice, 2000)
 // clang-format on
 
 namespace fakecuda {
