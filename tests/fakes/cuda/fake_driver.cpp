@@ -289,6 +289,17 @@ CUresult Resolve(const char* symbol, void** pfn, int version, cuuint64_t flags,
   } else if (base == "cuCtxSynchronize") {
     exported = version >= 13000 ? "cuCtxSynchronize_v2" : "cuCtxSynchronize";
     min_version = 2000;
+  } else if (base == "cuMemcpyBatchAsync" || base == "cuMemcpy3DBatchAsync") {
+    // The CUDA 12.8 ABI (with failIdx) under the bare name, the 13.0 ABI as _v2.
+    const bool per_thread = (flags & CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM) != 0;
+    static constexpr const char* kNames[2][2][2] = {
+        // [3D][13.0 ABI][per thread]
+        {{"cuMemcpyBatchAsync", "cuMemcpyBatchAsync_ptsz"},
+         {"cuMemcpyBatchAsync_v2", "cuMemcpyBatchAsync_v2_ptsz"}},
+        {{"cuMemcpy3DBatchAsync", "cuMemcpy3DBatchAsync_ptsz"},
+         {"cuMemcpy3DBatchAsync_v2", "cuMemcpy3DBatchAsync_v2_ptsz"}}};
+    exported = kNames[base == "cuMemcpy3DBatchAsync"][version >= 13000][per_thread];
+    min_version = 12080;
   } else {
     const bool per_thread = (flags & CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM) != 0;
     for (const ProcName* p = per_thread ? kPerThreadProcNames : kLegacyProcNames; p->base; ++p) {

@@ -19,6 +19,10 @@
   X(cuMemsetD8, 3020) X(cuMemsetD16, 3020) X(cuMemsetD32, 3020) \
   X(cuMemsetD8Async, 3020) X(cuMemsetD16Async, 3020) X(cuMemsetD32Async, 3020) \
   X(cuMemsetD2D8, 3020) X(cuMemsetD2D32, 3020) X(cuMemsetD2D8Async, 3020) X(cuMemsetD2D32Async, 3020) \
+  X(cuMemsetD2D16, 3020) X(cuMemsetD2D16Async, 3020) X(cuMemcpy2DUnaligned, 3020) \
+  X(cuMemcpy3DPeer, 4000) X(cuMemcpy3DPeerAsync, 4000) \
+  X(cuMemcpyDtoA, 3020) X(cuMemcpyAtoD, 3020) X(cuMemcpyHtoA, 3020) X(cuMemcpyAtoH, 3020) \
+  X(cuMemcpyAtoA, 3020) X(cuMemcpyHtoAAsync, 3020) X(cuMemcpyAtoHAsync, 3020) \
   X(cuFuncGetName, 12030) X(cuKernelGetName, 12030) \
   X(cuFuncGetParamInfo, 12040) X(cuKernelGetParamInfo, 12040) \
   X(cuModuleLoadData, 2000) X(cuModuleGetFunction, 2000) \
