@@ -2,11 +2,24 @@
 //   X(Id, base name (cuGetProcAddress), exported name (libcuda.so), function type, per-thread
 //     stream form, trace::Api, kind of wrapper, copy kind, may block the CPU, (parameters), (args))
 // Exported names follow cuda.h: _v2 ABIs for copies and sets, _ptds for per-thread synchronous
-// copies, _ptsz for per-thread stream-ordered calls (facts/cuda.md §1.5, §3.2).
+// copies, _ptsz for per-thread stream-ordered calls (facts/cuda.md §1.5, §3.2). The function type
+// is cudaTypedefs.h's PFN_<base>_v<version>: the version is the cudaVersion from which
+// cuGetProcAddress hands out that ABI, and where one base name has two ABIs (cuCtxSynchronize,
+// the batch copies) a lookup gets the newest one not newer than the version it asks for.
+//
+// The cuMemcpy* and cuMemsetD* families are complete for every ABI from CUDA 3.2 on (the
+// DriverTable tests of tests/launch/launch_test.cpp check the table against cuda.h and
+// cudaTypedefs.h); the 32-bit ABIs older than 3.2 (PFN_..._v2000) are not wrapped: a lookup of
+// one is passed through.
 #pragma once
 
 #include <cuda.h>
 #include <cudaTypedefs.h>
+
+// cuda.h maps these to the CUDA 13.0 ABI (_v2); the table also wraps the CUDA 12.8 ABI the bare
+// names export.
+#undef cuMemcpyBatchAsync
+#undef cuMemcpy3DBatchAsync
 
 // clang-format off
 #define FLOPSPY_DRIVER_ENTRIES(X) \
@@ -139,5 +152,73 @@
   X(MemsetD2D32Async, "cuMemsetD2D32Async", cuMemsetD2D32Async, PFN_cuMemsetD2D32Async_v3020, false, kCuMemsetAsync, Api, kUnknown, false, \
     (CUdeviceptr d, size_t pitch, unsigned int v, size_t w, size_t h, CUstream s), (d, pitch, v, w, h, s)) \
   X(MemsetD2D32AsyncPtsz, "cuMemsetD2D32Async", cuMemsetD2D32Async_ptsz, PFN_cuMemsetD2D32Async_v7000_ptsz, true, kCuMemsetAsync, Api, kUnknown, false, \
-    (CUdeviceptr d, size_t pitch, unsigned int v, size_t w, size_t h, CUstream s), (d, pitch, v, w, h, s))
+    (CUdeviceptr d, size_t pitch, unsigned int v, size_t w, size_t h, CUstream s), (d, pitch, v, w, h, s)) \
+  X(MemsetD2D16, "cuMemsetD2D16", cuMemsetD2D16_v2, PFN_cuMemsetD2D16_v3020, false, kCuMemset, Api, kUnknown, true, \
+    (CUdeviceptr d, size_t pitch, unsigned short v, size_t w, size_t h), (d, pitch, v, w, h)) \
+  X(MemsetD2D16Ptds, "cuMemsetD2D16", cuMemsetD2D16_v2_ptds, PFN_cuMemsetD2D16_v7000_ptds, true, kCuMemset, Api, kUnknown, true, \
+    (CUdeviceptr d, size_t pitch, unsigned short v, size_t w, size_t h), (d, pitch, v, w, h)) \
+  X(MemsetD2D16Async, "cuMemsetD2D16Async", cuMemsetD2D16Async, PFN_cuMemsetD2D16Async_v3020, false, kCuMemsetAsync, Api, kUnknown, false, \
+    (CUdeviceptr d, size_t pitch, unsigned short v, size_t w, size_t h, CUstream s), (d, pitch, v, w, h, s)) \
+  X(MemsetD2D16AsyncPtsz, "cuMemsetD2D16Async", cuMemsetD2D16Async_ptsz, PFN_cuMemsetD2D16Async_v7000_ptsz, true, kCuMemsetAsync, Api, kUnknown, false, \
+    (CUdeviceptr d, size_t pitch, unsigned short v, size_t w, size_t h, CUstream s), (d, pitch, v, w, h, s)) \
+  X(Memcpy2DUnaligned, "cuMemcpy2DUnaligned", cuMemcpy2DUnaligned_v2, PFN_cuMemcpy2DUnaligned_v3020, false, kCuMemcpy, Api, kUnknown, true, \
+    (const CUDA_MEMCPY2D* c), (c)) \
+  X(Memcpy2DUnalignedPtds, "cuMemcpy2DUnaligned", cuMemcpy2DUnaligned_v2_ptds, PFN_cuMemcpy2DUnaligned_v7000_ptds, true, kCuMemcpy, Api, kUnknown, true, \
+    (const CUDA_MEMCPY2D* c), (c)) \
+  X(Memcpy3DPeer, "cuMemcpy3DPeer", cuMemcpy3DPeer, PFN_cuMemcpy3DPeer_v4000, false, kCuMemcpy, Api, kPeer, true, \
+    (const CUDA_MEMCPY3D_PEER* c), (c)) \
+  X(Memcpy3DPeerPtds, "cuMemcpy3DPeer", cuMemcpy3DPeer_ptds, PFN_cuMemcpy3DPeer_v7000_ptds, true, kCuMemcpy, Api, kPeer, true, \
+    (const CUDA_MEMCPY3D_PEER* c), (c)) \
+  X(Memcpy3DPeerAsync, "cuMemcpy3DPeerAsync", cuMemcpy3DPeerAsync, PFN_cuMemcpy3DPeerAsync_v4000, false, kCuMemcpyAsync, Api, kPeer, false, \
+    (const CUDA_MEMCPY3D_PEER* c, CUstream s), (c, s)) \
+  X(Memcpy3DPeerAsyncPtsz, "cuMemcpy3DPeerAsync", cuMemcpy3DPeerAsync_ptsz, PFN_cuMemcpy3DPeerAsync_v7000_ptsz, true, kCuMemcpyAsync, Api, kPeer, false, \
+    (const CUDA_MEMCPY3D_PEER* c, CUstream s), (c, s)) \
+  X(MemcpyDtoA, "cuMemcpyDtoA", cuMemcpyDtoA_v2, PFN_cuMemcpyDtoA_v3020, false, kCuMemcpy, Api, kDeviceToDevice, true, \
+    (CUarray a, size_t offset, CUdeviceptr src, size_t n), (a, offset, src, n)) \
+  X(MemcpyDtoAPtds, "cuMemcpyDtoA", cuMemcpyDtoA_v2_ptds, PFN_cuMemcpyDtoA_v7000_ptds, true, kCuMemcpy, Api, kDeviceToDevice, true, \
+    (CUarray a, size_t offset, CUdeviceptr src, size_t n), (a, offset, src, n)) \
+  X(MemcpyAtoD, "cuMemcpyAtoD", cuMemcpyAtoD_v2, PFN_cuMemcpyAtoD_v3020, false, kCuMemcpy, Api, kDeviceToDevice, true, \
+    (CUdeviceptr d, CUarray a, size_t offset, size_t n), (d, a, offset, n)) \
+  X(MemcpyAtoDPtds, "cuMemcpyAtoD", cuMemcpyAtoD_v2_ptds, PFN_cuMemcpyAtoD_v7000_ptds, true, kCuMemcpy, Api, kDeviceToDevice, true, \
+    (CUdeviceptr d, CUarray a, size_t offset, size_t n), (d, a, offset, n)) \
+  X(MemcpyHtoA, "cuMemcpyHtoA", cuMemcpyHtoA_v2, PFN_cuMemcpyHtoA_v3020, false, kCuMemcpy, Api, kHostToDevice, true, \
+    (CUarray a, size_t offset, const void* h, size_t n), (a, offset, h, n)) \
+  X(MemcpyHtoAPtds, "cuMemcpyHtoA", cuMemcpyHtoA_v2_ptds, PFN_cuMemcpyHtoA_v7000_ptds, true, kCuMemcpy, Api, kHostToDevice, true, \
+    (CUarray a, size_t offset, const void* h, size_t n), (a, offset, h, n)) \
+  X(MemcpyAtoH, "cuMemcpyAtoH", cuMemcpyAtoH_v2, PFN_cuMemcpyAtoH_v3020, false, kCuMemcpy, Api, kDeviceToHost, true, \
+    (void* h, CUarray a, size_t offset, size_t n), (h, a, offset, n)) \
+  X(MemcpyAtoHPtds, "cuMemcpyAtoH", cuMemcpyAtoH_v2_ptds, PFN_cuMemcpyAtoH_v7000_ptds, true, kCuMemcpy, Api, kDeviceToHost, true, \
+    (void* h, CUarray a, size_t offset, size_t n), (h, a, offset, n)) \
+  X(MemcpyAtoA, "cuMemcpyAtoA", cuMemcpyAtoA_v2, PFN_cuMemcpyAtoA_v3020, false, kCuMemcpy, Api, kDeviceToDevice, true, \
+    (CUarray a, size_t offset, CUarray src, size_t src_offset, size_t n), (a, offset, src, src_offset, n)) \
+  X(MemcpyAtoAPtds, "cuMemcpyAtoA", cuMemcpyAtoA_v2_ptds, PFN_cuMemcpyAtoA_v7000_ptds, true, kCuMemcpy, Api, kDeviceToDevice, true, \
+    (CUarray a, size_t offset, CUarray src, size_t src_offset, size_t n), (a, offset, src, src_offset, n)) \
+  X(MemcpyHtoAAsync, "cuMemcpyHtoAAsync", cuMemcpyHtoAAsync_v2, PFN_cuMemcpyHtoAAsync_v3020, false, kCuMemcpyAsync, Api, kHostToDevice, false, \
+    (CUarray a, size_t offset, const void* h, size_t n, CUstream s), (a, offset, h, n, s)) \
+  X(MemcpyHtoAAsyncPtsz, "cuMemcpyHtoAAsync", cuMemcpyHtoAAsync_v2_ptsz, PFN_cuMemcpyHtoAAsync_v7000_ptsz, true, kCuMemcpyAsync, Api, kHostToDevice, false, \
+    (CUarray a, size_t offset, const void* h, size_t n, CUstream s), (a, offset, h, n, s)) \
+  X(MemcpyAtoHAsync, "cuMemcpyAtoHAsync", cuMemcpyAtoHAsync_v2, PFN_cuMemcpyAtoHAsync_v3020, false, kCuMemcpyAsync, Api, kDeviceToHost, false, \
+    (void* h, CUarray a, size_t offset, size_t n, CUstream s), (h, a, offset, n, s)) \
+  X(MemcpyAtoHAsyncPtsz, "cuMemcpyAtoHAsync", cuMemcpyAtoHAsync_v2_ptsz, PFN_cuMemcpyAtoHAsync_v7000_ptsz, true, kCuMemcpyAsync, Api, kDeviceToHost, false, \
+    (void* h, CUarray a, size_t offset, size_t n, CUstream s), (h, a, offset, n, s)) \
+  X(MemcpyBatchAsyncV12080, "cuMemcpyBatchAsync", cuMemcpyBatchAsync, PFN_cuMemcpyBatchAsync_v12080, false, kCuMemcpyAsync, Api, kDefault, false, \
+    (CUdeviceptr* d, CUdeviceptr* src, size_t* sizes, size_t count, CUmemcpyAttributes* attrs, size_t* attr_index, size_t attr_count, size_t* fail, CUstream s), \
+    (d, src, sizes, count, attrs, attr_index, attr_count, fail, s)) \
+  X(MemcpyBatchAsyncV12080Ptsz, "cuMemcpyBatchAsync", cuMemcpyBatchAsync_ptsz, PFN_cuMemcpyBatchAsync_v12080_ptsz, true, kCuMemcpyAsync, Api, kDefault, false, \
+    (CUdeviceptr* d, CUdeviceptr* src, size_t* sizes, size_t count, CUmemcpyAttributes* attrs, size_t* attr_index, size_t attr_count, size_t* fail, CUstream s), \
+    (d, src, sizes, count, attrs, attr_index, attr_count, fail, s)) \
+  X(MemcpyBatchAsync, "cuMemcpyBatchAsync", cuMemcpyBatchAsync_v2, PFN_cuMemcpyBatchAsync_v13000, false, kCuMemcpyAsync, Api, kDefault, false, \
+    (CUdeviceptr* d, CUdeviceptr* src, size_t* sizes, size_t count, CUmemcpyAttributes* attrs, size_t* attr_index, size_t attr_count, CUstream s), \
+    (d, src, sizes, count, attrs, attr_index, attr_count, s)) \
+  X(MemcpyBatchAsyncPtsz, "cuMemcpyBatchAsync", cuMemcpyBatchAsync_v2_ptsz, PFN_cuMemcpyBatchAsync_v13000_ptsz, true, kCuMemcpyAsync, Api, kDefault, false, \
+    (CUdeviceptr* d, CUdeviceptr* src, size_t* sizes, size_t count, CUmemcpyAttributes* attrs, size_t* attr_index, size_t attr_count, CUstream s), \
+    (d, src, sizes, count, attrs, attr_index, attr_count, s)) \
+  X(Memcpy3DBatchAsyncV12080, "cuMemcpy3DBatchAsync", cuMemcpy3DBatchAsync, PFN_cuMemcpy3DBatchAsync_v12080, false, kCuMemcpyAsync, Api, kDefault, false, \
+    (size_t count, CUDA_MEMCPY3D_BATCH_OP* ops, size_t* fail, unsigned long long flags, CUstream s), (count, ops, fail, flags, s)) \
+  X(Memcpy3DBatchAsyncV12080Ptsz, "cuMemcpy3DBatchAsync", cuMemcpy3DBatchAsync_ptsz, PFN_cuMemcpy3DBatchAsync_v12080_ptsz, true, kCuMemcpyAsync, Api, kDefault, false, \
+    (size_t count, CUDA_MEMCPY3D_BATCH_OP* ops, size_t* fail, unsigned long long flags, CUstream s), (count, ops, fail, flags, s)) \
+  X(Memcpy3DBatchAsync, "cuMemcpy3DBatchAsync", cuMemcpy3DBatchAsync_v2, PFN_cuMemcpy3DBatchAsync_v13000, false, kCuMemcpyAsync, Api, kDefault, false, \
+    (size_t count, CUDA_MEMCPY3D_BATCH_OP* ops, unsigned long long flags, CUstream s), (count, ops, flags, s)) \
+  X(Memcpy3DBatchAsyncPtsz, "cuMemcpy3DBatchAsync", cuMemcpy3DBatchAsync_v2_ptsz, PFN_cuMemcpy3DBatchAsync_v13000_ptsz, true, kCuMemcpyAsync, Api, kDefault, false, \
+    (size_t count, CUDA_MEMCPY3D_BATCH_OP* ops, unsigned long long flags, CUstream s), (count, ops, flags, s))
 // clang-format on

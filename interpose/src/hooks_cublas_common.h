@@ -20,6 +20,7 @@
 
 #include "caller_resolver.h"
 #include "clock.h"
+#include "current_device.h"
 #include "flopspy/analyzers/blas_routine.h"
 #include "flopspy/analyzers/blas_types.h"
 #include "hooks_cublas_table.h"
@@ -224,6 +225,7 @@ __attribute__((always_inline)) inline R RunHook(const void* caller, A... args) {
     raw.record.enter_ns = enter;
     raw.record.exit_ns = exit;
     raw.record.correlation = correlation;
+    raw.record.device = CurrentDevice();  // where the handle's work runs
     NoteLegacyUnknowns<R>(raw, target.copy);
     kDecode(raw, target.copy, args...);
     raw.Seal();
@@ -241,6 +243,7 @@ __attribute__((always_inline)) inline R RunHook(const void* caller, A... args) {
     raw.record.enter_ns = enter;
     raw.record.exit_ns = exit;
     raw.record.correlation = correlation;
+    raw.record.device = CurrentDevice();  // where the handle's work runs
     // The legacy API has no status to return (cublasGetError() would clear the program's).
     if constexpr (std::is_same_v<R, cublasStatus_t>) raw.record.status = result;
     NoteLegacyUnknowns<R>(raw, target.copy);

@@ -41,6 +41,7 @@ enum class Kind { kLaunch, kLaunchEx, kCooperative, kApi };
 struct DriverEntry {
   const char* base;
   const char* exported;
+  int since;  // cudaVersion of the ABI, from the PFN_..._v<version> type name
   bool per_thread;
   trace::Api api;
   Kind kind;
@@ -50,10 +51,30 @@ struct DriverEntry {
   std::atomic<void*> reals[kSlots];
 };
 
+// "PFN_cuMemcpyHtoD_v3020" -> 3020; "PFN_cuLaunchKernel_v7000_ptsz" -> 7000.
+constexpr int AbiVersion(std::string_view pfn) {
+  const size_t at = pfn.rfind("_v");
+  int version = 0;
+  for (size_t i = at + 2; at != std::string_view::npos && i < pfn.size(); ++i) {
+    if (pfn[i] < '0' || pfn[i] > '9') break;
+    version = version * 10 + (pfn[i] - '0');
+  }
+  return version;
+}
+static_assert(AbiVersion("PFN_cuLaunchKernel_v7000_ptsz") == 7000);
+
 DriverEntry g_entries[kEntryCount] = {
 #define FLOPSPY_ENTRY(id, base, exported, pfn, per_thread, api, kind, copy, sync, params, args) \
-  {base, #exported, per_thread, trace::Api::api, Kind::k##kind, trace::CopyKind::copy,          \
-   sync, {},        {}},
+  {base,                                                                                        \
+   #exported,                                                                                   \
+   AbiVersion(#pfn),                                                                            \
+   per_thread,                                                                                  \
+   trace::Api::api,                                                                             \
+   Kind::k##kind,                                                                               \
+   trace::CopyKind::copy,                                                                       \
+   sync,                                                                                        \
+   {},                                                                                          \
+   {}},
     FLOPSPY_DRIVER_ENTRIES(FLOPSPY_ENTRY)
 #undef FLOPSPY_ENTRY
 };
@@ -134,6 +155,7 @@ CUresult LaunchWrapper(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsi
   shape.dynamic_smem = smem;
   shape.stream = reinterpret_cast<uint64_t>(s);
   shape.per_thread_stream = g_entries[E].per_thread;
+  shape.driver = reinterpret_cast<const void*>(real);
   CounterLaunch counters(fn, shape, {p, e}, correlation);  // FLOPSPY_COUNTERS (counters_mode.h)
   uint64_t enter, exit;
   CUresult result;
@@ -167,6 +189,7 @@ CUresult CooperativeWrapper(CUfunction f, unsigned gx, unsigned gy, unsigned gz,
   shape.dynamic_smem = smem;
   shape.stream = reinterpret_cast<uint64_t>(s);
   shape.per_thread_stream = g_entries[E].per_thread;
+  shape.driver = reinterpret_cast<const void*>(real);
   CounterLaunch counters(fn, shape, {p, nullptr}, correlation);
   uint64_t enter, exit;
   CUresult result;
@@ -199,6 +222,7 @@ CUresult LaunchExWrapper(const CUlaunchConfig* c, CUfunction f, void** p, void**
   shape.dynamic_smem = c->sharedMemBytes;
   shape.stream = reinterpret_cast<uint64_t>(c->hStream);
   shape.per_thread_stream = g_entries[E].per_thread;
+  shape.driver = reinterpret_cast<const void*>(real);
   for (unsigned i = 0; c->attrs != nullptr && i < c->numAttrs && i < 64; ++i) {
     if (c->attrs[i].id == CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION) {
       shape.cluster[0] = c->attrs[i].value.clusterDim.x;
@@ -228,6 +252,16 @@ uint64_t Bytes2D(const CUDA_MEMCPY2D* c) {
 uint64_t Bytes3D(const CUDA_MEMCPY3D* c) {
   return c ? static_cast<uint64_t>(c->WidthInBytes) * c->Height * c->Depth : 0;
 }
+trace::MemoryKind MemoryOf(CUmemorytype type) {
+  switch (type) {
+    case CU_MEMORYTYPE_DEVICE:
+      return trace::MemoryKind::kDevice;
+    case CU_MEMORYTYPE_ARRAY:
+      return trace::MemoryKind::kArray;
+    default:
+      return trace::MemoryKind::kUnknown;  // host memory: pinned or pageable is not known here
+  }
+}
 trace::CopyKind KindOf(CUmemorytype src, CUmemorytype dst) {
   const bool src_host = src == CU_MEMORYTYPE_HOST, dst_host = dst == CU_MEMORYTYPE_HOST;
   if (src_host && dst_host) return trace::CopyKind::kHostToHost;
@@ -242,7 +276,23 @@ struct CallFacts {
   uint64_t bytes = 0;
   uint64_t stream = 0;
   trace::CopyKind kind = trace::CopyKind::kUnknown;
+  trace::MemoryKind src = trace::MemoryKind::kUnknown;
+  trace::MemoryKind dst = trace::MemoryKind::kUnknown;
+  int position = 0;  // of the argument being noted
+
+  uint32_t Detail() const {
+    return static_cast<uint32_t>(kind) | static_cast<uint32_t>(src) << 8 |
+           static_cast<uint32_t>(dst) << 16;
+  }
 };
+
+template <class Copy>
+void NoteTypes(CallFacts& f, const Copy* c) {
+  if (c == nullptr) return;
+  f.kind = KindOf(c->srcMemoryType, c->dstMemoryType);
+  f.src = MemoryOf(c->srcMemoryType);
+  f.dst = MemoryOf(c->dstMemoryType);
+}
 
 template <class T>
 void Note(CallFacts& f, T value) {
@@ -250,13 +300,21 @@ void Note(CallFacts& f, T value) {
     f.stream = reinterpret_cast<uint64_t>(value);
   } else if constexpr (std::is_same_v<T, CUevent>) {
     if (f.stream == 0) f.stream = reinterpret_cast<uint64_t>(value);
+  } else if constexpr (std::is_same_v<T, CUarray>) {
+    // Array copies name the destination first (DtoA, HtoA, AtoA) or second (AtoD, AtoH).
+    (f.position == 0 ? f.dst : f.src) = trace::MemoryKind::kArray;
   } else if constexpr (std::is_same_v<T, const CUDA_MEMCPY2D*>) {
     f.bytes = Bytes2D(value);
-    if (value) f.kind = KindOf(value->srcMemoryType, value->dstMemoryType);
+    NoteTypes(f, value);
   } else if constexpr (std::is_same_v<T, const CUDA_MEMCPY3D*>) {
     f.bytes = Bytes3D(value);
-    if (value) f.kind = KindOf(value->srcMemoryType, value->dstMemoryType);
+    NoteTypes(f, value);
+  } else if constexpr (std::is_same_v<T, const CUDA_MEMCPY3D_PEER*>) {
+    f.bytes = value ? static_cast<uint64_t>(value->WidthInBytes) * value->Height * value->Depth : 0;
+    NoteTypes(f, value);
+    if (f.kind == trace::CopyKind::kDeviceToDevice) f.kind = trace::CopyKind::kPeer;
   }
+  ++f.position;
 }
 
 struct Sizes {
@@ -276,10 +334,51 @@ void NoteSize(Sizes& s, T value, bool is_set) {
   }
 }
 
+// Batch copies: the sizes of the copies (a host array, read only when the call succeeded: then
+// the driver has read it too), or the extents of the 3D operations. A 3D operation counts one
+// byte per element: exact between pointers (the driver's element size), a lower bound with an
+// array operand (whose element size is not looked up).
+CallFacts DescribeBatch(const size_t* sizes, size_t count, CUstream s, CUresult result) {
+  CallFacts f;
+  f.stream = reinterpret_cast<uint64_t>(s);
+  f.kind = trace::CopyKind::kDefault;  // directions come from the pointers, as cudaMemcpyDefault
+  for (size_t i = 0; result == CUDA_SUCCESS && sizes != nullptr && i < count; ++i) {
+    f.bytes += sizes[i];
+  }
+  return f;
+}
+CallFacts Describe3DBatch(size_t count, const CUDA_MEMCPY3D_BATCH_OP* ops, CUstream s,
+                          CUresult result) {
+  CallFacts f;
+  f.stream = reinterpret_cast<uint64_t>(s);
+  f.kind = trace::CopyKind::kDefault;
+  for (size_t i = 0; result == CUDA_SUCCESS && ops != nullptr && i < count; ++i) {
+    f.bytes +=
+        static_cast<uint64_t>(ops[i].extent.width) * ops[i].extent.height * ops[i].extent.depth;
+  }
+  return f;
+}
+CallFacts Describe(int, CUresult result, CUdeviceptr*, CUdeviceptr*, size_t* sizes, size_t count,
+                   CUmemcpyAttributes*, size_t*, size_t, size_t*, CUstream s) {
+  return DescribeBatch(sizes, count, s, result);
+}
+CallFacts Describe(int, CUresult result, CUdeviceptr*, CUdeviceptr*, size_t* sizes, size_t count,
+                   CUmemcpyAttributes*, size_t*, size_t, CUstream s) {
+  return DescribeBatch(sizes, count, s, result);
+}
+CallFacts Describe(int, CUresult result, size_t count, CUDA_MEMCPY3D_BATCH_OP* ops, size_t*,
+                   unsigned long long, CUstream s) {
+  return Describe3DBatch(count, ops, s, result);
+}
+CallFacts Describe(int, CUresult result, size_t count, CUDA_MEMCPY3D_BATCH_OP* ops,
+                   unsigned long long, CUstream s) {
+  return Describe3DBatch(count, ops, s, result);
+}
+
 // Bytes, stream and direction of an API call, from its arguments. The last size_t of a copy is
 // its byte count; a set has (dst, value, N) or, in 2D, (dst, pitch, value, width, height).
 template <class... A>
-CallFacts Describe(int e, A... args) {
+CallFacts Describe(int e, CUresult, A... args) {
   CallFacts f;
   (Note(f, args), ...);
   const trace::Api api = g_entries[e].api;
@@ -316,9 +415,9 @@ struct ApiWrapper<E, S, CUresult (*)(A...)> {
       result = real(args...);
       exit = NowNs();
     }
-    const CallFacts facts = Describe(E, args...);
+    const CallFacts facts = Describe(E, result, args...);
     RecordApiCall(g_entries[E].api, enter, exit, result, correlation, facts.stream, facts.bytes,
-                  static_cast<uint32_t>(facts.kind), g_entries[E].synchronizing);
+                  facts.Detail(), g_entries[E].synchronizing, reinterpret_cast<const void*>(real));
     return result;
   }
 };
@@ -386,23 +485,22 @@ void Remember(std::atomic<void*>& slot, void* real) {
 }
 
 // The entry that matches a cuGetProcAddress answer: first by address (the driver returned its
-// exported function), else by the per-thread flag (the driver returned another implementation).
+// exported function), else by the per-thread flag and the version (the driver returned another
+// implementation): between ABIs of one function (cuCtxSynchronize, the batch copies before and
+// after 13.0) the newest one not newer than the requested version. None when every ABI the table
+// has is newer (a pre-3.2 copy ABI): the driver's function is handed out unwrapped.
 int EntryForProc(std::string_view symbol, void* real, int version, cuuint64_t flags) {
-  int by_flag = -1;
+  int by_version = -1;
   const bool per_thread = (flags & CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM) != 0;
   for (int e = 0; e < kEntryCount; ++e) {
     if (symbol != g_entries[e].base) continue;
     if (Real(e, 0) == real) return e;
-    if (g_entries[e].per_thread == per_thread) {
-      // Between ABIs of one function (cuCtxSynchronize before and after 13.0) the newest one
-      // not newer than the requested version applies; the table lists older ABIs first.
-      if (!(std::string_view(g_entries[e].exported).ends_with("_v2") &&
-            symbol == "cuCtxSynchronize" && version < 13000)) {
-        by_flag = e;
-      }
+    if (g_entries[e].per_thread == per_thread && g_entries[e].since <= version &&
+        (by_version < 0 || g_entries[e].since > g_entries[by_version].since)) {
+      by_version = e;
     }
   }
-  return by_flag;
+  return by_version;
 }
 
 void* WrapProc(const char* symbol, void* real, int version, cuuint64_t flags) {

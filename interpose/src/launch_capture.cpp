@@ -8,6 +8,7 @@
 
 #include "caller_resolver.h"
 #include "cpu_sampling.h"
+#include "current_device.h"
 #include "flopspy/gpu_roofline/device_properties_json.h"
 #include "flopspy/gpu_roofline/device_reader.h"
 #include "library_resolver.h"
@@ -301,7 +302,7 @@ void RecordLaunch(trace::Api api, uint64_t enter_ns, uint64_t exit_ns, int32_t r
   if (duration > UINT32_MAX) flags |= trace::kLaunchDurationSaturated;
   raw.h.flags = flags;
   raw.api = static_cast<uint16_t>(api);
-  raw.device = -1;
+  raw.device = CurrentDevice(shape.driver);
   raw.enter_ns = enter_ns;
   raw.duration_ns = static_cast<uint32_t>(std::min<uint64_t>(duration, UINT32_MAX));
   raw.result = result;
@@ -332,7 +333,7 @@ void RecordLaunch(trace::Api api, uint64_t enter_ns, uint64_t exit_ns, int32_t r
 
 void RecordApiCall(trace::Api api, uint64_t enter_ns, uint64_t exit_ns, int32_t result,
                    uint64_t correlation, uint64_t stream, uint64_t bytes, uint32_t detail,
-                   bool synchronizing) {
+                   bool synchronizing, const void* driver) {
   NoteCudaInUse();
   trace::ApiCallRecord r;
   uint8_t flags = 0;
@@ -340,7 +341,7 @@ void RecordApiCall(trace::Api api, uint64_t enter_ns, uint64_t exit_ns, int32_t 
   if (InsideLibraryCall()) flags |= trace::kApiCallInsideLibrary;
   r.h = trace::MakeHeader<trace::ApiCallRecord>(flags);
   r.api = static_cast<uint16_t>(api);
-  r.device = -1;
+  r.device = CurrentDevice(driver);
   r.enter_ns = enter_ns;
   r.exit_ns = exit_ns;
   r.result = result;

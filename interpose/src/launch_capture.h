@@ -81,9 +81,13 @@ struct LaunchShape {
   uint64_t stream = 0;
   bool per_thread_stream = false;  // a _ptsz entry point: stream 0 means the per-thread stream
   bool from_runtime = false;       // recorded by a runtime hook (trace::kLaunchFromRuntime)
+  // A real function of the driver the launch went to (a driver hook's), naming the driver copy
+  // to ask for the current device the first time; nullptr: the loaded libcuda.
+  const void* driver = nullptr;
 };
 
-// Writes the raw launch record. `enter_ns`/`exit_ns` bracket the real call only.
+// Writes the raw launch record, with the device of the thread's current context (the device the
+// launch runs on). `enter_ns`/`exit_ns` bracket the real call only.
 void RecordLaunch(trace::Api api, uint64_t enter_ns, uint64_t exit_ns, int32_t result,
                   uint64_t correlation, const FunctionInfo* function, const LaunchShape& shape,
                   const ParamSource& params);
@@ -93,9 +97,10 @@ void RecordLaunch(trace::Api api, uint64_t enter_ns, uint64_t exit_ns, int32_t r
 uint32_t CopyParams(const FunctionInfo* function, const ParamSource& source, uint32_t wanted,
                     uint8_t* out, bool* truncated);
 
-// An API call record (synchronisation, copies, sets, graph launches).
+// An API call record (synchronisation, copies, sets, graph launches). `driver`: as
+// LaunchShape::driver.
 void RecordApiCall(trace::Api api, uint64_t enter_ns, uint64_t exit_ns, int32_t result,
                    uint64_t correlation, uint64_t stream, uint64_t bytes, uint32_t detail,
-                   bool synchronizing);
+                   bool synchronizing, const void* driver = nullptr);
 
 }  // namespace flopspy::interpose

@@ -1,6 +1,7 @@
 // What recording costs: one record on the calling thread against an empty call, and the
 // flusher's throughput. Run: build/bin/flopspy_bench_recorder (numbers: docs/performance.md).
 #include <benchmark/benchmark.h>
+#include <dlfcn.h>
 #include <stdlib.h>
 #include <sys/mman.h>
 
@@ -11,6 +12,7 @@
 #include <thread>
 
 #include "clock.h"
+#include "current_device.h"
 #include "recorder.h"
 #include "thread_buffer.h"
 
@@ -115,6 +117,34 @@ void BM_RecordWhenBufferIsFull(benchmark::State& state) {
   state.counters["dropped"] = static_cast<double>(buffer.dropped());
 }
 BENCHMARK(BM_RecordWhenBufferIsFull);
+
+#ifdef FAKECUDA_DRIVER_DIR
+// What device attribution adds to every record (current_device.h): the driver's cuCtxGetCurrent
+// and a compare with the thread's last context, against the fake libcuda.so.1 (whose
+// cuCtxGetCurrent is a thread-local read, as the real driver's). Compare with BM_EmptyCall.
+void BM_CurrentDevice(benchmark::State& state) {
+  void* driver = dlopen(FAKECUDA_DRIVER_DIR "/libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+  using Init = int (*)(unsigned);
+  using Retain = int (*)(void**, int);
+  using SetCurrent = int (*)(void*);
+  const auto init = driver ? reinterpret_cast<Init>(dlsym(driver, "cuInit")) : nullptr;
+  const auto retain =
+      driver ? reinterpret_cast<Retain>(dlsym(driver, "cuDevicePrimaryCtxRetain")) : nullptr;
+  const auto set =
+      driver ? reinterpret_cast<SetCurrent>(dlsym(driver, "cuCtxSetCurrent")) : nullptr;
+  void* context = nullptr;
+  if (!init || !retain || !set || init(0) != 0 || retain(&context, 1) != 0 || set(context) != 0) {
+    state.SkipWithError("the fake libcuda.so.1 could not be set up");
+    return;
+  }
+  if (flopspy::interpose::CurrentDevice() != 1) {
+    state.SkipWithError("the current device is not the one set");
+    return;
+  }
+  for (auto _ : state) benchmark::DoNotOptimize(flopspy::interpose::CurrentDevice());
+}
+BENCHMARK(BM_CurrentDevice);
+#endif
 
 // The flusher: records of one thread encoded into chunks and written to a file (page cache).
 void BM_FlusherThroughput(benchmark::State& state) {

@@ -9,8 +9,10 @@
 #include <dlfcn.h>
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <map>
 #include <memory>
+#include <regex>
 #include <set>
 #include <sstream>
 #include <string>
@@ -36,8 +38,9 @@ constexpr uint32_t kLegacy = trace::kStreamLegacyDefault;
 
 // Calls flopspy itself makes to name kernels and read their parameter layouts, once per kernel,
 // and the lookups the runtime makes to answer them (a host stub is resolved to its CUkernel and
-// CUfunction at first use), and its one reading of the devices' properties at the first CUDA
-// call: the only lines of the fakes' reports that differ with the preload.
+// CUfunction at first use), its one reading of the devices' properties at the first CUDA call,
+// and its reading of the current context and its device (current_device.h): the only lines of
+// the fakes' reports that differ with the preload.
 bool IsNamingCounter(const std::string& line) {
   for (const char* prefix : {"driver cuFuncGetName ",        "driver cuKernelGetName ",
                              "driver cuFuncGetParamInfo ",   "driver cuKernelGetParamInfo ",
@@ -48,7 +51,8 @@ bool IsNamingCounter(const std::string& line) {
                              "driver cuDriverGetVersion ",   "driver cuDeviceGetCount ",
                              "driver cuDeviceGet ",          "driver cuDeviceGetName ",
                              "driver cuDeviceGetAttribute ", "driver cuDeviceTotalMem_v2 ",
-                             "driver cuDeviceGetUuid_v2 ",   "driver cuDeviceGetUuid "}) {
+                             "driver cuDeviceGetUuid_v2 ",   "driver cuDeviceGetUuid ",
+                             "driver cuCtxGetDevice "}) {
     if (line.rfind(prefix, 0) == 0) return true;
   }
   return false;
@@ -267,6 +271,96 @@ TEST(FakeDriver, ExportsWhatTheRealDriverExports) {
   }
   dlclose(fake);
   dlclose(stub);
+}
+
+// --- The table against the CUDA headers -----------------------------------------------------
+
+std::string ReadCudaHeader(const char* name) {
+  std::ifstream in(std::string(CUDA_HEADERS_DIR) + "/" + name);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+bool IsCopyOrSet(const std::string& name) {
+  return name.rfind("cuMemcpy", 0) == 0 || name.rfind("cuMemsetD", 0) == 0;
+}
+
+struct TableEntry {
+  std::string base, exported, pfn;
+  bool per_thread;
+};
+
+std::vector<TableEntry> CopyAndSetEntries() {
+  std::vector<TableEntry> out;
+#define TABLE_ENTRY(id, base, exported, pfn, per_thread, ...) \
+  if (IsCopyOrSet(base)) out.push_back({base, #exported, #pfn, per_thread});
+  FLOPSPY_DRIVER_ENTRIES(TABLE_ENTRY)
+#undef TABLE_ENTRY
+  return out;
+}
+
+// Every ABI of the copy and set families that cudaTypedefs.h knows from CUDA 3.2 on has an entry
+// (a toolkit that adds one fails here until it is wrapped), and nothing else.
+TEST(DriverTable, CopyAndSetFamiliesMatchCudaTypedefs) {
+  const std::string typedefs = ReadCudaHeader("cudaTypedefs.h");
+  ASSERT_FALSE(typedefs.empty()) << CUDA_HEADERS_DIR;
+  const std::regex pfn(R"(PFN_(cuMem(?:cpy|setD)[A-Za-z0-9]*)_v(\d+)(_ptds|_ptsz)?\))");
+  std::set<std::string> in_header;
+  for (std::sregex_iterator it(typedefs.begin(), typedefs.end(), pfn), end; it != end; ++it) {
+    const std::string match = (*it)[0].str();
+    if (std::stoi((*it)[2].str()) >= 3020) in_header.insert(match.substr(0, match.size() - 1));
+  }
+  EXPECT_GE(in_header.size(), 80u) << "the pattern found too few typedefs";
+  std::set<std::string> in_table;
+  for (const TableEntry& e : CopyAndSetEntries()) {
+    EXPECT_TRUE(in_table.insert(e.pfn).second) << "two entries of " << e.pfn;
+  }
+  for (const std::string& name : in_header) {
+    EXPECT_TRUE(in_table.count(name)) << name << " is in cudaTypedefs.h, not in driver_entries.h";
+  }
+  for (const std::string& name : in_table) {
+    EXPECT_TRUE(in_header.count(name)) << name << " is in driver_entries.h, not in cudaTypedefs.h";
+  }
+}
+
+// Every copy or set function cuda.h declares belongs to a wrapped family, and each name cuda.h
+// maps with __CUDA_API_PTDS/__CUDA_API_PTSZ is exported by the table's legacy entry (the target)
+// and per-thread entry (the target with _ptds or _ptsz): what a program compiled against these
+// headers calls.
+TEST(DriverTable, CopyAndSetNamesMatchCudaHeader) {
+  const std::string header = ReadCudaHeader("cuda.h");
+  ASSERT_FALSE(header.empty()) << CUDA_HEADERS_DIR;
+  const std::vector<TableEntry> entries = CopyAndSetEntries();
+  std::set<std::string> bases;
+  for (const TableEntry& e : entries) bases.insert(e.base);
+
+  const std::regex declared(
+      R"(CUresult CUDAAPI (cuMem(?:cpy|setD)[A-Za-z0-9]*)(?:_v\d+)?(?:_ptds|_ptsz)?\()");
+  int declarations = 0;
+  for (std::sregex_iterator it(header.begin(), header.end(), declared), end; it != end; ++it) {
+    ++declarations;
+    EXPECT_TRUE(bases.count((*it)[1].str())) << (*it)[0].str() << ": family not wrapped";
+  }
+  EXPECT_GT(declarations, 60);
+
+  const std::regex mapped(
+      R"(#define\s+(cuMem(?:cpy|setD)[A-Za-z0-9]*)\s+__CUDA_API_PT(DS|SZ)\((\w+)\))");
+  const auto exports = [&](const std::string& base, const std::string& exported, bool per_thread) {
+    for (const TableEntry& e : entries) {
+      if (e.base == base && e.exported == exported && e.per_thread == per_thread) return true;
+    }
+    return false;
+  };
+  int mappings = 0;
+  for (std::sregex_iterator it(header.begin(), header.end(), mapped), end; it != end; ++it) {
+    ++mappings;
+    const std::string base = (*it)[1].str(), target = (*it)[3].str();
+    const std::string suffix = (*it)[2].str() == "DS" ? "_ptds" : "_ptsz";
+    EXPECT_TRUE(exports(base, target, false)) << base << " -> " << target;
+    EXPECT_TRUE(exports(base, target + suffix, true)) << base << " -> " << target + suffix;
+  }
+  EXPECT_GT(mappings, 35);
 }
 
 // --- (a) dynamic cudart --------------------------------------------------------------------
@@ -709,6 +803,171 @@ TEST_F(LaunchTest, EightThreadsEveryLaunchOnce) {
     ns.insert(counts.begin()->first);
   }
   EXPECT_EQ(ns, (std::set<int32_t>{1, 2, 3, 4, 5, 6, 7, 8}));
+}
+
+// --- Copies and sets -------------------------------------------------------------------------
+
+struct ExpectedCopy {
+  const char* exported;  // the fake driver's function that must have been called once
+  Api api;
+  uint64_t bytes;
+  trace::CopyKind kind;
+  trace::MemoryKind src, dst;
+  bool synchronizing;
+};
+
+// What `driver_app copies` does, in its order: per form, sizes 1001... plus 100 per-thread.
+std::vector<ExpectedCopy> ExpectedCopies() {
+  using C = trace::CopyKind;
+  using M = trace::MemoryKind;
+  std::vector<ExpectedCopy> out;
+  for (const bool pt : {false, true}) {
+    const uint64_t b = pt ? 100 : 0;
+    const auto name = [pt](const char* legacy, const char* per_thread) {
+      return pt ? per_thread : legacy;
+    };
+    out.push_back({name("cuMemsetD2D16_v2", "cuMemsetD2D16_v2_ptds"), Api::kCuMemset,
+                   2 * (1001 + b), C::kUnknown, M::kUnknown, M::kUnknown, true});
+    out.push_back({name("cuMemsetD2D16Async", "cuMemsetD2D16Async_ptsz"), Api::kCuMemsetAsync,
+                   2 * (1002 + b), C::kUnknown, M::kUnknown, M::kUnknown, false});
+    out.push_back({name("cuMemcpy2DUnaligned_v2", "cuMemcpy2DUnaligned_v2_ptds"), Api::kCuMemcpy,
+                   1003 + b, C::kHostToDevice, M::kUnknown, M::kArray, true});
+    out.push_back({name("cuMemcpy3DPeer", "cuMemcpy3DPeer_ptds"), Api::kCuMemcpy, 1004 + b,
+                   C::kPeer, M::kDevice, M::kDevice, true});
+    out.push_back({name("cuMemcpy3DPeerAsync", "cuMemcpy3DPeerAsync_ptsz"), Api::kCuMemcpyAsync,
+                   1005 + b, C::kPeer, M::kDevice, M::kDevice, false});
+    out.push_back({name("cuMemcpyDtoA_v2", "cuMemcpyDtoA_v2_ptds"), Api::kCuMemcpy, 1006 + b,
+                   C::kDeviceToDevice, M::kUnknown, M::kArray, true});
+    out.push_back({name("cuMemcpyAtoD_v2", "cuMemcpyAtoD_v2_ptds"), Api::kCuMemcpy, 1007 + b,
+                   C::kDeviceToDevice, M::kArray, M::kUnknown, true});
+    out.push_back({name("cuMemcpyHtoA_v2", "cuMemcpyHtoA_v2_ptds"), Api::kCuMemcpy, 1008 + b,
+                   C::kHostToDevice, M::kUnknown, M::kArray, true});
+    out.push_back({name("cuMemcpyAtoH_v2", "cuMemcpyAtoH_v2_ptds"), Api::kCuMemcpy, 1009 + b,
+                   C::kDeviceToHost, M::kArray, M::kUnknown, true});
+    out.push_back({name("cuMemcpyAtoA_v2", "cuMemcpyAtoA_v2_ptds"), Api::kCuMemcpy, 1010 + b,
+                   C::kDeviceToDevice, M::kArray, M::kArray, true});
+    out.push_back({name("cuMemcpyHtoAAsync_v2", "cuMemcpyHtoAAsync_v2_ptsz"), Api::kCuMemcpyAsync,
+                   1011 + b, C::kHostToDevice, M::kUnknown, M::kArray, false});
+    out.push_back({name("cuMemcpyAtoHAsync_v2", "cuMemcpyAtoHAsync_v2_ptsz"), Api::kCuMemcpyAsync,
+                   1012 + b, C::kDeviceToHost, M::kArray, M::kUnknown, false});
+    out.push_back({name("cuMemcpyBatchAsync", "cuMemcpyBatchAsync_ptsz"), Api::kCuMemcpyAsync,
+                   1013 + b + 7, C::kDefault, M::kUnknown, M::kUnknown, false});
+    out.push_back({name("cuMemcpyBatchAsync_v2", "cuMemcpyBatchAsync_v2_ptsz"), Api::kCuMemcpyAsync,
+                   1015 + b + 7, C::kDefault, M::kUnknown, M::kUnknown, false});
+    out.push_back({name("cuMemcpy3DBatchAsync", "cuMemcpy3DBatchAsync_ptsz"), Api::kCuMemcpyAsync,
+                   1014 + b + 24, C::kDefault, M::kUnknown, M::kUnknown, false});
+    out.push_back({name("cuMemcpy3DBatchAsync_v2", "cuMemcpy3DBatchAsync_v2_ptsz"),
+                   Api::kCuMemcpyAsync, 1016 + b + 24, C::kDefault, M::kUnknown, M::kUnknown,
+                   false});
+  }
+  return out;
+}
+
+class CopyFamiliesTest : public LaunchTest, public ::testing::WithParamInterface<bool> {};
+
+// Every copy and set of the families added for issue 3.1 reaches the driver function of its form
+// (legacy, per-thread, 12.8 or 13.0 ABI) once and is recorded once with its bytes, direction and
+// memory kinds; with the driver handing out internal functions too (GetParam()), when the ABI
+// is picked by the version asked for.
+TEST_P(CopyFamiliesTest, EveryCopyAndSetRecordedOnce) {
+  const std::map<std::string, std::string> env =
+      GetParam() ? std::map<std::string, std::string>{{"FAKECUDA_PROC_INTERNAL", "1"}}
+                 : std::map<std::string, std::string>{};
+  const Runs r = RunBoth({DRIVER_APP, "copies"}, env);
+  ASSERT_EQ(r.plain.exit_code, 0) << r.plain.out << r.plain.err;
+  const std::vector<ExpectedCopy> expected = ExpectedCopies();
+  ASSERT_EQ(r.trace.calls.size(), expected.size());
+  for (const ExpectedCopy& e : expected) {
+    EXPECT_EQ(Get(r.counters, std::string("driver ") + e.exported), 1) << e.exported;
+    std::vector<const ApiCallSeen*> found;
+    for (const auto& c : r.trace.calls) {
+      if (c.bytes == e.bytes) found.push_back(&c);
+    }
+    ASSERT_EQ(found.size(), 1u) << e.exported << " bytes " << e.bytes;
+    const ApiCallSeen& c = *found.front();
+    EXPECT_EQ(c.api, e.api) << e.exported;
+    EXPECT_EQ(c.result, 0) << e.exported;
+    EXPECT_EQ(c.detail & 0xFF, static_cast<uint32_t>(e.kind)) << e.exported;
+    EXPECT_EQ((c.detail >> 8) & 0xFF, static_cast<uint32_t>(e.src)) << e.exported;
+    EXPECT_EQ((c.detail >> 16) & 0xFF, static_cast<uint32_t>(e.dst)) << e.exported;
+    EXPECT_EQ((c.flags & trace::kApiCallSynchronizing) != 0, e.synchronizing) << e.exported;
+    EXPECT_EQ(c.device, -1) << "no context was made current";
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(DriverProcs, CopyFamiliesTest, ::testing::Bool(),
+                         [](const ::testing::TestParamInfo<bool>& p) {
+                           return p.param ? std::string("InternalFunctions")
+                                          : std::string("Exports");
+                         });
+
+// A failing driver: every copy and set returns its error to the program and the trace records it;
+// a failed batch counts no bytes (its size array is not read).
+TEST_F(LaunchTest, CopyAndSetErrorsPassThrough) {
+  const Runs r = RunBoth({DRIVER_APP, "copies"}, {{"FAKECUDA_API_RESULT", "1"}});
+  ASSERT_EQ(r.plain.exit_code, 0) << r.plain.out << r.plain.err;
+  EXPECT_TRUE(Contains(r.plain.out, "cuMemcpyAtoA -> 1")) << r.plain.out;
+  EXPECT_TRUE(Contains(r.plain.out, "cuMemcpyBatchAsync 12080 -> 1")) << r.plain.out;
+  ASSERT_EQ(r.trace.calls.size(), ExpectedCopies().size());
+  for (const auto& c : r.trace.calls) {
+    EXPECT_EQ(c.result, 1) << "api " << static_cast<int>(c.api) << " bytes " << c.bytes;
+    if ((c.detail & 0xFF) == static_cast<uint32_t>(trace::CopyKind::kDefault)) {
+      EXPECT_EQ(c.bytes, 0u);
+    }
+  }
+}
+
+// Every launch, API call and cuBLAS call carries the device of the thread's current context,
+// however the program switched it (devices_app.cpp: markers name the expected device).
+TEST_F(LaunchTest, DevicesFollowTheCurrentContext) {
+  const Runs r = RunBoth({DEVICES_APP});
+  ASSERT_EQ(r.plain.exit_code, 0) << r.plain.out << r.plain.err;
+  EXPECT_TRUE(Contains(r.plain.out, "cudaSetDevice 2 -> 0")) << r.plain.out;
+  EXPECT_TRUE(Contains(r.plain.out, "cuCtxSetCurrent 3 -> 0")) << r.plain.out;
+  const auto device_of = [](int64_t marker) { return marker == 99 ? -1 : marker % 100; };
+  const std::set<int64_t> markers = {100, 202, 303, 401, 503, 601, 702, 800};
+
+  const LaunchTrace& t = r.trace;
+  ASSERT_EQ(t.launches.size(), 2 * markers.size() + 1) << Describe(t);
+  std::map<int64_t, int> launches_by_marker;
+  for (const auto& l : t.launches) {
+    const int32_t marker = l.ParamInt(0);
+    ++launches_by_marker[marker];
+    EXPECT_EQ(l.device, device_of(marker))
+        << "launch N " << marker << " api " << static_cast<int>(l.api);
+    EXPECT_EQ(l.stream_device, l.device) << "launch N " << marker;
+  }
+  for (int64_t m : markers) EXPECT_EQ(launches_by_marker[m], 2) << "marker " << m;
+  EXPECT_EQ(launches_by_marker[99], 1);
+
+  size_t copies = 0, sets = 0;
+  for (const auto& c : t.calls) {
+    if (c.api == Api::kCudaDeviceSynchronize) {
+      EXPECT_EQ(c.device, 0) << "the runtime's implicit device";
+      continue;
+    }
+    const int64_t marker = static_cast<int64_t>(c.bytes / 10);
+    ASSERT_TRUE(markers.count(marker)) << "api " << static_cast<int>(c.api) << " bytes " << c.bytes;
+    EXPECT_EQ(c.device, device_of(marker))
+        << "api " << static_cast<int>(c.api) << " bytes " << c.bytes;
+    copies += c.api == Api::kCudaMemcpy;
+    sets += c.api == Api::kCuMemset;
+  }
+  EXPECT_EQ(copies, markers.size());
+  EXPECT_EQ(sets, markers.size());
+
+  ASSERT_EQ(t.library_calls.size(), markers.size());
+  for (const auto& c : t.library_calls) {
+    EXPECT_TRUE(markers.count(c.m)) << c.m;
+    EXPECT_EQ(c.device, device_of(c.m)) << "cublasSgemm_v2 m " << c.m;
+    const auto s = t.streams.find(c.stream);
+    ASSERT_NE(s, t.streams.end());
+    EXPECT_EQ(s->second.device, c.device);
+  }
+
+  // cuCtxGetDevice only when a thread's context changed: the main thread saw devices 0, 2, 3,
+  // 1, 2, 0 in turn and the second thread 3 (the third had no context).
+  EXPECT_EQ(NamingCalls(r, "driver cuCtxGetDevice"), 7);
 }
 
 // FLOPSPY_ENABLE=0: every call passes straight through, nothing is asked of the driver or the

@@ -31,6 +31,8 @@ struct LaunchSeen {
   uint32_t smem = 0;
   uint64_t stream = 0;
   uint32_t stream_flags = 0;
+  int16_t device = -1;          // KernelLaunchRecord::device
+  int32_t stream_device = -1;   // StreamDef::device
   std::vector<uint8_t> params;  // captured leading parameter bytes
 
   // The int32 at `offset` of the captured parameters, or -1 when not captured.
@@ -57,6 +59,7 @@ struct ApiCallSeen {
   uint64_t bytes = 0;
   uint64_t correlation = 0;
   uint32_t thread = 0;
+  int16_t device = -1;
 };
 
 struct LaunchTrace {
@@ -65,6 +68,8 @@ struct LaunchTrace {
   analyzers::TraceSummary summary;
   std::vector<LaunchSeen> launches;  // in file order
   std::vector<ApiCallSeen> calls;
+  std::vector<trace::LibraryCallRecord> library_calls;
+  std::map<uint32_t, trace::StreamDef> streams;      // by id
   std::map<uint32_t, trace::FunctionDef> functions;  // by id
 
   std::vector<const LaunchSeen*> WithApi(trace::Api api) const {
@@ -109,7 +114,7 @@ inline LaunchTrace ReadLaunchTrace(const std::string& path) {
   };
   std::vector<Pending> pending;
   std::map<uint32_t, trace::KernelSignatureDef> signatures;
-  std::map<uint32_t, trace::StreamDef> streams;
+  std::map<uint32_t, trace::StreamDef>& streams = t.streams;
   analyzers::TraceSummarizer summarizer;
   const analyzers::StringLookup strings = [&reader](uint32_t id) { return reader.String(id); };
   bool last_was_launch = false;
@@ -160,9 +165,13 @@ inline LaunchTrace ReadLaunchTrace(const std::string& path) {
         seen.bytes = c.bytes;
         seen.correlation = c.correlation;
         seen.thread = r.thread_id;
+        seen.device = c.device;
         t.calls.push_back(seen);
         break;
       }
+      case trace::RecordType::kLibraryCall:
+        t.library_calls.push_back(r.As<trace::LibraryCallRecord>());
+        break;
       default:
         break;
     }
@@ -176,6 +185,7 @@ inline LaunchTrace ReadLaunchTrace(const std::string& path) {
     l.correlation = p.record.correlation;
     l.thread = p.thread;
     l.params = p.params;
+    l.device = p.record.device;
     if (const auto s = signatures.find(p.record.signature); s != signatures.end()) {
       std::memcpy(l.grid, s->second.grid, sizeof(l.grid));
       std::memcpy(l.block, s->second.block, sizeof(l.block));
@@ -191,6 +201,7 @@ inline LaunchTrace ReadLaunchTrace(const std::string& path) {
     if (const auto s = streams.find(p.record.stream); s != streams.end()) {
       l.stream = s->second.handle;
       l.stream_flags = s->second.stream_flags;
+      l.stream_device = s->second.device;
     }
     t.launches.push_back(std::move(l));
   }

@@ -10,6 +10,7 @@
 //   FAKECUDA_LAUNCH_RESULT    CUresult every driver launch returns (default 0)
 //   FAKECUDA_API_RESULT       CUresult every driver sync/copy/set/graph call returns (default 0)
 //   FAKECUDA_INIT_RESULT      CUresult of cuInit (default 0)
+//   FAKECUDA_DEVICE_COUNT     devices, each with a primary context (default 4, at most 16)
 //   FAKECUDA_LOG_LOOKUPS      1: print every cuGetProcAddress lookup on stderr
 //   FAKECUDA_PROC_INTERNAL    1: cuGetProcAddress returns internal functions, not the exports
 //   FAKECUDART_LAUNCH_RESULT  cudaError_t every runtime launch returns without calling the

@@ -39,7 +39,8 @@ namespace {
   X(cuKernelGetName) X(cuFuncGetParamInfo) X(cuKernelGetParamInfo) X(cuModuleLoadData) \
   X(cuModuleGetFunction) X(cuLibraryLoadData) X(cuLibraryGetKernel) X(cuKernelGetFunction) \
   X(cuMemAlloc_v2) X(cuMemFree_v2) X(cuStreamCreate) X(cuStreamDestroy_v2) X(cuGetErrorString) \
-  X(cuGetErrorName)
+  X(cuGetErrorName) X(cuDeviceGetCount) X(cuDeviceGet) X(cuDevicePrimaryCtxRetain) \
+  X(cuDevicePrimaryCtxRelease_v2) X(cuCtxGetCurrent) X(cuCtxSetCurrent) X(cuCtxGetDevice)
 
 enum Counter : int {
 #define FAKECUDA_ENTRY_ID(id, base, exported, ...) kCount_##exported,
@@ -121,6 +122,30 @@ bool ValidStream(CUstream s) {
   if (value == 0 || s == CU_STREAM_LEGACY || s == CU_STREAM_PER_THREAD) return true;
   const auto* o = reinterpret_cast<const Object*>(s);
   return o >= std::begin(g_streams) && o < std::end(g_streams);
+}
+
+// Devices and contexts: FAKECUDA_DEVICE_COUNT devices (default 4), each with a primary context;
+// the current context is per thread, none until the thread sets one, as in the real driver.
+constexpr int kMaxDevices = 16;
+struct Context {
+  int device;
+};
+Context g_contexts[kMaxDevices] = {{0}, {1}, {2},  {3},  {4},  {5},  {6},  {7},
+                                   {8}, {9}, {10}, {11}, {12}, {13}, {14}, {15}};
+// Initial-exec, like a driver's own thread state: cuCtxGetCurrent below is what flopspy calls
+// on every record, and the launch benchmark should see a driver-like cost, not __tls_get_addr.
+thread_local CUcontext tls_current __attribute__((tls_model("initial-exec"))) = nullptr;
+std::atomic<bool> g_initialized{false};
+
+int DeviceCount() {
+  static const int count = std::clamp(EnvInt("FAKECUDA_DEVICE_COUNT", 4), 0, kMaxDevices);
+  return count;
+}
+
+const Context* ContextOf(CUcontext c) {
+  const auto* p = reinterpret_cast<const Context*>(c);
+  if (p < std::begin(g_contexts) || p >= std::begin(g_contexts) + DeviceCount()) return nullptr;
+  return p;
 }
 
 // --- Launches ------------------------------------------------------------------------------
@@ -264,6 +289,17 @@ CUresult Resolve(const char* symbol, void** pfn, int version, cuuint64_t flags,
   } else if (base == "cuCtxSynchronize") {
     exported = version >= 13000 ? "cuCtxSynchronize_v2" : "cuCtxSynchronize";
     min_version = 2000;
+  } else if (base == "cuMemcpyBatchAsync" || base == "cuMemcpy3DBatchAsync") {
+    // The CUDA 12.8 ABI (with failIdx) under the bare name, the 13.0 ABI as _v2.
+    const bool per_thread = (flags & CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM) != 0;
+    static constexpr const char* kNames[2][2][2] = {
+        // [3D][13.0 ABI][per thread]
+        {{"cuMemcpyBatchAsync", "cuMemcpyBatchAsync_ptsz"},
+         {"cuMemcpyBatchAsync_v2", "cuMemcpyBatchAsync_v2_ptsz"}},
+        {{"cuMemcpy3DBatchAsync", "cuMemcpy3DBatchAsync_ptsz"},
+         {"cuMemcpy3DBatchAsync_v2", "cuMemcpy3DBatchAsync_v2_ptsz"}}};
+    exported = kNames[base == "cuMemcpy3DBatchAsync"][version >= 13000][per_thread];
+    min_version = 12080;
   } else {
     const bool per_thread = (flags & CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM) != 0;
     for (const ProcName* p = per_thread ? kPerThreadProcNames : kLegacyProcNames; p->base; ++p) {
@@ -330,7 +366,70 @@ FLOPSPY_DRIVER_ENTRIES(FAKECUDA_DEFINE_ENTRY)
 FAKECUDA_EXPORT CUresult cuInit(unsigned int) {
   Count(fakecuda::kCount_cuInit);
   static const int value = fakecuda::EnvInt("FAKECUDA_INIT_RESULT", 0);
+  if (value == CUDA_SUCCESS) fakecuda::g_initialized.store(true);
   return static_cast<CUresult>(value);
+}
+
+FAKECUDA_EXPORT CUresult cuDeviceGetCount(int* count) {
+  Count(fakecuda::kCount_cuDeviceGetCount);
+  if (!fakecuda::g_initialized.load()) return CUDA_ERROR_NOT_INITIALIZED;
+  if (count == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  *count = fakecuda::DeviceCount();
+  return CUDA_SUCCESS;
+}
+
+FAKECUDA_EXPORT CUresult cuDeviceGet(CUdevice* device, int ordinal) {
+  Count(fakecuda::kCount_cuDeviceGet);
+  if (!fakecuda::g_initialized.load()) return CUDA_ERROR_NOT_INITIALIZED;
+  if (device == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  if (ordinal < 0 || ordinal >= fakecuda::DeviceCount()) return CUDA_ERROR_INVALID_DEVICE;
+  *device = ordinal;
+  return CUDA_SUCCESS;
+}
+
+FAKECUDA_EXPORT CUresult cuDevicePrimaryCtxRetain(CUcontext* context, CUdevice device) {
+  Count(fakecuda::kCount_cuDevicePrimaryCtxRetain);
+  if (!fakecuda::g_initialized.load()) return CUDA_ERROR_NOT_INITIALIZED;
+  if (context == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  if (device < 0 || device >= fakecuda::DeviceCount()) return CUDA_ERROR_INVALID_DEVICE;
+  *context = reinterpret_cast<CUcontext>(&fakecuda::g_contexts[device]);
+  return CUDA_SUCCESS;
+}
+
+FAKECUDA_EXPORT CUresult cuDevicePrimaryCtxRelease_v2(CUdevice device) {
+  Count(fakecuda::kCount_cuDevicePrimaryCtxRelease_v2);
+  if (!fakecuda::g_initialized.load()) return CUDA_ERROR_NOT_INITIALIZED;
+  return device >= 0 && device < fakecuda::DeviceCount() ? CUDA_SUCCESS : CUDA_ERROR_INVALID_DEVICE;
+}
+
+// No current context: success and a null context, as the real driver answers. Not counted: a
+// thread-local read in the real driver, and flopspy calls it for every record it writes (an
+// atomic count here would make the launch benchmark measure the fake).
+FAKECUDA_EXPORT CUresult cuCtxGetCurrent(CUcontext* context) {
+  if (!fakecuda::g_initialized.load(std::memory_order_relaxed)) return CUDA_ERROR_NOT_INITIALIZED;
+  if (context == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  *context = fakecuda::tls_current;
+  return CUDA_SUCCESS;
+}
+
+FAKECUDA_EXPORT CUresult cuCtxSetCurrent(CUcontext context) {
+  Count(fakecuda::kCount_cuCtxSetCurrent);
+  if (!fakecuda::g_initialized.load()) return CUDA_ERROR_NOT_INITIALIZED;
+  if (context != nullptr && fakecuda::ContextOf(context) == nullptr) {
+    return CUDA_ERROR_INVALID_CONTEXT;
+  }
+  fakecuda::tls_current = context;
+  return CUDA_SUCCESS;
+}
+
+FAKECUDA_EXPORT CUresult cuCtxGetDevice(CUdevice* device) {
+  Count(fakecuda::kCount_cuCtxGetDevice);
+  if (!fakecuda::g_initialized.load()) return CUDA_ERROR_NOT_INITIALIZED;
+  if (device == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  const fakecuda::Context* c = fakecuda::ContextOf(fakecuda::tls_current);
+  if (c == nullptr) return CUDA_ERROR_INVALID_CONTEXT;
+  *device = c->device;
+  return CUDA_SUCCESS;
 }
 
 FAKECUDA_EXPORT CUresult cuDriverGetVersion(int* version) {

@@ -49,6 +49,7 @@ namespace {
   X(cudaFuncGetName) X(cudaFuncGetParamInfo) X(cudaGetFuncBySymbol) \
   X(cudaGetLastError) X(cudaPeekAtLastError) X(cudaGetErrorString) X(cudaGetErrorName) \
   X(cudaRuntimeGetVersion) X(cudaDriverGetVersion) \
+  X(cudaSetDevice) X(cudaGetDevice) X(cudaGetDeviceCount) \
   X(__cudaRegisterFatBinary) X(__cudaRegisterFatBinaryEnd) X(__cudaUnregisterFatBinary) \
   X(__cudaRegisterFunction)
 // clang-format on
@@ -138,6 +139,11 @@ struct Driver {
   PFN_cuMemFree_v3020 free = nullptr;
   PFN_cuStreamCreate_v2000 stream_create = nullptr;
   PFN_cuStreamDestroy_v4000 stream_destroy = nullptr;
+  PFN_cuDeviceGetCount_v2000 device_count = nullptr;
+  PFN_cuDevicePrimaryCtxRetain_v7000 primary_context = nullptr;
+  PFN_cuCtxGetCurrent_v4000 get_context = nullptr;
+  PFN_cuCtxSetCurrent_v4000 set_context = nullptr;
+  PFN_cuCtxGetDevice_v2000 context_device = nullptr;
 
   template <class F>
   bool Get(F& out, const char* name, int version, cuuint64_t flags) {
@@ -195,7 +201,12 @@ struct Driver {
         Get(kernel_function, "cuKernelGetFunction", 12000, 0) &&
         Get(alloc, "cuMemAlloc", 3020, 0) && Get(free, "cuMemFree", 3020, 0) &&
         Get(stream_create, "cuStreamCreate", 2000, 0) &&
-        Get(stream_destroy, "cuStreamDestroy", 4000, 0);
+        Get(stream_destroy, "cuStreamDestroy", 4000, 0) &&
+        Get(device_count, "cuDeviceGetCount", 2000, 0) &&
+        Get(primary_context, "cuDevicePrimaryCtxRetain", 7000, 0) &&
+        Get(get_context, "cuCtxGetCurrent", 4000, 0) &&
+        Get(set_context, "cuCtxSetCurrent", 4000, 0) &&
+        Get(context_device, "cuCtxGetDevice", 2000, 0);
     if (!ok) return;
     const CUresult r = init(0);
     status = r == CUDA_SUCCESS ? cudaSuccess : FromDriver(r);
@@ -209,6 +220,34 @@ Driver& D() {
     return d;
   }();
   return driver;
+}
+
+// --- Devices -------------------------------------------------------------------------------
+
+// Like the real runtime: a thread's first call that needs a context uses the context current on
+// the thread if there is one, else makes device 0's primary context current; cudaSetDevice makes
+// the device's primary context current.
+thread_local bool tls_context_ready __attribute__((tls_model("initial-exec"))) = false;
+
+cudaError_t UseDevice(int device) {
+  CUcontext context = nullptr;
+  CUresult r = D().primary_context(&context, device);
+  if (r == CUDA_SUCCESS) r = D().set_context(context);
+  if (r != CUDA_SUCCESS)
+    return r == CUDA_ERROR_INVALID_DEVICE ? cudaErrorInvalidDevice : FromDriver(r);
+  tls_context_ready = true;
+  return cudaSuccess;
+}
+
+cudaError_t Ready() {
+  if (D().status != cudaSuccess) return D().status;
+  if (tls_context_ready) return cudaSuccess;
+  CUcontext current = nullptr;
+  if (D().get_context(&current) == CUDA_SUCCESS && current != nullptr) {
+    tls_context_ready = true;
+    return cudaSuccess;
+  }
+  return UseDevice(0);
 }
 
 // --- Registered kernels --------------------------------------------------------------------
@@ -270,7 +309,7 @@ cudaError_t LaunchFunction(int form, CUfunction f, dim3 grid, dim3 block, void**
 
 cudaError_t LaunchStub(int form, const void* func, dim3 grid, dim3 block, void** args, size_t smem,
                        cudaStream_t stream) {
-  if (D().status != cudaSuccess) return Note(D().status);
+  if (const cudaError_t ready = Ready(); ready != cudaSuccess) return Note(ready);
   cudaError_t e;
   if (RuntimeRejects(&e)) return Note(e);
   CUfunction f = nullptr;
@@ -280,7 +319,7 @@ cudaError_t LaunchStub(int form, const void* func, dim3 grid, dim3 block, void**
 
 cudaError_t LaunchKernelHandle(int form, cudaKernel_t kernel, dim3 grid, dim3 block, void** args,
                                size_t smem, cudaStream_t stream) {
-  if (D().status != cudaSuccess) return Note(D().status);
+  if (const cudaError_t ready = Ready(); ready != cudaSuccess) return Note(ready);
   cudaError_t e;
   if (RuntimeRejects(&e)) return Note(e);
   CUfunction f = nullptr;
@@ -291,7 +330,7 @@ cudaError_t LaunchKernelHandle(int form, cudaKernel_t kernel, dim3 grid, dim3 bl
 }
 
 cudaError_t LaunchEx(int form, const cudaLaunchConfig_t* config, const void* func, void** args) {
-  if (D().status != cudaSuccess) return Note(D().status);
+  if (const cudaError_t ready = Ready(); ready != cudaSuccess) return Note(ready);
   if (config == nullptr) return Note(cudaErrorInvalidValue);
   cudaError_t e;
   if (RuntimeRejects(&e)) return Note(e);
@@ -316,7 +355,7 @@ cudaError_t LaunchEx(int form, const cudaLaunchConfig_t* config, const void* fun
 
 cudaError_t Cooperative(int form, const void* func, dim3 grid, dim3 block, void** args, size_t smem,
                         cudaStream_t stream) {
-  if (D().status != cudaSuccess) return Note(D().status);
+  if (const cudaError_t ready = Ready(); ready != cudaSuccess) return Note(ready);
   cudaError_t e;
   if (RuntimeRejects(&e)) return Note(e);
   CUfunction f = nullptr;
@@ -327,7 +366,7 @@ cudaError_t Cooperative(int form, const void* func, dim3 grid, dim3 block, void*
 }
 
 cudaError_t Copy(int form, void* dst, const void* src, size_t n, cudaMemcpyKind kind) {
-  if (D().status != cudaSuccess) return Note(D().status);
+  if (const cudaError_t ready = Ready(); ready != cudaSuccess) return Note(ready);
   const auto d = reinterpret_cast<CUdeviceptr>(dst);
   const auto s = reinterpret_cast<CUdeviceptr>(src);
   switch (kind) {
@@ -346,7 +385,7 @@ cudaError_t Copy(int form, void* dst, const void* src, size_t n, cudaMemcpyKind 
 
 cudaError_t CopyAsync(int form, void* dst, const void* src, size_t n, cudaMemcpyKind kind,
                       cudaStream_t stream) {
-  if (D().status != cudaSuccess) return Note(D().status);
+  if (const cudaError_t ready = Ready(); ready != cudaSuccess) return Note(ready);
   const auto d = reinterpret_cast<CUdeviceptr>(dst);
   const auto s = reinterpret_cast<CUdeviceptr>(src);
   const auto st = reinterpret_cast<CUstream>(stream);
@@ -379,6 +418,7 @@ using fakecudart::D;
 using fakecudart::kLegacy;
 using fakecudart::kPerThread;
 using fakecudart::Note;
+using fakecudart::Ready;
 
 // --- Launches ------------------------------------------------------------------------------
 
@@ -464,14 +504,14 @@ FAKECUDART_EXPORT cudaError_t cudaLaunchCooperativeKernel_ptsz(const void* func,
 
 FAKECUDART_EXPORT cudaError_t cudaGraphLaunch(cudaGraphExec_t graph, cudaStream_t stream) {
   Count(fakecudart::kCount_cudaGraphLaunch);
-  if (D().status != cudaSuccess) return Note(D().status);
+  if (const cudaError_t ready = Ready(); ready != cudaSuccess) return Note(ready);
   return Note(fakecudart::FromDriver(D().graph[kLegacy](reinterpret_cast<CUgraphExec>(graph),
                                                         reinterpret_cast<CUstream>(stream))));
 }
 
 FAKECUDART_EXPORT cudaError_t cudaGraphLaunch_ptsz(cudaGraphExec_t graph, cudaStream_t stream) {
   Count(fakecudart::kCount_cudaGraphLaunch_ptsz);
-  if (D().status != cudaSuccess) return Note(D().status);
+  if (const cudaError_t ready = Ready(); ready != cudaSuccess) return Note(ready);
   return Note(fakecudart::FromDriver(D().graph[kPerThread](reinterpret_cast<CUgraphExec>(graph),
                                                            reinterpret_cast<CUstream>(stream))));
 }
@@ -480,7 +520,7 @@ FAKECUDART_EXPORT cudaError_t cudaGraphLaunch_ptsz(cudaGraphExec_t graph, cudaSt
 
 FAKECUDART_EXPORT cudaError_t cudaDeviceSynchronize() {
   Count(fakecudart::kCount_cudaDeviceSynchronize);
-  if (D().status != cudaSuccess) return Note(D().status);
+  if (const cudaError_t ready = Ready(); ready != cudaSuccess) return Note(ready);
 #if FAKECUDART_MAJOR >= 13
   return Note(fakecudart::FromDriver(D().ctx_sync(nullptr)));
 #else
@@ -490,13 +530,13 @@ FAKECUDART_EXPORT cudaError_t cudaDeviceSynchronize() {
 
 FAKECUDART_EXPORT cudaError_t cudaStreamSynchronize(cudaStream_t stream) {
   Count(fakecudart::kCount_cudaStreamSynchronize);
-  if (D().status != cudaSuccess) return Note(D().status);
+  if (const cudaError_t ready = Ready(); ready != cudaSuccess) return Note(ready);
   return Note(fakecudart::FromDriver(D().stream_sync[kLegacy](reinterpret_cast<CUstream>(stream))));
 }
 
 FAKECUDART_EXPORT cudaError_t cudaStreamSynchronize_ptsz(cudaStream_t stream) {
   Count(fakecudart::kCount_cudaStreamSynchronize_ptsz);
-  if (D().status != cudaSuccess) return Note(D().status);
+  if (const cudaError_t ready = Ready(); ready != cudaSuccess) return Note(ready);
   return Note(
       fakecudart::FromDriver(D().stream_sync[kPerThread](reinterpret_cast<CUstream>(stream))));
 }
@@ -529,7 +569,7 @@ FAKECUDART_EXPORT cudaError_t cudaMemcpyAsync_ptsz(void* dst, const void* src, s
 
 FAKECUDART_EXPORT cudaError_t cudaMalloc(void** p, size_t bytes) {
   Count(fakecudart::kCount_cudaMalloc);
-  if (D().status != cudaSuccess) return Note(D().status);
+  if (const cudaError_t ready = Ready(); ready != cudaSuccess) return Note(ready);
   if (p == nullptr) return Note(cudaErrorInvalidValue);
   CUdeviceptr d = 0;
   const cudaError_t e = Note(fakecudart::FromDriver(D().alloc(&d, bytes)));
@@ -539,13 +579,13 @@ FAKECUDART_EXPORT cudaError_t cudaMalloc(void** p, size_t bytes) {
 
 FAKECUDART_EXPORT cudaError_t cudaFree(void* p) {
   Count(fakecudart::kCount_cudaFree);
-  if (D().status != cudaSuccess) return Note(D().status);
+  if (const cudaError_t ready = Ready(); ready != cudaSuccess) return Note(ready);
   return Note(fakecudart::FromDriver(D().free(reinterpret_cast<CUdeviceptr>(p))));
 }
 
 FAKECUDART_EXPORT cudaError_t cudaStreamCreate(cudaStream_t* stream) {
   Count(fakecudart::kCount_cudaStreamCreate);
-  if (D().status != cudaSuccess) return Note(D().status);
+  if (const cudaError_t ready = Ready(); ready != cudaSuccess) return Note(ready);
   CUstream s = nullptr;
   const cudaError_t e = Note(fakecudart::FromDriver(D().stream_create(&s, 0)));
   *stream = reinterpret_cast<cudaStream_t>(s);
@@ -554,8 +594,33 @@ FAKECUDART_EXPORT cudaError_t cudaStreamCreate(cudaStream_t* stream) {
 
 FAKECUDART_EXPORT cudaError_t cudaStreamDestroy(cudaStream_t stream) {
   Count(fakecudart::kCount_cudaStreamDestroy);
-  if (D().status != cudaSuccess) return Note(D().status);
+  if (const cudaError_t ready = Ready(); ready != cudaSuccess) return Note(ready);
   return Note(fakecudart::FromDriver(D().stream_destroy(reinterpret_cast<CUstream>(stream))));
+}
+
+// --- Devices -------------------------------------------------------------------------------
+
+FAKECUDART_EXPORT cudaError_t cudaSetDevice(int device) {
+  Count(fakecudart::kCount_cudaSetDevice);
+  if (D().status != cudaSuccess) return Note(D().status);
+  return Note(fakecudart::UseDevice(device));
+}
+
+FAKECUDART_EXPORT cudaError_t cudaGetDevice(int* device) {
+  Count(fakecudart::kCount_cudaGetDevice);
+  if (device == nullptr) return Note(cudaErrorInvalidValue);
+  if (const cudaError_t ready = fakecudart::Ready(); ready != cudaSuccess) return Note(ready);
+  CUdevice d = 0;
+  const cudaError_t e = Note(fakecudart::FromDriver(D().context_device(&d)));
+  if (e == cudaSuccess) *device = d;
+  return e;
+}
+
+FAKECUDART_EXPORT cudaError_t cudaGetDeviceCount(int* count) {
+  Count(fakecudart::kCount_cudaGetDeviceCount);
+  if (count == nullptr) return Note(cudaErrorInvalidValue);
+  if (D().status != cudaSuccess) return Note(D().status);
+  return Note(fakecudart::FromDriver(D().device_count(count)));
 }
 
 // --- Names and parameter layouts -----------------------------------------------------------

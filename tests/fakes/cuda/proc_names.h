@@ -19,12 +19,19 @@
   X(cuMemsetD8, 3020) X(cuMemsetD16, 3020) X(cuMemsetD32, 3020) \
   X(cuMemsetD8Async, 3020) X(cuMemsetD16Async, 3020) X(cuMemsetD32Async, 3020) \
   X(cuMemsetD2D8, 3020) X(cuMemsetD2D32, 3020) X(cuMemsetD2D8Async, 3020) X(cuMemsetD2D32Async, 3020) \
+  X(cuMemsetD2D16, 3020) X(cuMemsetD2D16Async, 3020) X(cuMemcpy2DUnaligned, 3020) \
+  X(cuMemcpy3DPeer, 4000) X(cuMemcpy3DPeerAsync, 4000) \
+  X(cuMemcpyDtoA, 3020) X(cuMemcpyAtoD, 3020) X(cuMemcpyHtoA, 3020) X(cuMemcpyAtoH, 3020) \
+  X(cuMemcpyAtoA, 3020) X(cuMemcpyHtoAAsync, 3020) X(cuMemcpyAtoHAsync, 3020) \
   X(cuFuncGetName, 12030) X(cuKernelGetName, 12030) \
   X(cuFuncGetParamInfo, 12040) X(cuKernelGetParamInfo, 12040) \
   X(cuModuleLoadData, 2000) X(cuModuleGetFunction, 2000) \
   X(cuLibraryLoadData, 12000) X(cuLibraryGetKernel, 12000) X(cuKernelGetFunction, 12000) \
   X(cuMemAlloc, 3020) X(cuMemFree, 3020) X(cuStreamCreate, 2000) X(cuStreamDestroy, 4000) \
-  X(cuGetErrorString, 6000) X(cuGetErrorName, 6000)
+  X(cuGetErrorString, 6000) X(cuGetErrorName, 6000) \
+  X(cuDeviceGetCount, 2000) X(cuDeviceGet, 2000) X(cuDevicePrimaryCtxRetain, 7000) \
+  X(cuDevicePrimaryCtxRelease, 11000) X(cuCtxGetCurrent, 4000) X(cuCtxSetCurrent, 4000) \
+  X(cuCtxGetDevice, 2000)
 // clang-format on
 
 namespace fakecuda {

@@ -5,6 +5,10 @@
 //   driver_app triton       Triton: dlsym(dlopen("libcuda.so.1"), "cuLaunchKernelEx") with a
 //                           CUlaunchConfig carrying a cluster dimension (program (c))
 //   driver_app streams      the default-stream handles through cuLaunchKernel and _ptsz (d)
+//   driver_app copies       every copy and set of the array, unaligned 2D, 3D peer, 2D 16-bit
+//                           and batch families, each through a cuGetProcAddress pointer of each
+//                           form (flags 0 and 2; the batch copies' CUDA 12.8 and 13.0 ABIs), with
+//                           byte counts that tell the calls apart (launch_test.cpp lists them)
 //   driver_app catalog      an ATen double-mean reduce_kernel launched, then again after a
 //                           pause: flopspy keeps more of its parameter bytes once its flusher
 //                           has classified the kernel (the catalog's model reads 28 bytes)
@@ -281,6 +285,103 @@ int RunStreams() {
   return 0;
 }
 
+int RunCopies() {
+  void* h = dlopen("libcuda.so.1", RTLD_NOW);
+  if (h == nullptr) return 10;
+  const auto gp = Sym<PFN_cuGetProcAddress_v12000>(h, "cuGetProcAddress_v2");
+  if (gp == nullptr) return 11;
+  // The pointer for `name` at `version`, legacy (flags 0) or per-thread (flags 2).
+  const auto get = [&](const char* name, int version, bool per_thread) -> void* {
+    void* p = nullptr;
+    const CUresult r = gp(name, &p, version, per_thread ? 2 : 0, nullptr);
+    return r == CUDA_SUCCESS ? p : nullptr;
+  };
+  Print("cuInit", reinterpret_cast<PFN_cuInit_v2000>(get("cuInit", 2000, false))(0));
+  CUstream stream = nullptr;
+  Print("cuStreamCreate",
+        reinterpret_cast<PFN_cuStreamCreate_v2000>(get("cuStreamCreate", 2000, false))(&stream, 0));
+  static char host[1 << 16];
+  const auto device = reinterpret_cast<CUdeviceptr>(host);
+  const auto array = reinterpret_cast<CUarray>(host + 64);  // the fake does not look inside
+
+  for (int pt = 0; pt < 2; ++pt) {
+    const bool per_thread = pt == 1;
+    const int v7 = per_thread ? 7000 : 3020;  // the per-thread forms came with CUDA 7.0
+    const size_t b = per_thread ? 100 : 0;    // per-thread calls move 100 more bytes
+    // 16-bit 2D sets: width x height elements of 2 bytes.
+    Print("cuMemsetD2D16", reinterpret_cast<PFN_cuMemsetD2D16_v3020>(
+                               get("cuMemsetD2D16", v7, per_thread))(device, 4096, 7, 1001 + b, 1));
+    Print("cuMemsetD2D16Async",
+          reinterpret_cast<PFN_cuMemsetD2D16Async_v3020>(get("cuMemsetD2D16Async", v7, per_thread))(
+              device, 4096, 7, 1002 + b, 1, stream));
+    CUDA_MEMCPY2D copy2d{};
+    copy2d.srcMemoryType = CU_MEMORYTYPE_HOST, copy2d.srcHost = host;
+    copy2d.dstMemoryType = CU_MEMORYTYPE_ARRAY, copy2d.dstArray = array;
+    copy2d.WidthInBytes = 1003 + b, copy2d.Height = 1;
+    Print("cuMemcpy2DUnaligned", reinterpret_cast<PFN_cuMemcpy2DUnaligned_v3020>(
+                                     get("cuMemcpy2DUnaligned", v7, per_thread))(&copy2d));
+    CUDA_MEMCPY3D_PEER peer{};
+    peer.srcMemoryType = CU_MEMORYTYPE_DEVICE, peer.srcDevice = device;
+    peer.dstMemoryType = CU_MEMORYTYPE_DEVICE, peer.dstDevice = device;
+    peer.WidthInBytes = 1004 + b, peer.Height = 1, peer.Depth = 1;
+    const int v40 = per_thread ? 7000 : 4000;
+    Print("cuMemcpy3DPeer", reinterpret_cast<PFN_cuMemcpy3DPeer_v4000>(
+                                get("cuMemcpy3DPeer", v40, per_thread))(&peer));
+    peer.WidthInBytes = 1005 + b;
+    Print("cuMemcpy3DPeerAsync", reinterpret_cast<PFN_cuMemcpy3DPeerAsync_v4000>(
+                                     get("cuMemcpy3DPeerAsync", v40, per_thread))(&peer, stream));
+    // Arrays.
+    Print("cuMemcpyDtoA", reinterpret_cast<PFN_cuMemcpyDtoA_v3020>(
+                              get("cuMemcpyDtoA", v7, per_thread))(array, 16, device, 1006 + b));
+    Print("cuMemcpyAtoD", reinterpret_cast<PFN_cuMemcpyAtoD_v3020>(
+                              get("cuMemcpyAtoD", v7, per_thread))(device, array, 16, 1007 + b));
+    Print("cuMemcpyHtoA", reinterpret_cast<PFN_cuMemcpyHtoA_v3020>(
+                              get("cuMemcpyHtoA", v7, per_thread))(array, 16, host, 1008 + b));
+    Print("cuMemcpyAtoH", reinterpret_cast<PFN_cuMemcpyAtoH_v3020>(
+                              get("cuMemcpyAtoH", v7, per_thread))(host, array, 16, 1009 + b));
+    Print("cuMemcpyAtoA", reinterpret_cast<PFN_cuMemcpyAtoA_v3020>(
+                              get("cuMemcpyAtoA", v7, per_thread))(array, 0, array, 16, 1010 + b));
+    Print("cuMemcpyHtoAAsync",
+          reinterpret_cast<PFN_cuMemcpyHtoAAsync_v3020>(get("cuMemcpyHtoAAsync", v7, per_thread))(
+              array, 16, host, 1011 + b, stream));
+    Print("cuMemcpyAtoHAsync",
+          reinterpret_cast<PFN_cuMemcpyAtoHAsync_v3020>(get("cuMemcpyAtoHAsync", v7, per_thread))(
+              host, array, 16, 1012 + b, stream));
+    // Batches: two copies of (1013 + b) and 7 bytes; two 3D operations of (1014 + b) x 1 x 1 and
+    // 3 x 2 x 4 elements. Each in the CUDA 12.8 ABI (failIdx) and the 13.0 ABI.
+    CUdeviceptr dsts[2] = {device, device + 4096};
+    CUdeviceptr srcs[2] = {device + 8192, device + 12288};
+    size_t sizes[2] = {1013 + b, 7};
+    CUmemcpyAttributes attrs{};
+    attrs.srcAccessOrder = CU_MEMCPY_SRC_ACCESS_ORDER_STREAM;
+    size_t attr_index = 0, fail = 0;
+    Print("cuMemcpyBatchAsync 12080",
+          reinterpret_cast<PFN_cuMemcpyBatchAsync_v12080>(
+              get("cuMemcpyBatchAsync", 12080, per_thread))(dsts, srcs, sizes, 2, &attrs,
+                                                            &attr_index, 1, &fail, stream));
+    sizes[0] = 1015 + b;
+    Print("cuMemcpyBatchAsync 13000", reinterpret_cast<PFN_cuMemcpyBatchAsync_v13000>(
+                                          get("cuMemcpyBatchAsync", 13000, per_thread))(
+                                          dsts, srcs, sizes, 2, &attrs, &attr_index, 1, stream));
+    CUDA_MEMCPY3D_BATCH_OP ops[2] = {};
+    for (CUDA_MEMCPY3D_BATCH_OP& op : ops) {
+      op.src.type = op.dst.type = CU_MEMCPY_OPERAND_TYPE_POINTER;
+      op.src.op.ptr.ptr = device, op.dst.op.ptr.ptr = device + 8192;
+      op.srcAccessOrder = CU_MEMCPY_SRC_ACCESS_ORDER_STREAM;
+    }
+    ops[0].extent = {1014 + b, 1, 1};
+    ops[1].extent = {3, 2, 4};
+    Print("cuMemcpy3DBatchAsync 12080",
+          reinterpret_cast<PFN_cuMemcpy3DBatchAsync_v12080>(
+              get("cuMemcpy3DBatchAsync", 12080, per_thread))(2, ops, &fail, 0, stream));
+    ops[0].extent = {1016 + b, 1, 1};
+    Print("cuMemcpy3DBatchAsync 13000",
+          reinterpret_cast<PFN_cuMemcpy3DBatchAsync_v13000>(
+              get("cuMemcpy3DBatchAsync", 13000, per_thread))(2, ops, 0, stream));
+  }
+  return 0;
+}
+
 int RunCatalog() {
   void* h = dlopen("libcuda.so.1", RTLD_NOW);
   if (h == nullptr) return 10;
@@ -319,6 +420,7 @@ int main(int argc, char** argv) {
   if (mode == "triton") status = RunTriton();
   if (mode == "streams") status = RunStreams();
   if (mode == "catalog") status = RunCatalog();
+  if (mode == "copies") status = RunCopies();
   launchtest::PrintFakeReports();
   return status;
 }
