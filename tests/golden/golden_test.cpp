@@ -20,6 +20,8 @@
 #include "demo_trace.h"
 #include "golden_traces.h"
 #include "rank_trace.h"
+#include "report/json_report.h"
+#include "report/trace_report.h"
 #include "subprocess.h"
 
 namespace flopspy::testing {
@@ -170,6 +172,26 @@ TEST_F(GoldenReport, CpuRooflineFromReplayedCounters) {
 
 TEST_F(GoldenReport, LaunchesWithoutGpuTimes) {
   Check("no_gpu_times", {Write("nogpu.fspy", NoGpuTimesTrace())});
+}
+
+// With fewer files than cores the report runs the run analysis on a second thread beside the
+// others, a chunk at a time: the answers must be those of one thread, on every golden trace.
+TEST_F(GoldenReport, ParallelAnalysesGiveTheSameReport) {
+  const std::vector<std::pair<std::string, std::vector<uint8_t>>> traces = {
+      {"demo.fspy", DemoTrace()},
+      {"counters.fspy", CountersTrace()},
+      {"nogpu.fspy", NoGpuTimesTrace()},
+      {"cpu.fspy", CpuRooflineTrace(kDataDir + "/cpu_roofline/replay/dgemm_skx.jsonl")}};
+  for (const auto& [name, bytes] : traces) {
+    const std::string path = Write(name, bytes);
+    tools::ReportOptions serial, parallel;
+    serial.parallel_analyses = false;
+    parallel.parallel_analyses = true;
+    const std::string one = tools::BuildJsonReport({tools::AnalyzeTrace(path, serial)}).dump(1);
+    const std::string two = tools::BuildJsonReport({tools::AnalyzeTrace(path, parallel)}).dump(1);
+    EXPECT_EQ(one, two) << name;
+    EXPECT_GT(one.size(), 1000u) << name;
+  }
 }
 
 TEST_F(GoldenReport, TruncatedTrace) {

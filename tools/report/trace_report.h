@@ -50,6 +50,9 @@ struct ReportOptions {
   // Measured GPU ceilings (`flopspy ceilings --gpu`); preferred over datasheet roofs when present.
   std::optional<gpuroof::CeilingsFile> ceilings;
   analyzers::RegimeThresholds thresholds;
+  // Run the launch-overhead analysis on a second thread beside the others, a chunk at a time (the
+  // results are the same). AnalyzeTraces sets it when there are fewer files than cores.
+  bool parallel_analyses = false;
 };
 
 // Where measured ceilings are kept: $FLOPSPY_CEILINGS, else $XDG_CACHE_HOME/flopspy (or

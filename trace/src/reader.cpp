@@ -224,6 +224,16 @@ bool TraceReader::ReadHeader() {
 
 ReadSummary TraceReader::ForEachRecord(const Visitor& visit,
                                        const std::function<void(uint64_t)>& progress) {
+  return ForEachChunk(
+      [&visit](std::span<const RecordView> records) {
+        if (!visit) return;
+        for (const RecordView& record : records) visit(record);
+      },
+      progress);
+}
+
+ReadSummary TraceReader::ForEachChunk(const ChunkVisitor& visit,
+                                      const std::function<void(uint64_t)>& progress) {
   if (!header_ok_) return header_summary_;
   ReadSummary s;
   s.file_size = source_->Size();
@@ -303,25 +313,24 @@ ReadSummary TraceReader::ForEachRecord(const Visitor& visit,
     expected_sequence = ch.sequence + 1;
 
     const uint64_t payload_offset = offset + sizeof(ChunkHeader);
+    views_.clear();
     for (size_t pos = 0; pos < chunk_.size();) {
       RecordHeader rh{};
       std::memcpy(&rh, chunk_.data() + pos, sizeof(rh));
-      const RecordView view{static_cast<RecordType>(rh.type),
-                            rh.flags,
-                            std::span<const uint8_t>(chunk_.data() + pos, rh.size()),
-                            ch.thread_id,
-                            static_cast<ChunkSource>(ch.source),
-                            payload_offset + pos};
+      const RecordView& view = views_.emplace_back(
+          RecordView{static_cast<RecordType>(rh.type), rh.flags,
+                     std::span<const uint8_t>(chunk_.data() + pos, rh.size()), ch.thread_id,
+                     static_cast<ChunkSource>(ch.source), payload_offset + pos});
       if (view.type == RecordType::kString) {
         const auto def = view.As<StringDef>();
         strings_[def.id] = ValidUtf8(view.Text(sizeof(StringDef), def.length));
       } else if (view.type == RecordType::kTraceEnd) {
         s.ended_cleanly = true;
       }
-      if (visit) visit(view);
-      ++s.records;
       pos += rh.size();
     }
+    if (visit) visit(views_);
+    s.records += views_.size();
     ++s.chunks;
     offset = payload_offset + ch.payload_size;
     if (progress) progress(offset);

@@ -94,10 +94,18 @@ class TraceReader {
   std::string_view host() const;
 
   using Visitor = std::function<void(const RecordView&)>;
-  // Streams every record in file order. String definitions are also collected into strings().
+  // Streams every record in file order. String definitions are also collected into strings(),
+  // a chunk's all before the first of its records is visited.
   // `progress` (optional) is called after each chunk with the bytes read so far.
   ReadSummary ForEachRecord(const Visitor& visit,
                             const std::function<void(uint64_t)>& progress = nullptr);
+
+  using ChunkVisitor = std::function<void(std::span<const RecordView>)>;
+  // The same a chunk at a time: `visit` gets the records of one chunk, in file order, valid
+  // until it returns. strings() holds the chunk's definitions and does not change while `visit`
+  // runs, so several threads may read records and strings during the call.
+  ReadSummary ForEachChunk(const ChunkVisitor& visit,
+                           const std::function<void(uint64_t)>& progress = nullptr);
 
   // Strings defined so far (complete after ForEachRecord), made valid UTF-8 (utf8.h).
   const std::unordered_map<uint32_t, std::string>& strings() const { return strings_; }
@@ -112,6 +120,7 @@ class TraceReader {
   ReadSummary header_summary_;
   std::unordered_map<uint32_t, std::string> strings_;
   std::vector<uint8_t> chunk_;
+  std::vector<RecordView> views_;  // of chunk_
 };
 
 }  // namespace flopspy::trace
