@@ -714,11 +714,20 @@ void RunAnalyzer::AddLibraryCall(const trace::LibraryCallRecord& c, uint32_t thr
 }
 
 void RunAnalyzer::JoinLibraryGpu(LibraryCallLaunches& call, const trace::GpuActivityRecord& gpu) {
-  while (!call.waiting.empty()) {
-    const uint64_t correlation = call.waiting.front();
-    call.waiting.pop_front();
+  // Launches whose GPU record came (by their own correlation) are done with.
+  std::erase_if(call.waiting, [&](uint64_t correlation) {
     const auto p = pending_.find(correlation);
-    if (p == pending_.end() || p->second.gpu_seen) continue;
+    return p == pending_.end() || p->second.gpu_seen;
+  });
+  // The first launch of the same kernel signature, else the first: a call that also launches
+  // through the driver (cuBLASLt) has launches whose records carry their own correlation.
+  auto pick = std::find_if(call.waiting.begin(), call.waiting.end(), [&](uint64_t correlation) {
+    return kernels_[pending_.at(correlation).group].signature == gpu.signature;
+  });
+  if (pick == call.waiting.end() && !call.waiting.empty()) pick = call.waiting.begin();
+  if (pick != call.waiting.end()) {
+    const auto p = pending_.find(*pick);
+    call.waiting.erase(pick);
     ApplyGpu(p->second, gpu);
     pending_.erase(p);
     return;

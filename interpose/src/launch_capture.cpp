@@ -137,7 +137,8 @@ RuntimeNaming NamingFor(const void* runtime) {
 // runtime query left behind is cleared.
 void DescribeStub(FunctionInfo& info, const RuntimeNaming& naming) {
   if (naming.peek_error == nullptr || naming.get_error == nullptr) return;
-  if (naming.peek_error() != 0) return;  // the program's error: named at no cost to it
+  // The program has an error pending: the kernel stays unnamed rather than risk replacing it.
+  if (naming.peek_error() != 0) return;
   const char* name = nullptr;
   void* function = nullptr;
   const auto* stub = reinterpret_cast<const void*>(info.handle);

@@ -400,6 +400,25 @@ TEST_F(RunAnalysisTest, GpuRecordsCarryingTheCallsCorrelationBeforeTheCallsRecor
   EXPECT_DOUBLE_EQ(run.kernels[0].timed.flops, 2147483648.0);
 }
 
+// cuBLASLt launches some kernels through the driver (their records carry their own launch's
+// correlation) and others through its runtime (the call's): each record finds its own kernel.
+TEST_F(RunAnalysisTest, ACallsKernelsWithTheirOwnAndWithTheCallsCorrelation) {
+  Launch(2, 200, 1'000'000, 0, /*inside_library=*/true);  // through the driver
+  Launch(3, 202, 1'001'000, 0, /*inside_library=*/true);  // through the runtime
+  Sgemm(201, 999'000, 1024);
+  Gpu(3, 201, 1'610'000, 200'000);  // the runtime's, first
+  Gpu(2, 200, 1'010'000, 600'000);
+  const RunAnalysis run = Analyze();
+  EXPECT_DOUBLE_EQ(run.libraries[0].gpu_ns, 800'000);
+  EXPECT_EQ(run.unmatched_launches, 0u);
+  EXPECT_EQ(run.unmatched_gpu_records, 0u);
+  ASSERT_EQ(run.kernels.size(), 2u);
+  for (const KernelGroup& k : run.kernels) {
+    EXPECT_EQ(k.executions, 1u) << k.name;
+    EXPECT_DOUBLE_EQ(k.gpu_ns, k.signature == 2 ? 600'000 : 200'000) << k.name;
+  }
+}
+
 TEST_F(RunAnalysisTest, MoreKernelsThanLaunchesUnderACallStillCountForTheCall) {
   Launch(2, 200, 1'000'000, 0, /*inside_library=*/true);
   Sgemm(201, 999'000, 1024);
