@@ -201,8 +201,9 @@ std::string TraceSection(const json& trace, size_t index) {
     if (Bool(process, "forked")) {
       facts.push_back({"forked from", "pid " + Escape(Str(process, "parent_pid"))});
     }
-    if (const auto start = Num(process, "start_realtime_ns")) {
-      facts.push_back({"started", Escape(UtcTime(static_cast<uint64_t>(*start)))});
+    // From the trace's metadata, which a damaged file may fill with any number.
+    if (const int64_t start = Int(process, "start_realtime_ns", -1); start >= 0) {
+      facts.push_back({"started", Escape(UtcTime(static_cast<uint64_t>(start)))});
     }
     facts.push_back({"span", Escape(Ns(Num(trace, "span_ns")))});
     std::string launches =
