@@ -247,6 +247,32 @@ TEST(BlasFormulas, PointerArrayBatched) {
   EXPECT_EQ(f.path, ComputePath::kFp64Tensor);
 }
 
+TEST(BlasFormulas, Gemm3mBatchedAndStridedBatched) {
+  // Cgemm3mBatched 2x3x4, batch 3, beta non-zero: 8mnk * 3 = 8*24*3 = 576 FLOPs (the problem's,
+  // noted); bytes 8*(2*4 + 4*3 + 2*3 + 2*3)*3 = 8*32*3 = 768 + pointer arrays 3*8*3 = 72: 840.
+  trace::LibraryCallRecord r = Rec("cublasCgemm3mBatched", 2, 3, 4, kBetaNonZero);
+  r.batch = 3;
+  r.flags |= trace::kLibBatchedPointers;
+  BlasFigures f = ComputeBlasFigures(r);
+  ExpectAnalytic(f);
+  EXPECT_DOUBLE_EQ(f.flops, 576);
+  EXPECT_DOUBLE_EQ(f.bytes, 840);
+  EXPECT_NE(f.notes & kBlasNoteProblemFlops, 0u);
+  // Cgemm3mStridedBatched 2x3x4, batch 3, beta zero, stride_a 0 (one A for all, read once):
+  // 576 FLOPs; bytes A 8*2*4 = 64, B 8*4*3*3 = 288, D 8*2*3*3 = 144: 496; no pointer arrays.
+  r = Rec("cublasCgemm3mStridedBatched_64", 2, 3, 4, kBetaZero);
+  r.batch = 3;
+  r.stride_a = 0;
+  r.stride_b = 12;
+  r.stride_c = 6;
+  f = ComputeBlasFigures(r);
+  ExpectAnalytic(f);
+  EXPECT_DOUBLE_EQ(f.flops, 576);
+  EXPECT_DOUBLE_EQ(f.bytes, 496);
+  EXPECT_NE(f.notes & kBlasNoteProblemFlops, 0u);
+  EXPECT_NE(f.notes & kBlasNoteBroadcastOperand, 0u);
+}
+
 TEST(BlasFormulas, GroupedBatched) {
   // kLibGrouped: m/n/k describe only the first group; the call's total is not known.
   trace::LibraryCallRecord r = Rec("cublasGemmGroupedBatchedEx", 8, 8, 8);
@@ -680,6 +706,74 @@ TEST(BlasFormulas, RankK) {
   f = ComputeBlasFigures(r);
   EXPECT_DOUBLE_EQ(f.flops, 2020000);
   EXPECT_DOUBLE_EQ(f.bytes, 50400);
+}
+
+TEST(BlasFormulas, ComplexRankKWithTwoOperands) {
+  // n = 100, k = 50; one triangle of C: n(n+1)/2 = 5050 elements, A and B n x k = 5000 each.
+  // Cherkx: like herk, 4 k n (n+1) = 2020000 FLOPs; bytes (beta zero) 8*(5000 + 5000 + 5050)
+  // = 120400.
+  BlasFigures f = ComputeBlasFigures(Rec("cublasCherkx", 0, 100, 50));
+  ExpectAnalytic(f);
+  EXPECT_DOUBLE_EQ(f.flops, 2020000);
+  EXPECT_DOUBLE_EQ(f.bytes, 120400);
+  // Zherkx_64, beta non-zero: same FLOPs; 16*(5000 + 5000 + 5050 + 5050) = 321600 bytes.
+  f = ComputeBlasFigures(Rec("cublasZherkx_64", 0, 100, 50, kBetaNonZero));
+  EXPECT_DOUBLE_EQ(f.flops, 2020000);
+  EXPECT_DOUBLE_EQ(f.bytes, 321600);
+  EXPECT_EQ(f.path, ComputePath::kFp64Tensor);
+  // Dsyrkx: real, k n (n+1)/2 * 2 = 505000; 8*(5000 + 5000 + 5050) = 120400.
+  f = ComputeBlasFigures(Rec("cublasDsyrkx", 0, 100, 50));
+  EXPECT_DOUBLE_EQ(f.flops, 505000);
+  EXPECT_DOUBLE_EQ(f.bytes, 120400);
+  // Csyr2k: 8 k n^2 = 8*500000 = 4e6; bytes (beta zero) 8*(5000 + 5000 + 5050) = 120400.
+  f = ComputeBlasFigures(Rec("cublasCsyr2k_v2", 0, 100, 50));
+  EXPECT_DOUBLE_EQ(f.flops, 4e6);
+  EXPECT_DOUBLE_EQ(f.bytes, 120400);
+  // Zsyr2k, beta non-zero: 4e6; 16*(5000 + 5000 + 5050 + 5050) = 321600.
+  f = ComputeBlasFigures(Rec("cublasZsyr2k_v2_64", 0, 100, 50, kBetaNonZero));
+  EXPECT_DOUBLE_EQ(f.flops, 4e6);
+  EXPECT_DOUBLE_EQ(f.bytes, 321600);
+  // Cher2k, beta zero: 4e6; 120400. Zher2k bytes, beta non-zero: 321600.
+  f = ComputeBlasFigures(Rec("cublasCher2k_v2", 0, 100, 50));
+  EXPECT_DOUBLE_EQ(f.flops, 4e6);
+  EXPECT_DOUBLE_EQ(f.bytes, 120400);
+  EXPECT_DOUBLE_EQ(ComputeBlasFigures(Rec("cublasZher2k", 0, 100, 50, kBetaNonZero)).bytes, 321600);
+}
+
+TEST(BlasFormulas, DotcAxpyAndNrm2ExForms) {
+  // DotcEx, complex single vectors, n = 1000: 6n + 2(n-1) = 7998 FLOPs; 8*2000 = 16000 bytes.
+  trace::LibraryCallRecord r = Rec("cublasDotcEx", 0, 1000, 0);
+  r.type_a = r.type_b = r.type_c = r.type_d = t::kC32F;
+  BlasFigures f = ComputeBlasFigures(r);
+  ExpectAnalytic(f);
+  EXPECT_DOUBLE_EQ(f.flops, 7998);
+  EXPECT_DOUBLE_EQ(f.bytes, 16000);
+  // AxpyEx, FP16 x and y, FP32 alpha and execution, n = 1000: 2n = 2000 FLOPs;
+  // x read, y read and written: 2*1000 + 2*2*1000 = 6000 bytes.
+  r = Rec("cublasAxpyEx_64", 0, 1000, 0);
+  r.scale_type = t::kR32F;
+  r.type_a = r.type_b = t::kR16F;
+  r.type_d = t::kR32F;
+  f = ComputeBlasFigures(r);
+  ExpectAnalytic(f);
+  EXPECT_DOUBLE_EQ(f.flops, 2000);
+  EXPECT_DOUBLE_EQ(f.bytes, 6000);
+  // Nrm2Ex, BF16 x, FP32 result and execution: 2n - 1 = 1999 FLOPs; 2*1000 = 2000 bytes.
+  r = Rec("cublasNrm2Ex", 0, 1000, 0);
+  r.type_a = t::kR16BF;
+  r.type_c = r.type_d = t::kR32F;
+  f = ComputeBlasFigures(r);
+  ExpectAnalytic(f);
+  EXPECT_DOUBLE_EQ(f.flops, 1999);
+  EXPECT_DOUBLE_EQ(f.bytes, 2000);
+  EXPECT_EQ(f.notes & kBlasNoteProblemFlops, 0u);
+  // Nrm2Ex of a complex double vector: 6n + 2(n-1) = 7998 (noted); 16*1000 = 16000 bytes.
+  r.type_a = t::kC64F;
+  r.type_c = r.type_d = t::kR64F;
+  f = ComputeBlasFigures(r);
+  EXPECT_DOUBLE_EQ(f.flops, 7998);
+  EXPECT_DOUBLE_EQ(f.bytes, 16000);
+  EXPECT_NE(f.notes & kBlasNoteProblemFlops, 0u);
 }
 
 // --- Level 1
