@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "flopspy/analyzers/blas_types.h"
+#include "flopspy/trace/library_groups.h"
 
 namespace flopspy::analyzers {
 namespace {
@@ -606,12 +607,60 @@ BlasFigures ComputeBlasFigures(const LibraryCallRecord& r) {
   return c.f;
 }
 
-void FillBlasFigures(LibraryCallRecord& record) {
-  const BlasFigures f = ComputeBlasFigures(record);
+BlasFigures ComputeBlasFigures(const LibraryCallRecord& r,
+                               std::span<const trace::LibraryGroupShape> groups,
+                               const trace::LibraryGroupsCut& cut) {
+  const bool grouped = BlasRoutineFromId(r.routine) == BlasRoutine::kGemmGroupedBatched &&
+                       (r.flags & trace::kLibGrouped) && (r.flags & trace::kLibGroupsFollow);
+  if (!grouped || cut.groups < 0 || cut.groups > r.batch ||
+      r.batch - cut.groups != static_cast<int64_t>(groups.size())) {
+    return ComputeBlasFigures(r);
+  }
+  // Everything but the shapes (types, path, status, beta notes) as for one problem of the call.
+  LibraryCallRecord one = r;
+  one.flags &= ~(trace::kLibGrouped | trace::kLibGroupsFollow);
+  one.m = one.n = one.k = 1;
+  one.batch = 1;
+  BlasFigures f = ComputeBlasFigures(one);
+  if (f.source != FigureSource::kAnalytic || r.status != 0) return f;
+
+  // GemmFigures summed over the groups: each term is linear in the problems' m*n*k, m*k, k*n and
+  // m*n, so the listed groups and the cut ones' sums add up (grouped calls are not strided). A
+  // writer marks cut groups with a negative size or dimension by problems < 0.
+  trace::LibraryGroupsCut sum = cut;
+  bool valid = cut.problems >= 0 && cut.mnk >= 0 && cut.mk >= 0 && cut.kn >= 0 && cut.mn >= 0 &&
+               cut.mn_reads_c >= 0;
+  for (const trace::LibraryGroupShape& g : groups) {
+    valid = valid && g.m >= 0 && g.n >= 0 && g.k >= 0 && g.count >= 0;
+    trace::AddGroup(sum, g);
+  }
+  if (!valid) {
+    BlasFigures invalid;
+    invalid.path = f.path;
+    invalid.notes = f.notes | kBlasNoteInvalidShape;
+    return invalid;
+  }
+  const uint8_t d = r.type_d != kNotApplicable ? r.type_d : r.type_c;
+  f.flops = Flops(WeightsOf(r.type_a), sum.mnk, sum.mnk);
+  f.bytes = sum.mk * Size(r.type_a) + sum.kn * Size(r.type_b) + sum.mn_reads_c * Size(r.type_c) +
+            sum.mn * Size(d) + 3 * 8.0 * static_cast<double>(sum.problems);  // pointer arrays
+  return f;
+}
+
+static void WriteFigures(LibraryCallRecord& record, const BlasFigures& f) {
   record.flops = f.flops;
   record.epilogue_flops = f.epilogue_flops;
   record.bytes = f.bytes;
   record.source = static_cast<uint8_t>(f.source);
+}
+
+void FillBlasFigures(LibraryCallRecord& record) {
+  WriteFigures(record, ComputeBlasFigures(record));
+}
+
+void FillBlasFigures(LibraryCallRecord& record, std::span<const trace::LibraryGroupShape> groups,
+                     const trace::LibraryGroupsCut& cut) {
+  WriteFigures(record, ComputeBlasFigures(record, groups, cut));
 }
 
 }  // namespace flopspy::analyzers

@@ -285,6 +285,15 @@ void MergeLibraryGroup(LibraryGroup& into, const LibraryGroup& from) {
   into.gpu_ns += from.gpu_ns;
   into.timed_flops += from.timed_flops;
   into.timed_bytes += from.timed_bytes;
+  if (!into.groups_known) {
+    into.groups_known = from.groups_known;
+    into.groups = from.groups;
+    into.groups_cut = from.groups_cut;
+  } else if (from.groups_known &&
+             !SameGroups(into.groups, into.groups_cut, from.groups, from.groups_cut)) {
+    into.groups_vary = true;
+  }
+  into.groups_vary = into.groups_vary || from.groups_vary;
   // One trace's kernels showed the calls ran on TF32: so did the others' (same types).
   if (from.path_basis == PathBasis::kKernelName) {
     into.path = from.path;
@@ -319,6 +328,7 @@ uint32_t RunAnalyzer::GroupFor(uint32_t signature, const std::string& shape_key)
 
 void RunAnalyzer::Add(const trace::RecordView& r, const StringLookup& strings) {
   if (buffered_ && r.type != RecordType::kLaunchParams) FinishBufferedLaunch();
+  AddLibraryGroups(r);
   switch (r.type) {
     case RecordType::kFunction: {
       const auto def = r.As<trace::FunctionDef>();
@@ -626,6 +636,47 @@ void RunAnalyzer::AddGpu(const trace::GpuActivityRecord& gpu) {
   ApplyGpu(p, gpu);
 }
 
+bool SameGroups(std::span<const trace::LibraryGroupShape> a, const trace::LibraryGroupsCut& a_cut,
+                std::span<const trace::LibraryGroupShape> b, const trace::LibraryGroupsCut& b_cut) {
+  const auto same = [](const trace::LibraryGroupShape& x, const trace::LibraryGroupShape& y) {
+    return x.m == y.m && x.n == y.n && x.k == y.k && x.count == y.count && x.lda == y.lda &&
+           x.ldb == y.ldb && x.ldc == y.ldc && x.trans_a == y.trans_a && x.trans_b == y.trans_b &&
+           x.beta == y.beta;
+  };
+  return std::equal(a.begin(), a.end(), b.begin(), b.end(), same) && a_cut.groups == b_cut.groups &&
+         a_cut.problems == b_cut.problems && a_cut.mnk == b_cut.mnk && a_cut.mk == b_cut.mk &&
+         a_cut.kn == b_cut.kn && a_cut.mn == b_cut.mn && a_cut.mn_reads_c == b_cut.mn_reads_c;
+}
+
+void RunAnalyzer::NoteDamaged(const std::string& message) {
+  if (run_.damaged_records++ < kMaxDamagedMessages) run_.damaged_messages.push_back(message);
+}
+
+// Every record passes through the collector: it pairs a grouped call's LibraryGroups records with
+// the call (the record just before them) and refuses damaged ones; the row of the call gets the
+// groups when they came whole.
+void RunAnalyzer::AddLibraryGroups(const trace::RecordView& r) {
+  switch (groups_collector_.Add(r)) {
+    case trace::LibraryGroupsCollector::Step::kNone:
+      return;
+    case trace::LibraryGroupsCollector::Step::kDamaged:
+      NoteDamaged(groups_collector_.error());
+      return;
+    case trace::LibraryGroupsCollector::Step::kComplete:
+      break;
+  }
+  if (last_library_ >= libraries_.size()) return;
+  LibraryGroup& g = libraries_[last_library_];
+  if (!g.groups_known) {
+    g.groups.assign(groups_collector_.groups().begin(), groups_collector_.groups().end());
+    g.groups_cut = groups_collector_.cut();
+    g.groups_known = true;
+  } else if (!SameGroups(g.groups, g.groups_cut, groups_collector_.groups(),
+                         groups_collector_.cut())) {
+    g.groups_vary = true;
+  }
+}
+
 void RunAnalyzer::AddLibraryCall(const trace::LibraryCallRecord& c, uint32_t thread,
                                  const StringLookup& strings) {
   auto it = library_index_.find(LibraryShapeKeyOf(c));
@@ -641,6 +692,7 @@ void RunAnalyzer::AddLibraryCall(const trace::LibraryCallRecord& c, uint32_t thr
     libraries_.push_back(std::move(g));
   }
   const uint32_t index = it->second;
+  last_library_ = index;
   LibraryGroup& g = libraries_[index];
   ++g.calls;
   if (c.status != 0) ++g.failed_calls;
@@ -793,6 +845,9 @@ void RunAnalyzer::AddApiCall(const trace::ApiCallRecord& a) {
 RunAnalysis RunAnalyzer::Finish(const std::map<int32_t, DeviceRoofs>& roofs,
                                 const RegimeThresholds& thresholds) {
   FinishBufferedLaunch();
+  if (const std::string missing = groups_collector_.Finish(); !missing.empty()) {
+    NoteDamaged(missing);
+  }
   // GPU records whose launch never came, and launches whose GPU record never came.
   for (const auto& [correlation, gpu] : early_gpu_) {
     ++run_.unmatched_gpu_records;

@@ -2,11 +2,14 @@
 
 #include <algorithm>
 #include <cstring>
+#include <memory>
+#include <span>
 
 #include "catalog_param_bytes.h"
 #include "flopspy/analyzers/blas_formulas.h"
 #include "flopspy/analyzers/blas_routine.h"
 #include "flopspy/analyzers/demangle.h"
+#include "flopspy/trace/library_groups.h"
 #include "function_table.h"
 #include "raw_events.h"
 
@@ -158,9 +161,8 @@ void Encoder::EncodeLaunch(const uint8_t* record, size_t size, trace::ChunkBuild
   }
 }
 
-void Encoder::EncodeLibraryCall(const uint8_t* record, size_t size, trace::ChunkBuilder& chunk) {
-  RawLibraryCall raw{};
-  std::memcpy(&raw, record, std::min(size, sizeof(raw)));
+trace::LibraryCallRecord Encoder::LibraryCall(const RawLibraryCall& raw,
+                                              trace::ChunkBuilder& chunk) {
   trace::LibraryCallRecord out = raw.record;
   out.h = trace::MakeHeader<trace::LibraryCallRecord>(raw.record.h.flags);
   const auto entries = analyzers::BlasEntryPoints();
@@ -169,8 +171,39 @@ void Encoder::EncodeLibraryCall(const uint8_t* record, size_t size, trace::Chunk
   out.stream = (out.flags & trace::kLibStreamUnknown) != 0
                    ? 0
                    : StreamId(raw.stream_handle, out.device, 0, chunk);
+  return out;
+}
+
+void Encoder::EncodeLibraryCall(const uint8_t* record, size_t size, trace::ChunkBuilder& chunk) {
+  RawLibraryCall raw{};
+  std::memcpy(&raw, record, std::min(size, sizeof(raw)));
+  trace::LibraryCallRecord out = LibraryCall(raw, chunk);
   analyzers::FillBlasFigures(out);
   Append(chunk, &out, sizeof(out));
+}
+
+// A grouped GEMM: the call with figures summed over all its groups, then its groups, eight to a
+// LibraryGroups record, all in one chunk.
+void Encoder::EncodeGroupedCall(const uint8_t* record, size_t size, trace::ChunkBuilder& chunk) {
+  auto raw = std::make_unique<RawGroupedCall>();
+  std::memcpy(raw.get(), record, std::min(size, sizeof(RawGroupedCall)));
+  const size_t fits = size > offsetof(RawGroupedCall, groups)
+                          ? (size - offsetof(RawGroupedCall, groups)) / sizeof(raw->groups[0])
+                          : 0;
+  const uint32_t listed = static_cast<uint32_t>(
+      std::min<size_t>({raw->listed, fits, static_cast<size_t>(kMaxListedGroups)}));
+  trace::LibraryCallRecord out = LibraryCall(raw->call, chunk);
+  const std::span<const trace::LibraryGroupShape> groups(raw->groups, listed);
+  if (listed == 0) out.flags &= ~trace::kLibGroupsFollow;
+  analyzers::FillBlasFigures(out, groups, raw->cut);
+  const std::vector<trace::LibraryGroupsRecord> records =
+      trace::MakeLibraryGroupsRecords(groups, raw->cut);
+  // The call and its groups in one chunk: a reader finds them together (trace-format.md).
+  if (!chunk.Fits(sizeof(out) + records.size() * sizeof(trace::LibraryGroupsRecord))) {
+    on_full_(chunk);
+  }
+  Append(chunk, &out, sizeof(out));
+  for (const trace::LibraryGroupsRecord& more : records) Append(chunk, &more, sizeof(more));
 }
 
 void Encoder::EncodeRegion(const uint8_t* record, size_t size, trace::ChunkBuilder& chunk) {
@@ -264,6 +297,9 @@ void Encoder::Encode(const uint8_t* record, size_t size, trace::ChunkBuilder& ch
       break;
     case RawType::kKernelMetrics:
       EncodeKernelMetrics(record, size, chunk);
+      break;
+    case RawType::kGroupedCall:
+      EncodeGroupedCall(record, size, chunk);
       break;
   }
 }

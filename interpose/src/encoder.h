@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "flopspy/trace/writer.h"
+#include "raw_events.h"
 
 namespace flopspy::interpose {
 
@@ -47,6 +48,9 @@ class Encoder {
  private:
   void EncodeLaunch(const uint8_t* record, size_t size, trace::ChunkBuilder& chunk);
   void EncodeLibraryCall(const uint8_t* record, size_t size, trace::ChunkBuilder& chunk);
+  void EncodeGroupedCall(const uint8_t* record, size_t size, trace::ChunkBuilder& chunk);
+  // The trace record of a raw library call, names and stream defined; figures not yet filled.
+  trace::LibraryCallRecord LibraryCall(const RawLibraryCall& raw, trace::ChunkBuilder& chunk);
   void EncodeRegion(const uint8_t* record, size_t size, trace::ChunkBuilder& chunk);
   void EncodeCpuSample(const uint8_t* record, size_t size, trace::ChunkBuilder& chunk);
   void EncodeKernelMetrics(const uint8_t* record, size_t size, trace::ChunkBuilder& chunk);

@@ -194,6 +194,51 @@ inline R MissingResult() {
   }
 }
 
+// The raw record a decoder fills: RawLibraryCall, or RawGroupedCall for the grouped GEMMs (whose
+// groups travel with the call). Taken from the decoder's first parameter.
+template <class F>
+struct DecoderRaw;
+template <class Raw, class... P>
+struct DecoderRaw<void (*)(Raw&, LibraryCopy*, P...)> {
+  using Type = Raw;
+};
+inline RawLibraryCall& CallOf(RawLibraryCall& raw) {
+  return raw;
+}
+inline RawLibraryCall& CallOf(RawGroupedCall& raw) {
+  return raw.call;
+}
+inline void InitRaw(HookId id, RawLibraryCall& raw) {
+  InitRecord(id, raw);
+}
+inline void InitRaw(HookId id, RawGroupedCall& raw) {
+  InitRecord(id, raw.call);
+  raw.listed = 0;
+  raw.reserved = 0;
+  raw.cut = trace::LibraryGroupsCut{};
+}
+
+// Writes the record of a call that just returned (`result`: its return value, null for void).
+template <HookId kId, class R, auto kDecode, class... A>
+__attribute__((always_inline)) inline void RecordCall(LibraryCopy* copy, uint64_t correlation,
+                                                      uint64_t enter, const R* result, A... args) {
+  const uint64_t exit = NowNs();
+  typename DecoderRaw<decltype(kDecode)>::Type raw;
+  InitRaw(kId, raw);
+  RawLibraryCall& call = CallOf(raw);
+  call.record.enter_ns = enter;
+  call.record.exit_ns = exit;
+  call.record.correlation = correlation;
+  call.record.device = CurrentDevice();  // where the handle's work runs
+  // The legacy API has no status to return (cublasGetError() would clear the program's).
+  if constexpr (std::is_same_v<R, cublasStatus_t>) call.record.status = *result;
+  (void)result;
+  NoteLegacyUnknowns<R>(call, copy);
+  kDecode(raw, copy, args...);
+  raw.Seal();
+  EmitBytes(&raw, call.record.h.size());  // Emit() wants a top-level header
+}
+
 // R is the hook's return type; the argument types are the hook's parameter types, so Fn is
 // exactly the real function's type. `caller` is the exported hook's return address. Each
 // instantiation has one user, its hook; inlined there so that the arguments are not copied again
@@ -219,17 +264,7 @@ __attribute__((always_inline)) inline R RunHook(const void* caller, A... args) {
       LibraryCorrelationScope timing(correlation);
       real(args...);
     }
-    const uint64_t exit = NowNs();
-    RawLibraryCall raw;
-    InitRecord(kId, raw);
-    raw.record.enter_ns = enter;
-    raw.record.exit_ns = exit;
-    raw.record.correlation = correlation;
-    raw.record.device = CurrentDevice();  // where the handle's work runs
-    NoteLegacyUnknowns<R>(raw, target.copy);
-    kDecode(raw, target.copy, args...);
-    raw.Seal();
-    EmitBytes(&raw, raw.record.h.size());  // Emit() wants a top-level header
+    RecordCall<kId, R, kDecode>(target.copy, correlation, enter, nullptr, args...);
   } else {
     R result;
     {
@@ -237,19 +272,7 @@ __attribute__((always_inline)) inline R RunHook(const void* caller, A... args) {
       LibraryCorrelationScope timing(correlation);
       result = real(args...);
     }
-    const uint64_t exit = NowNs();
-    RawLibraryCall raw;
-    InitRecord(kId, raw);
-    raw.record.enter_ns = enter;
-    raw.record.exit_ns = exit;
-    raw.record.correlation = correlation;
-    raw.record.device = CurrentDevice();  // where the handle's work runs
-    // The legacy API has no status to return (cublasGetError() would clear the program's).
-    if constexpr (std::is_same_v<R, cublasStatus_t>) raw.record.status = result;
-    NoteLegacyUnknowns<R>(raw, target.copy);
-    kDecode(raw, target.copy, args...);
-    raw.Seal();
-    EmitBytes(&raw, raw.record.h.size());  // Emit() wants a top-level header
+    RecordCall<kId, R, kDecode>(target.copy, correlation, enter, &result, args...);
     return result;
   }
 }

@@ -4,6 +4,7 @@
 // docs/blas-formulas.md §2 and docs/cublas-hooks.md §2 say.
 #include <algorithm>
 
+#include "flopspy/trace/library_groups.h"
 #include "hooks_cublas_common.h"
 
 // Every decoder takes the whole signature; most use only part of it.
@@ -42,21 +43,39 @@ void ExTypes(LibraryCallRecord& r, int a, int b, int c, int compute) {
 }
 
 // Grouped batched calls (docs/cublas-hooks.md §2.3). Every *_array but A/B/Carray is in host
-// memory. When every group has the same shape the call is one strided-like batch of
-// sum(group_size) problems and the record is exact; otherwise it holds the first group's shape,
-// batch = group_count and kLibGrouped, and the report gives a lower bound. Groups beyond
-// kMaxGroupsScanned are not compared (the call is then recorded as grouped).
-constexpr int64_t kMaxGroupsScanned = 4096;
+// memory and is read here, every group (cuBLAS reads them all too). When every group has the same
+// shape and beta the call is one batch of sum(group_size) problems and the record is exact as it
+// is. Otherwise the record holds the first group's shape, batch = group_count and kLibGrouped,
+// and the groups go with it: the first kMaxListedGroups one by one, the rest as the sums the
+// formulas need (trace::LibraryGroupsCut), so the flusher's figures are exact either way.
+template <class B>
+uint8_t GroupBeta(const B* beta_array, size_t beta_bytes, uint8_t scale_type, bool host,
+                  int64_t g) {
+  if (!host || beta_array == nullptr) return trace::kGroupBetaUnknown;
+  bool non_zero;
+  if constexpr (std::is_void_v<B>) {
+    const auto* p = static_cast<const uint8_t*>(beta_array) + g * beta_bytes;
+    if (!TypedScalarNonZero(p, scale_type, non_zero)) return trace::kGroupBetaUnknown;
+  } else {
+    non_zero = ScalarNonZero(beta_array[g]);
+  }
+  return non_zero ? 1 : 0;
+}
+
+bool SameShape(const trace::LibraryGroupShape& a, const trace::LibraryGroupShape& b) {
+  return a.m == b.m && a.n == b.n && a.k == b.k && a.lda == b.lda && a.ldb == b.ldb &&
+         a.ldc == b.ldc && a.trans_a == b.trans_a && a.trans_b == b.trans_b && a.beta == b.beta;
+}
 
 template <class I, class B>
-void GroupedShape(RawLibraryCall& raw, LibraryCopy* lib, cublasHandle_t handle,
+void GroupedShape(RawGroupedCall& raw, LibraryCopy* lib, cublasHandle_t handle,
                   const cublasOperation_t transa_array[], const cublasOperation_t transb_array[],
                   const I m_array[], const I n_array[], const I k_array[], const I lda_array[],
                   const I ldb_array[], const I ldc_array[], I group_count, const I group_size[],
                   const B* beta_array, size_t beta_bytes) {
-  LibraryCallRecord& r = raw.record;
+  LibraryCallRecord& r = raw.call.record;
   r.flags |= trace::kLibBatchedPointers;
-  const bool host = ReadHandle(raw, lib, handle, /*pointer_mode=*/true);
+  const bool host = ReadHandle(raw.call, lib, handle, /*pointer_mode=*/true);
   if (group_count <= 0 || transa_array == nullptr || transb_array == nullptr ||
       m_array == nullptr || n_array == nullptr || k_array == nullptr || lda_array == nullptr ||
       ldb_array == nullptr || ldc_array == nullptr || group_size == nullptr) {
@@ -67,37 +86,46 @@ void GroupedShape(RawLibraryCall& raw, LibraryCopy* lib, cublasHandle_t handle,
   }
   GemmShape<I>(r, transa_array[0], transb_array[0], m_array[0], n_array[0], k_array[0],
                lda_array[0], ldb_array[0], ldc_array[0]);
-  bool same = group_count <= kMaxGroupsScanned;
-  int64_t problems = 0;
-  const int64_t scanned = std::min<int64_t>(group_count, kMaxGroupsScanned);
-  for (int64_t g = 0; g < scanned && same; ++g) {
-    same = transa_array[g] == transa_array[0] && transb_array[g] == transb_array[0] &&
-           m_array[g] == m_array[0] && n_array[g] == n_array[0] && k_array[g] == k_array[0] &&
-           lda_array[g] == lda_array[0] && ldb_array[g] == ldb_array[0] &&
-           ldc_array[g] == ldc_array[0];
-    problems += group_size[g];
+  bool same = true, betas_known = true, any_beta = false, cut_valid = true;
+  uint64_t problems = 0;  // wraps rather than overflow on absurd sizes (cuBLAS refuses those)
+  trace::LibraryGroupShape first{};
+  for (int64_t g = 0; g < group_count; ++g) {
+    trace::LibraryGroupShape shape{};
+    shape.m = m_array[g];
+    shape.n = n_array[g];
+    shape.k = k_array[g];
+    shape.count = group_size[g];
+    shape.lda = lda_array[g];
+    shape.ldb = ldb_array[g];
+    shape.ldc = ldc_array[g];
+    shape.trans_a = TypeByte(transa_array[g]);
+    shape.trans_b = TypeByte(transb_array[g]);
+    shape.beta = GroupBeta(beta_array, beta_bytes, r.scale_type, host, g);
+    if (g == 0) first = shape;
+    same = same && SameShape(shape, first);
+    betas_known = betas_known && shape.beta != trace::kGroupBetaUnknown;
+    any_beta = any_beta || shape.beta == 1;
+    problems += static_cast<uint64_t>(shape.count);
+    if (g < kMaxListedGroups) {
+      raw.groups[g] = shape;
+    } else {
+      trace::AddGroup(raw.cut, shape);
+      cut_valid = cut_valid && shape.m >= 0 && shape.n >= 0 && shape.k >= 0 && shape.count >= 0;
+    }
   }
+  if (!cut_valid) raw.cut.problems = -1;  // blas-formulas.md: no figures for such a call
   if (same) {
-    r.batch = problems;
+    r.batch = static_cast<int64_t>(problems);
   } else {
     r.batch = group_count;
-    r.flags |= trace::kLibGrouped;
+    r.flags |= trace::kLibGrouped | trace::kLibGroupsFollow;
+    raw.listed = static_cast<uint32_t>(std::min<int64_t>(group_count, kMaxListedGroups));
   }
-  // beta per group: known when every one was read, non-zero when any is (then C is counted as
-  // read for every group, the safe side of docs/blas-formulas.md §4).
-  if (host && beta_array != nullptr && scanned == group_count) {
-    bool any = false;
-    for (int64_t g = 0; g < scanned; ++g) {
-      bool non_zero;
-      if constexpr (std::is_void_v<B>) {
-        const auto* p = static_cast<const uint8_t*>(beta_array) + g * beta_bytes;
-        if (!TypedScalarNonZero(p, r.scale_type, non_zero)) return;
-      } else {
-        non_zero = ScalarNonZero(beta_array[g]);
-      }
-      any = any || non_zero;
-    }
-    r.flags |= trace::kLibAlphaKnown | trace::kLibBetaKnown | (any ? trace::kLibBetaNonZero : 0u);
+  // Call-level beta: known when every group's was read, non-zero when any is (per group in the
+  // LibraryGroups records).
+  if (betas_known) {
+    r.flags |=
+        trace::kLibAlphaKnown | trace::kLibBetaKnown | (any_beta ? trace::kLibBetaNonZero : 0u);
   }
 }
 
@@ -191,22 +219,22 @@ void DecodeGemmStridedEx(RawLibraryCall& raw, LibraryCopy* lib,
 }
 
 template <class I, class T1, class T2, class T3>
-void DecodeGemmGrouped(RawLibraryCall& raw, LibraryCopy* lib,
+void DecodeGemmGrouped(RawGroupedCall& raw, LibraryCopy* lib,
                        FLOPSPY_CUBLAS_PARAMS_GemmGrouped(I, T1, T2, T3)) {
   GroupedShape<I, T1>(raw, lib, handle, transa_array, transb_array, m_array, n_array, k_array,
                       lda_array, ldb_array, ldc_array, group_count, group_size, beta_array,
                       sizeof(T1));
-  ApplyMathMode(raw.record, lib, handle);
+  ApplyMathMode(raw.call.record, lib, handle);
 }
 
 template <class I, class T1, class T2, class T3>
-void DecodeGemmGroupedEx(RawLibraryCall& raw, LibraryCopy* lib,
+void DecodeGemmGroupedEx(RawGroupedCall& raw, LibraryCopy* lib,
                          FLOPSPY_CUBLAS_PARAMS_GemmGroupedEx(I, T1, T2, T3)) {
-  ExTypes(raw.record, Atype, Btype, Ctype, computeType);
+  ExTypes(raw.call.record, Atype, Btype, Ctype, computeType);
   GroupedShape<I, void>(raw, lib, handle, transa_array, transb_array, m_array, n_array, k_array,
                         lda_array, ldb_array, ldc_array, group_count, group_size, beta_array,
-                        ScalarBytes(raw.record.scale_type));
-  ApplyMathMode(raw.record, lib, handle);
+                        ScalarBytes(raw.call.record.scale_type));
+  ApplyMathMode(raw.call.record, lib, handle);
 }
 
 template <class I, class T1, class T2, class T3>

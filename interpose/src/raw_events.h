@@ -18,6 +18,7 @@ enum class RawType : uint8_t {
   kLibraryCall = 130,    // RawLibraryCall
   kCpuSample = 131,      // RawCpuSample
   kKernelMetrics = 132,  // RawKernelMetrics
+  kGroupedCall = 133,    // RawGroupedCall
 };
 
 inline constexpr bool IsRawType(uint8_t type) {
@@ -89,6 +90,36 @@ struct RawLibraryCall {
   }
 };
 static_assert(sizeof(RawLibraryCall) % trace::kRecordAlign == 0);
+
+// Groups a grouped GEMM record lists one by one; the rest are summed (trace::LibraryGroupsCut).
+// 64 groups (8 LibraryGroups records) list a mixture of 64 experts group by group.
+inline constexpr int kMaxListedGroups = 64;
+
+// A grouped batched GEMM whose groups differ (trace::kLibGrouped): the call and its groups in one
+// record, so that a full buffer drops both or neither. Only `listed` groups are copied.
+struct RawGroupedCall {
+  RawLibraryCall call;  // call.record.h.type is RawType::kGroupedCall
+  uint32_t listed;      // groups[] in use
+  uint32_t reserved;
+  trace::LibraryGroupsCut cut;
+  trace::LibraryGroupShape groups[kMaxListedGroups];
+
+  // A call with no groups to list (every group the same shape, or arrays the hook could not
+  // read) goes out as a plain RawLibraryCall: the first sizeof(RawLibraryCall) bytes.
+  void Seal() {
+    if (listed == 0) {
+      call.Seal();
+      return;
+    }
+    const size_t size = offsetof(RawGroupedCall, groups) + listed * sizeof(groups[0]);
+    call.record.h.type = static_cast<uint8_t>(RawType::kGroupedCall);
+    call.record.h.size8 = static_cast<uint16_t>(size / trace::kRecordAlign);
+  }
+};
+static_assert(sizeof(trace::LibraryGroupShape) % trace::kRecordAlign == 0);
+static_assert(offsetof(RawGroupedCall, groups) % trace::kRecordAlign == 0);
+// On the hook's stack, and written whole into a thread buffer (64 KiB at the least).
+static_assert(sizeof(RawGroupedCall) == 4360);
 
 // A CPU roofline point; a region's name is copied (the flusher interns it).
 struct RawCpuSample {

@@ -20,6 +20,7 @@ using trace::kLibBatchedPointers;
 using trace::kLibBetaKnown;
 using trace::kLibBetaNonZero;
 using trace::kLibGrouped;
+using trace::kLibGroupsFollow;
 
 constexpr long long kBig = 1ll << 32;  // _64 forms get sizes that do not fit in an int
 
@@ -230,9 +231,13 @@ class Client {
     GemmFields(e, g.ta[0], g.tb[0], g.m[0], g.n[0], g.k[0], g.lda[0], g.ldb[0], g.ldc[0]);
     long long problems = 0;
     for (const I s : g.size) problems += s;
-    e.Set("batch", g.same ? problems : g.count);
-    // The first group's beta is the call's beta pattern, the others are zero.
-    Scalars(e, c, kLibBatchedPointers | (g.same ? 0u : kLibGrouped));
+    // The first group's beta is the call's beta pattern, the others are zero: groups of one
+    // shape still differ when those betas were read and differ.
+    const bool same = g.same && (g.count == 1 || !c.host || !c.beta_nz);
+    e.Set("batch", same ? problems : g.count);
+    // Groups that differ go with the call, each (m = first m + step * j, size 2 + j).
+    if (!same) e.Set("groups", g.count).Set("group_m0", g.m[0]).Set("group_m_step", !g.same);
+    Scalars(e, c, kLibBatchedPointers | (same ? 0u : kLibGrouped | kLibGroupsFollow));
   }
 
   template <class I, class T1, class T2, class T3, class Fn>

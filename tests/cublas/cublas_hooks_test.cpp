@@ -16,6 +16,7 @@
 #include "flopspy/analyzers/blas_formulas.h"
 #include "flopspy/analyzers/blas_routine.h"
 #include "flopspy/analyzers/blas_types.h"
+#include "flopspy/trace/library_groups.h"
 #include "flopspy/trace/reader.h"
 #include "library_resolver.h"
 #include "subprocess.h"
@@ -53,6 +54,10 @@ struct TracedCall {
   LibraryCallRecord record;
   std::string name;
   uint64_t stream_handle = 0;
+  // A grouped GEMM's LibraryGroups records, in order.
+  std::vector<trace::LibraryGroupShape> groups;
+  trace::LibraryGroupsCut cut{};
+  int group_records = 0;
 };
 
 struct Trace {
@@ -68,6 +73,8 @@ Trace ReadLibraryCalls(const std::string& path) {
     return t;
   }
   std::map<uint32_t, uint64_t> streams;
+  trace::LibraryGroupsCollector groups;
+  using Step = trace::LibraryGroupsCollector::Step;
   t.status = reader
                  .ForEachRecord([&](const trace::RecordView& r) {
                    if (r.type == trace::RecordType::kStream) {
@@ -79,9 +86,20 @@ Trace ReadLibraryCalls(const std::string& path) {
                      c.name = std::string(reader.String(c.record.name));
                      c.stream_handle = streams[c.record.stream];
                      t.calls.push_back(c);
+                   } else if (r.type == trace::RecordType::kLibraryGroups && !t.calls.empty()) {
+                     ++t.calls.back().group_records;
+                   }
+                   // The groups as a reader takes them: checked and paired with their call.
+                   const auto step = groups.Add(r);
+                   EXPECT_NE(step, Step::kDamaged) << groups.error();
+                   if (step == Step::kComplete && !t.calls.empty()) {
+                     TracedCall& c = t.calls.back();
+                     c.groups.assign(groups.groups().begin(), groups.groups().end());
+                     c.cut = groups.cut();
                    }
                  })
                  .status;
+  EXPECT_EQ(groups.Finish(), "");
   return t;
 }
 
@@ -243,15 +261,25 @@ size_t CheckRecords(const Outcome& run) {
     // runtime linked into cuBLAS).
     EXPECT_NE(c.record.correlation, 0u);
     EXPECT_TRUE(correlations.insert(c.record.correlation).second) << c.record.correlation;
-    // The flusher filled the figures from the record.
-    const analyzers::BlasFigures f = analyzers::ComputeBlasFigures(c.record);
+    // The flusher filled the figures from the record (and a grouped call's groups).
+    const analyzers::BlasFigures f = analyzers::ComputeBlasFigures(c.record, c.groups, c.cut);
+    if (e.count("groups")) {
+      EXPECT_EQ(c.groups.size(), std::stoull(e.at("groups")));
+      for (size_t g = 0; g < c.groups.size(); ++g) {
+        EXPECT_EQ(c.groups[g].m, std::stoll(e.at("group_m0")) +
+                                     std::stoll(e.at("group_m_step")) * static_cast<long long>(g));
+        EXPECT_EQ(c.groups[g].count, 2 + static_cast<long long>(g));
+      }
+    } else {
+      EXPECT_TRUE(c.groups.empty());
+    }
     EXPECT_EQ(c.record.flops, f.flops);
     EXPECT_EQ(c.record.bytes, f.bytes);
     EXPECT_EQ(c.record.epilogue_flops, f.epilogue_flops);
     EXPECT_EQ(c.record.source, static_cast<uint8_t>(f.source));
+    const bool groups_known = !(c.record.flags & trace::kLibGrouped) || !c.groups.empty();
     const bool shape_known = c.record.m >= 0 && c.record.n >= 0 && c.record.k >= 0 &&
-                             c.record.batch >= 0 && !(c.record.flags & trace::kLibGrouped) &&
-                             c.record.routine != 0;
+                             c.record.batch >= 0 && groups_known && c.record.routine != 0;
     if (shape_known && analyzers::DataTypeBytes(c.record.type_a) > 0) {
       EXPECT_EQ(c.record.source, static_cast<uint8_t>(trace::FigureSource::kAnalytic));
       if (c.record.status == 0) {
@@ -327,6 +355,94 @@ INSTANTIATE_TEST_SUITE_P(MajorsAndLoading, FakeCublasTest,
                            return "cuda" + std::to_string(std::get<0>(param_info.param)) +
                                   (std::get<1>(param_info.param) ? "_dlopen_local" : "_linked");
                          });
+
+// --- Grouped GEMMs whose groups differ ----------------------------------------------------------
+
+const TracedCall* CallNamed(const Outcome& run, const std::string& name) {
+  for (const auto& c : run.trace.calls) {
+    if (c.name == name) return &c;
+  }
+  return nullptr;
+}
+
+// grouped_gemm.cpp: FLOPs and bytes summed over every group, by hand (LAWN 41: real GEMM 2mnk;
+// bytes: A m*k, B k*n, C m*n when beta is not zero or not known, D m*n, three 8-byte pointers per
+// problem).
+TEST(GroupedGemm, FiguresOverEveryGroupByHand) {
+  const Outcome run = RunBothWays({FLOPSPY_GROUPED_GEMM}, kFakes13);
+  CheckUnchanged(run, 0);
+  ASSERT_TRUE(run.trace_error.empty()) << run.trace_error;
+  ASSERT_EQ(run.trace.calls.size(), 3u);
+
+  // 1. FP16 (2 bytes), groups (m, n, k, size, beta) = (64, 128, 32, 2, 0), (16, 8, 256, 1, 1.5),
+  //    (100, 10, 10, 3, 0):
+  //    FLOPs  2 * (2*64*128*32 + 16*8*256 + 3*100*10*10) = 2 * (524288 + 32768 + 30000) = 1174112
+  //    A      2 * (2*64*32 + 16*256 + 3*100*10)          = 2 * 11192                    = 22384
+  //    B      2 * (2*32*128 + 256*8 + 3*10*10)           = 2 * 10540                    = 21080
+  //    C read 2 * (16*8)  (the one group with beta 1.5)                                 = 256
+  //    D      2 * (2*64*128 + 16*8 + 3*100*10)           = 2 * 19512                    = 39024
+  //    arrays 24 * 6 problems                                                           = 144
+  //    bytes  22384 + 21080 + 256 + 39024 + 144                                         = 82888
+  const TracedCall* fp16 = CallNamed(run, "cublasGemmGroupedBatchedEx");
+  ASSERT_NE(fp16, nullptr);
+  EXPECT_EQ(fp16->record.flags & (trace::kLibGrouped | trace::kLibGroupsFollow),
+            trace::kLibGrouped | trace::kLibGroupsFollow);
+  EXPECT_EQ(fp16->record.batch, 3);
+  EXPECT_EQ(fp16->record.m, 64);  // the first group's shape
+  EXPECT_EQ(fp16->group_records, 1);
+  ASSERT_EQ(fp16->groups.size(), 3u);
+  EXPECT_EQ(fp16->groups[1].m, 16);
+  EXPECT_EQ(fp16->groups[1].k, 256);
+  EXPECT_EQ(fp16->groups[1].count, 1);
+  EXPECT_EQ(fp16->groups[1].lda, 16);
+  EXPECT_EQ(fp16->groups[1].trans_b, 1);  // CUBLAS_OP_T
+  EXPECT_EQ(fp16->groups[0].beta, 0);
+  EXPECT_EQ(fp16->groups[1].beta, 1);
+  EXPECT_EQ(fp16->groups[2].count, 3);
+  EXPECT_EQ(fp16->cut.groups, 0);
+  EXPECT_EQ(fp16->record.source, static_cast<uint8_t>(trace::FigureSource::kAnalytic));
+  EXPECT_EQ(fp16->record.flops, 1174112.0);
+  EXPECT_EQ(fp16->record.bytes, 82888.0);
+
+  // 2. FP32 (4 bytes), 70 groups g of (g + 1, 2, 3, 1, beta 0): 64 listed, 6 cut.
+  //    sum of m over the groups: 1 + ... + 70 = 2485
+  //    FLOPs  2 * 2 * 3 * 2485 = 29820
+  //    A      4 * 3 * 2485     = 29820;  B 4 * 3 * 2 * 70 = 1680;  C not read
+  //    D      4 * 2 * 2485     = 19880;  arrays 24 * 70  = 1680
+  //    bytes  29820 + 1680 + 19880 + 1680 = 53060
+  //    the cut groups 65..70: m*n*k = 6 * (65 + ... + 70) = 6 * 405 = 2430
+  const TracedCall* many = CallNamed(run, "cublasGemmGroupedBatchedEx_64");
+  ASSERT_NE(many, nullptr);
+  EXPECT_EQ(many->record.batch, 70);
+  EXPECT_EQ(many->group_records, 8);
+  ASSERT_EQ(many->groups.size(), 64u);
+  EXPECT_EQ(many->groups[63].m, 64);
+  EXPECT_EQ(many->cut.groups, 6);
+  EXPECT_EQ(many->cut.problems, 6);
+  EXPECT_EQ(many->cut.mnk, 2430.0);
+  EXPECT_EQ(many->cut.mn_reads_c, 0.0);
+  EXPECT_EQ(many->record.source, static_cast<uint8_t>(trace::FigureSource::kAnalytic));
+  EXPECT_EQ(many->record.flops, 29820.0);
+  EXPECT_EQ(many->record.bytes, 53060.0);
+
+  // 3. FP32, device pointer mode: beta not readable, so C counts as read in both groups
+  //    (4, 5, 6, 1) and (7, 8, 9, 2):
+  //    FLOPs  2 * (4*5*6 + 2*7*8*9) = 2 * (120 + 1008) = 2256
+  //    A      4 * (4*6 + 2*7*9) = 600;  B 4 * (6*5 + 2*9*8) = 696
+  //    C      4 * (4*5 + 2*7*8) = 528;  D 528;  arrays 24 * 3 = 72
+  //    bytes  600 + 696 + 528 + 528 + 72 = 2424
+  const TracedCall* device = CallNamed(run, "cublasSgemmGroupedBatched");
+  ASSERT_NE(device, nullptr);
+  ASSERT_EQ(device->groups.size(), 2u);
+  EXPECT_EQ(device->groups[0].beta, trace::kGroupBetaUnknown);
+  EXPECT_EQ(device->record.flags & trace::kLibBetaKnown, 0u);
+  EXPECT_EQ(device->record.flops, 2256.0);
+  EXPECT_EQ(device->record.bytes, 2424.0);
+  const analyzers::BlasFigures f =
+      analyzers::ComputeBlasFigures(device->record, device->groups, device->cut);
+  EXPECT_NE(f.notes & analyzers::kBlasNoteBetaUnknown, 0u);
+  EXPECT_EQ(f.notes & analyzers::kBlasNoteGroupedFirstOnly, 0u);
+}
 
 // --- Two copies in one process ------------------------------------------------------------------
 //

@@ -3,6 +3,8 @@
 #include <fstream>
 #include <stdexcept>
 
+#include "flopspy/trace/library_groups.h"
+
 namespace flopspy::testing {
 
 trace::FileIdentity TraceBuilder::DefaultIdentity() {
@@ -41,6 +43,15 @@ TraceBuilder& TraceBuilder::AddRaw(const void* record, size_t size) {
     Chunk(chunk_.source(), chunk_.thread_id());
     if (!chunk_.Append(record, size)) throw std::runtime_error("record does not fit a chunk");
   }
+  return *this;
+}
+
+TraceBuilder& TraceBuilder::GroupedCall(trace::LibraryCallRecord call,
+                                        std::span<const trace::LibraryGroupShape> listed,
+                                        const trace::LibraryGroupsCut& cut) {
+  call.flags |= trace::kLibGrouped | trace::kLibGroupsFollow;
+  Add(call);
+  for (const auto& groups : trace::MakeLibraryGroupsRecords(listed, cut)) Add(groups);
   return *this;
 }
 

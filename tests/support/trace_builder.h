@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -26,6 +27,11 @@ class TraceBuilder {
     return *this;
   }
   TraceBuilder& AddRaw(const void* record, size_t size);
+  // A grouped GEMM call (kLibGrouped | kLibGroupsFollow set here) and its LibraryGroups records,
+  // as the flusher writes them.
+  TraceBuilder& GroupedCall(trace::LibraryCallRecord call,
+                            std::span<const trace::LibraryGroupShape> listed,
+                            const trace::LibraryGroupsCut& cut);
   TraceBuilder& String(uint32_t id, std::string_view text);
   TraceBuilder& Metadata(std::string_view json);
   // Finishes the current chunk; further records start a new one.

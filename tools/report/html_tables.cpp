@@ -238,6 +238,9 @@ std::string LibraryTable(const json& trace, size_t trace_index) {
     std::string shape =
         fmt::format("{}x{}x{}", Str(c, "m", "?"), Str(c, "n", "?"), Str(c, "k", "?"));
     if (NumOr(c, "batch", 1) > 1) shape += " b" + Str(c, "batch");
+    // A grouped GEMM whose groups differ: its groups, as the text report words them.
+    const json& groups = Obj(c, "groups");
+    if (groups.is_object()) shape = Str(groups, "summary", shape);
     Cell shape_cell = Text(shape);
     shape_cell.sort_text = "";
     shape_cell.sort = NumOr(c, "m", 0) * NumOr(c, "n", 0) * NumOr(c, "k", 0) *

@@ -11,6 +11,7 @@
 #include "report/launch_overhead_section.h"
 #include "report/run_json.h"
 #include "report/sections_json.h"
+#include "report/text_labels.h"
 #include "report/trace_totals.h"
 
 namespace flopspy::tools {
@@ -142,6 +143,39 @@ json LtAttributes(const analyzers::LibraryGroup& g) {
           {"descriptor_incomplete", (f & trace::kLibDescriptorIncomplete) != 0}};
 }
 
+std::string_view GroupBetaName(uint8_t beta) {
+  return beta == 0 ? "zero" : beta == 1 ? "non_zero" : "unknown";
+}
+
+// A grouped GEMM whose groups differ: what the trace says of its groups; null for other rows.
+json GroupsJson(const analyzers::LibraryGroup& g) {
+  if (!(g.shape.flags & trace::kLibGrouped)) return nullptr;
+  json listed = json::array();
+  for (const trace::LibraryGroupShape& s : g.groups) {
+    listed.push_back({{"m", s.m},
+                      {"n", s.n},
+                      {"k", s.k},
+                      {"count", s.count},
+                      {"lda", s.lda},
+                      {"ldb", s.ldb},
+                      {"ldc", s.ldc},
+                      {"trans_a", s.trans_a},
+                      {"trans_b", s.trans_b},
+                      {"beta", GroupBetaName(s.beta)}});
+  }
+  trace::LibraryGroupsCut sums = g.groups_cut;
+  for (const trace::LibraryGroupShape& s : g.groups) trace::AddGroup(sums, s);
+  return {{"count", g.shape.batch},
+          {"known", g.groups_known},
+          {"problems", g.groups_known ? json(sums.problems) : json(nullptr)},
+          {"vary", g.groups_vary},
+          {"listed", listed},
+          {"unlisted", g.groups_known ? json{{"groups", g.groups_cut.groups},
+                                             {"problems", g.groups_cut.problems}}
+                                      : json(nullptr)},
+          {"summary", LibraryShapeText(g)}};
+}
+
 }  // namespace
 
 json LibraryJson(const analyzers::LibraryGroup& g) {
@@ -161,6 +195,7 @@ json LibraryJson(const analyzers::LibraryGroup& g) {
           {"n", s.n},
           {"k", s.k},
           {"batch", s.batch},
+          {"groups", GroupsJson(g)},
           {"types",
            {std::string(analyzers::DataTypeName(s.type_a)),
             std::string(analyzers::DataTypeName(s.type_b)),

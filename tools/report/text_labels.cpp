@@ -109,4 +109,31 @@ std::vector<std::string> KernelDetailLines(const analyzers::KernelGroup& g, size
   return {name, "  " + tail};
 }
 
+std::string LibraryShapeText(const analyzers::LibraryGroup& g) {
+  const trace::LibraryCallRecord& s = g.shape;
+  const auto dims = [](int64_t m, int64_t n, int64_t k, int64_t batch) {
+    std::string text = fmt::format("{}x{}x{}", m, n, k);
+    if (batch > 1) text += fmt::format(" b{}", batch);
+    return text;
+  };
+  if (!(s.flags & trace::kLibGrouped)) return dims(s.m, s.n, s.k, s.batch);
+  const std::string groups = fmt::format("{} group{}", s.batch, s.batch == 1 ? "" : "s");
+  if (s.m < 0 || s.n < 0 || s.k < 0) return groups + ", shapes not read";
+  if (!g.groups_known) return fmt::format("{}, the first {}", groups, dims(s.m, s.n, s.k, 1));
+  trace::LibraryGroupsCut sums = g.groups_cut;  // the unlisted groups, then the listed ones
+  for (const auto& group : g.groups) trace::AddGroup(sums, group);
+  const int64_t problems = sums.problems;
+  std::string text = fmt::format("{}, {} problem{}:", groups, problems, problems == 1 ? "" : "s");
+  const size_t shown = std::min(g.groups.size(), kShownGroups);
+  for (size_t i = 0; i < shown; ++i) {
+    const auto& group = g.groups[i];
+    text += (i == 0 ? " " : ", ") + dims(group.m, group.n, group.k, group.count);
+  }
+  if (s.batch > static_cast<int64_t>(shown)) {
+    text += fmt::format(" and {} more", s.batch - static_cast<int64_t>(shown));
+  }
+  if (g.groups_vary) text += " (first call; others differ)";
+  return text;
+}
+
 }  // namespace flopspy::tools

@@ -37,6 +37,13 @@ std::string LaunchShape(const std::array<uint32_t, 3>& grid, const std::array<ui
 // function's own name: "mul [n=1000] · vectorized_elementwise_kernel".
 std::string KernelLabel(const analyzers::KernelGroup& group);
 
+// A library row's shape: "64x128x32", "64x128x32 b4" when batched. A grouped GEMM whose groups
+// differ: "3 groups, 6 problems: 64x128x32 b2, 16x8x256, 100x10x10 b3" (at most kShownGroups
+// groups, then "and 66 more"), "(first call; others differ)" when the row's calls had other
+// groups; "3 groups, the first 64x128x32" when its groups are not in the trace.
+inline constexpr size_t kShownGroups = 4;
+std::string LibraryShapeText(const analyzers::LibraryGroup& group);
+
 // The lines under a kernel row: its label, its launch shape and its roof, which tell apart rows
 // of one kernel with different grids and say what %roof is a share of. A label too long to
 // share its line with them goes on a line of its own.

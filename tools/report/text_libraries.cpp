@@ -13,13 +13,6 @@ namespace {
 
 using analyzers::LibraryGroup;
 
-std::string Shape(const LibraryGroup& g) {
-  const auto& s = g.shape;
-  std::string shape = fmt::format("{}x{}x{}", s.m, s.n, s.k);
-  if (s.batch > 1) shape += fmt::format(" b{}", s.batch);
-  return shape;
-}
-
 bool Applies(uint8_t type) {
   return type != analyzers::kNotApplicable;
 }
@@ -83,7 +76,7 @@ void PrintLibraryTable(const TraceReport& t, std::ostream& out, size_t limit) {
                   FigureText(g.bytes, g.source), Intensity(g),
                   p && known ? RateText(p->achieved_flops) : "-",
                   p ? PctText(p->pct_of_attainable) : "-", RegimeTag(p), SourceTag(g.source)});
-    std::string detail = g.routine + " " + Shape(g) + " " + Types(g);
+    std::string detail = g.routine + " " + LibraryShapeText(g) + " " + Types(g);
     if (p) {
       if (const std::string roof = RoofText(*p); !roof.empty()) detail += "; " + roof;
     }

@@ -250,6 +250,17 @@ TraceReport AnalyzeTrace(trace::TraceReader reader, const std::string& path,
   }
   ResolveDevices(report, options);
   report.run = run.Finish(report.roofs, options.thresholds);
+  // Damaged records the analysis refused (the rest of the trace reads as usual): every output
+  // lists its warnings.
+  for (const std::string& message : report.run.damaged_messages) {
+    report.summary.warnings.push_back(
+        {trace::WarningCode::kGeneric, 0, "damaged trace: " + message});
+  }
+  if (const uint64_t more = report.run.damaged_records - report.run.damaged_messages.size()) {
+    report.summary.warnings.push_back(
+        {trace::WarningCode::kGeneric, 0,
+         "damaged trace: " + std::to_string(more) + " more damaged records were refused"});
+  }
   report.advice = analyzers::AdviseRun(report.run, report.roofs);
   report.regions = regions.Finish();
   cpuroof::FlagPointsOverlappingGpuCopies(report.cpu_samples, std::move(host_copies));

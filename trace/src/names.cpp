@@ -41,6 +41,8 @@ std::string_view RecordTypeName(RecordType type) {
       return "warning";
     case RecordType::kTraceEnd:
       return "trace_end";
+    case RecordType::kLibraryGroups:
+      return "library_groups";
   }
   return "unknown";
 }

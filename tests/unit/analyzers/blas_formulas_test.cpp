@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <vector>
+
 #include "flopspy/analyzers/blas_types.h"
 
 namespace flopspy::analyzers {
@@ -245,6 +247,32 @@ TEST(BlasFormulas, PointerArrayBatched) {
   EXPECT_EQ(f.path, ComputePath::kFp64Tensor);
 }
 
+TEST(BlasFormulas, Gemm3mBatchedAndStridedBatched) {
+  // Cgemm3mBatched 2x3x4, batch 3, beta non-zero: 8mnk * 3 = 8*24*3 = 576 FLOPs (the problem's,
+  // noted); bytes 8*(2*4 + 4*3 + 2*3 + 2*3)*3 = 8*32*3 = 768 + pointer arrays 3*8*3 = 72: 840.
+  trace::LibraryCallRecord r = Rec("cublasCgemm3mBatched", 2, 3, 4, kBetaNonZero);
+  r.batch = 3;
+  r.flags |= trace::kLibBatchedPointers;
+  BlasFigures f = ComputeBlasFigures(r);
+  ExpectAnalytic(f);
+  EXPECT_DOUBLE_EQ(f.flops, 576);
+  EXPECT_DOUBLE_EQ(f.bytes, 840);
+  EXPECT_NE(f.notes & kBlasNoteProblemFlops, 0u);
+  // Cgemm3mStridedBatched 2x3x4, batch 3, beta zero, stride_a 0 (one A for all, read once):
+  // 576 FLOPs; bytes A 8*2*4 = 64, B 8*4*3*3 = 288, D 8*2*3*3 = 144: 496; no pointer arrays.
+  r = Rec("cublasCgemm3mStridedBatched_64", 2, 3, 4, kBetaZero);
+  r.batch = 3;
+  r.stride_a = 0;
+  r.stride_b = 12;
+  r.stride_c = 6;
+  f = ComputeBlasFigures(r);
+  ExpectAnalytic(f);
+  EXPECT_DOUBLE_EQ(f.flops, 576);
+  EXPECT_DOUBLE_EQ(f.bytes, 496);
+  EXPECT_NE(f.notes & kBlasNoteProblemFlops, 0u);
+  EXPECT_NE(f.notes & kBlasNoteBroadcastOperand, 0u);
+}
+
 TEST(BlasFormulas, GroupedBatched) {
   // kLibGrouped: m/n/k describe only the first group; the call's total is not known.
   trace::LibraryCallRecord r = Rec("cublasGemmGroupedBatchedEx", 8, 8, 8);
@@ -266,6 +294,141 @@ TEST(BlasFormulas, GroupedBatched) {
   ExpectAnalytic(f);
   EXPECT_DOUBLE_EQ(f.flops, 3072);
   EXPECT_DOUBLE_EQ(f.bytes, 2376);
+}
+
+trace::LibraryGroupShape Group(int64_t m, int64_t n, int64_t k, int64_t count, uint8_t beta) {
+  trace::LibraryGroupShape g{};
+  g.m = m, g.n = n, g.k = k, g.count = count, g.beta = beta;
+  g.lda = m, g.ldb = k, g.ldc = m;
+  return g;
+}
+
+TEST(BlasFormulas, GroupedBatchedWithItsGroups) {
+  // Complex single (8 bytes, 8mnk), groups (m, n, k, count, beta): (2, 3, 4, 1, 0), (5, 1, 2, 2,
+  // non-zero), (1, 1, 1, 0, 0) (an empty group), and cut groups summed: 3 problems with
+  // m*n*k 30, m*k 12, k*n 9, m*n 10, of which m*n 4 read C.
+  //   m*n*k  2*3*4 + 2*5*1*2 + 30 = 24 + 20 + 30 = 74   FLOPs 8 * 74 = 592
+  //   A  8 * (2*4 + 2*5*2 + 12) = 8 * 40 = 320;  B 8 * (4*3 + 2*2*1 + 9) = 8 * 25 = 200
+  //   C  8 * (2*5*1 + 4) = 8 * 14 = 112;          D 8 * (2*3 + 2*5*1 + 10) = 8 * 26 = 208
+  //   arrays 24 * (1 + 2 + 0 + 3) = 144;          bytes 320 + 200 + 112 + 208 + 144 = 984
+  trace::LibraryCallRecord r = Rec("cublasGemmGroupedBatchedEx", 2, 3, 4);
+  r.type_a = r.type_b = r.type_c = t::kC32F;
+  r.compute_type = ct::k32F;
+  r.batch = 5;  // three listed, two cut
+  r.flags = trace::kLibGrouped | trace::kLibGroupsFollow | trace::kLibBatchedPointers |
+            trace::kLibBetaKnown | trace::kLibBetaNonZero;
+  const trace::LibraryGroupShape groups[] = {Group(2, 3, 4, 1, 0), Group(5, 1, 2, 2, 1),
+                                             Group(1, 1, 1, 0, 0)};
+  trace::LibraryGroupsCut cut{};
+  cut.groups = 2, cut.problems = 3;
+  cut.mnk = 30, cut.mk = 12, cut.kn = 9, cut.mn = 10, cut.mn_reads_c = 4;
+  BlasFigures f = ComputeBlasFigures(r, groups, cut);
+  ExpectAnalytic(f);
+  EXPECT_DOUBLE_EQ(f.flops, 592);
+  EXPECT_DOUBLE_EQ(f.bytes, 984);
+  EXPECT_EQ(f.notes & kBlasNoteGroupedFirstOnly, 0u);
+  EXPECT_EQ(f.path, ComputePath::kFp32);
+
+  // Groups missing (the count does not add up): the first group only, as without groups.
+  f = ComputeBlasFigures(r, std::span(groups, 2), cut);
+  EXPECT_EQ(f.source, FigureSource::kUnknown);
+  EXPECT_NE(f.notes & kBlasNoteGroupedFirstOnly, 0u);
+  EXPECT_DOUBLE_EQ(f.lower_bound_flops, 8 * 24);
+  // A negative dimension in a group: no figures.
+  trace::LibraryGroupShape bad[] = {groups[0], groups[1], Group(1, -1, 1, 1, 0)};
+  f = ComputeBlasFigures(r, bad, cut);
+  EXPECT_EQ(f.source, FigureSource::kUnknown);
+  EXPECT_NE(f.notes & kBlasNoteInvalidShape, 0u);
+  // A failed call did no work, whatever its groups.
+  r.status = 7;
+  f = ComputeBlasFigures(r, groups, cut);
+  ExpectAnalytic(f);
+  EXPECT_DOUBLE_EQ(f.flops, 0);
+  EXPECT_NE(f.notes & kBlasNoteCallFailed, 0u);
+  // Any other record ignores groups.
+  trace::LibraryCallRecord plain = Rec("cublasSgemm_v2", 2, 3, 4);
+  EXPECT_DOUBLE_EQ(ComputeBlasFigures(plain, groups, cut).flops, ComputeBlasFigures(plain).flops);
+  // FillBlasFigures writes them into the record.
+  r.status = 0;
+  FillBlasFigures(r, groups, cut);
+  EXPECT_DOUBLE_EQ(r.flops, 592);
+  EXPECT_DOUBLE_EQ(r.bytes, 984);
+  EXPECT_EQ(r.source, static_cast<uint8_t>(FigureSource::kAnalytic));
+}
+
+trace::LibraryCallRecord Grouped(const char* entry, int64_t groups) {
+  trace::LibraryCallRecord r = Rec(entry, 0, 0, 0);
+  r.batch = groups;
+  r.flags = trace::kLibGrouped | trace::kLibGroupsFollow | trace::kLibBatchedPointers | kBetaZero;
+  return r;
+}
+
+TEST(BlasFormulas, GroupedGemmTwoDifferentGroupsByHand) {
+  // SgemmGroupedBatched, groups (m, n, k, count) = (64, 32, 16, 3), (8, 8, 8, 1), beta zero:
+  //   FLOPs  2*64*32*16*3 + 2*8*8*8*1 = 196608 + 1024         = 197632
+  //   A      4 * (3*64*16 + 8*8)   = 4 * 3136                  = 12544
+  //   B      4 * (3*16*32 + 8*8)   = 4 * 1600                  = 6400
+  //   D      4 * (3*64*32 + 8*8)   = 4 * 6208                  = 24832   (C not read)
+  //   arrays 3 pointers * 8 bytes * 4 problems                 = 96
+  //   bytes  12544 + 6400 + 24832 + 96                         = 43872
+  trace::LibraryCallRecord r = Grouped("cublasSgemmGroupedBatched", 2);
+  r.m = 64, r.n = 32, r.k = 16;  // the first group, as the hook writes it
+  const trace::LibraryGroupShape groups[] = {Group(64, 32, 16, 3, 0), Group(8, 8, 8, 1, 0)};
+  BlasFigures f = ComputeBlasFigures(r, groups, trace::LibraryGroupsCut{});
+  ExpectAnalytic(f);
+  EXPECT_DOUBLE_EQ(f.flops, 197632);
+  EXPECT_DOUBLE_EQ(f.bytes, 43872);
+  EXPECT_EQ(f.path, ComputePath::kFp32);
+  EXPECT_EQ(f.notes, 0u);
+  // The second group reading C (beta non-zero): + 4 * 8*8 = 256 bytes.
+  const trace::LibraryGroupShape beta[] = {groups[0], Group(8, 8, 8, 1, 1)};
+  EXPECT_DOUBLE_EQ(ComputeBlasFigures(r, beta, trace::LibraryGroupsCut{}).bytes, 43872 + 256);
+
+  // Groups of one shape give what the same problems as one pointer-array batch give:
+  // DgemmGroupedBatched (8, 8, 8, 2) + (8, 8, 8, 1) = DgemmBatched 8x8x8 batch 3 = 3072 FLOPs,
+  // 8*(64*3)*3 + 3*8*3 = 4680 bytes.
+  r = Grouped("cublasDgemmGroupedBatched_64", 2);
+  const trace::LibraryGroupShape same[] = {Group(8, 8, 8, 2, 0), Group(8, 8, 8, 1, 0)};
+  f = ComputeBlasFigures(r, same, trace::LibraryGroupsCut{});
+  trace::LibraryCallRecord batched = Rec("cublasDgemmBatched_64", 8, 8, 8);
+  batched.batch = 3;
+  batched.flags |= trace::kLibBatchedPointers;
+  EXPECT_DOUBLE_EQ(f.flops, 3072);
+  EXPECT_DOUBLE_EQ(f.bytes, 4680);
+  EXPECT_DOUBLE_EQ(f.flops, ComputeBlasFigures(batched).flops);
+  EXPECT_DOUBLE_EQ(f.bytes, ComputeBlasFigures(batched).bytes);
+}
+
+TEST(BlasFormulas, GroupedGemmBeyondTheListedGroupsIsExact) {
+  // GemmGroupedBatchedEx FP32, 70 groups g = 1..70 of (g, 2, 3, 1), beta zero. The writer lists
+  // 64 and sums groups 65..70: 6 groups, 6 problems,
+  //   m*n*k = 6*(65+...+70) = 6*405 = 2430, m*k = 3*405 = 1215, k*n = 6*6 = 36, m*n = 2*405 = 810.
+  // Over every group (sum of m: 1+...+70 = 2485):
+  //   FLOPs 2 * 2*3 * 2485 = 29820
+  //   A 4*3*2485 = 29820;  B 4*6*70 = 1680;  D 4*2*2485 = 19880;  arrays 24*70 = 1680
+  //   bytes 29820 + 1680 + 19880 + 1680 = 53060
+  trace::LibraryCallRecord r = Grouped("cublasGemmGroupedBatchedEx_64", 70);
+  r.type_a = r.type_b = r.type_c = t::kR32F;
+  r.compute_type = ct::k32F;
+  std::vector<trace::LibraryGroupShape> listed;
+  for (int64_t g = 1; g <= 64; ++g) listed.push_back(Group(g, 2, 3, 1, 0));
+  trace::LibraryGroupsCut cut{};
+  cut.groups = 6, cut.problems = 6;
+  cut.mnk = 2430, cut.mk = 1215, cut.kn = 36, cut.mn = 810, cut.mn_reads_c = 0;
+  BlasFigures f = ComputeBlasFigures(r, listed, cut);
+  ExpectAnalytic(f);
+  EXPECT_DOUBLE_EQ(f.flops, 29820);
+  EXPECT_DOUBLE_EQ(f.bytes, 53060);
+  // A cut whose groups had a negative size (problems < 0, as the hook marks it): no figures.
+  cut.problems = -1;
+  f = ComputeBlasFigures(r, listed, cut);
+  EXPECT_EQ(f.source, FigureSource::kUnknown);
+  EXPECT_NE(f.notes & kBlasNoteInvalidShape, 0u);
+  // A cut that claims more groups than the call has: the first group only.
+  cut.problems = 6;
+  cut.groups = 71;
+  f = ComputeBlasFigures(r, listed, cut);
+  EXPECT_NE(f.notes & kBlasNoteGroupedFirstOnly, 0u);
 }
 
 // --- cuBLASLt ------------------------------------------------------------------------------------
@@ -543,6 +706,74 @@ TEST(BlasFormulas, RankK) {
   f = ComputeBlasFigures(r);
   EXPECT_DOUBLE_EQ(f.flops, 2020000);
   EXPECT_DOUBLE_EQ(f.bytes, 50400);
+}
+
+TEST(BlasFormulas, ComplexRankKWithTwoOperands) {
+  // n = 100, k = 50; one triangle of C: n(n+1)/2 = 5050 elements, A and B n x k = 5000 each.
+  // Cherkx: like herk, 4 k n (n+1) = 2020000 FLOPs; bytes (beta zero) 8*(5000 + 5000 + 5050)
+  // = 120400.
+  BlasFigures f = ComputeBlasFigures(Rec("cublasCherkx", 0, 100, 50));
+  ExpectAnalytic(f);
+  EXPECT_DOUBLE_EQ(f.flops, 2020000);
+  EXPECT_DOUBLE_EQ(f.bytes, 120400);
+  // Zherkx_64, beta non-zero: same FLOPs; 16*(5000 + 5000 + 5050 + 5050) = 321600 bytes.
+  f = ComputeBlasFigures(Rec("cublasZherkx_64", 0, 100, 50, kBetaNonZero));
+  EXPECT_DOUBLE_EQ(f.flops, 2020000);
+  EXPECT_DOUBLE_EQ(f.bytes, 321600);
+  EXPECT_EQ(f.path, ComputePath::kFp64Tensor);
+  // Dsyrkx: real, k n (n+1)/2 * 2 = 505000; 8*(5000 + 5000 + 5050) = 120400.
+  f = ComputeBlasFigures(Rec("cublasDsyrkx", 0, 100, 50));
+  EXPECT_DOUBLE_EQ(f.flops, 505000);
+  EXPECT_DOUBLE_EQ(f.bytes, 120400);
+  // Csyr2k: 8 k n^2 = 8*500000 = 4e6; bytes (beta zero) 8*(5000 + 5000 + 5050) = 120400.
+  f = ComputeBlasFigures(Rec("cublasCsyr2k_v2", 0, 100, 50));
+  EXPECT_DOUBLE_EQ(f.flops, 4e6);
+  EXPECT_DOUBLE_EQ(f.bytes, 120400);
+  // Zsyr2k, beta non-zero: 4e6; 16*(5000 + 5000 + 5050 + 5050) = 321600.
+  f = ComputeBlasFigures(Rec("cublasZsyr2k_v2_64", 0, 100, 50, kBetaNonZero));
+  EXPECT_DOUBLE_EQ(f.flops, 4e6);
+  EXPECT_DOUBLE_EQ(f.bytes, 321600);
+  // Cher2k, beta zero: 4e6; 120400. Zher2k bytes, beta non-zero: 321600.
+  f = ComputeBlasFigures(Rec("cublasCher2k_v2", 0, 100, 50));
+  EXPECT_DOUBLE_EQ(f.flops, 4e6);
+  EXPECT_DOUBLE_EQ(f.bytes, 120400);
+  EXPECT_DOUBLE_EQ(ComputeBlasFigures(Rec("cublasZher2k", 0, 100, 50, kBetaNonZero)).bytes, 321600);
+}
+
+TEST(BlasFormulas, DotcAxpyAndNrm2ExForms) {
+  // DotcEx, complex single vectors, n = 1000: 6n + 2(n-1) = 7998 FLOPs; 8*2000 = 16000 bytes.
+  trace::LibraryCallRecord r = Rec("cublasDotcEx", 0, 1000, 0);
+  r.type_a = r.type_b = r.type_c = r.type_d = t::kC32F;
+  BlasFigures f = ComputeBlasFigures(r);
+  ExpectAnalytic(f);
+  EXPECT_DOUBLE_EQ(f.flops, 7998);
+  EXPECT_DOUBLE_EQ(f.bytes, 16000);
+  // AxpyEx, FP16 x and y, FP32 alpha and execution, n = 1000: 2n = 2000 FLOPs;
+  // x read, y read and written: 2*1000 + 2*2*1000 = 6000 bytes.
+  r = Rec("cublasAxpyEx_64", 0, 1000, 0);
+  r.scale_type = t::kR32F;
+  r.type_a = r.type_b = t::kR16F;
+  r.type_d = t::kR32F;
+  f = ComputeBlasFigures(r);
+  ExpectAnalytic(f);
+  EXPECT_DOUBLE_EQ(f.flops, 2000);
+  EXPECT_DOUBLE_EQ(f.bytes, 6000);
+  // Nrm2Ex, BF16 x, FP32 result and execution: 2n - 1 = 1999 FLOPs; 2*1000 = 2000 bytes.
+  r = Rec("cublasNrm2Ex", 0, 1000, 0);
+  r.type_a = t::kR16BF;
+  r.type_c = r.type_d = t::kR32F;
+  f = ComputeBlasFigures(r);
+  ExpectAnalytic(f);
+  EXPECT_DOUBLE_EQ(f.flops, 1999);
+  EXPECT_DOUBLE_EQ(f.bytes, 2000);
+  EXPECT_EQ(f.notes & kBlasNoteProblemFlops, 0u);
+  // Nrm2Ex of a complex double vector: 6n + 2(n-1) = 7998 (noted); 16*1000 = 16000 bytes.
+  r.type_a = t::kC64F;
+  r.type_c = r.type_d = t::kR64F;
+  f = ComputeBlasFigures(r);
+  EXPECT_DOUBLE_EQ(f.flops, 7998);
+  EXPECT_DOUBLE_EQ(f.bytes, 16000);
+  EXPECT_NE(f.notes & kBlasNoteProblemFlops, 0u);
 }
 
 // --- Level 1

@@ -45,12 +45,14 @@ TEST(RoundTrip, EveryRecordTypeSurvivesWriteAndRead) {
   const auto metrics = Filled<KernelMetricsRecord>(13);
   const auto warning = Filled<WarningRecord>(14);
   const auto end = Filled<TraceEndRecord>(15);
+  const auto groups = Filled<LibraryGroupsRecord>(16);
 
   b.Chunk(ChunkSource::kProcess).String(7, "void kernel<float>(int)").Metadata(R"({"a":1})");
   b.AddRaw(&thread, sizeof thread).AddRaw(&function, sizeof function);
   b.AddRaw(&signature, sizeof signature).AddRaw(&stream, sizeof stream);
   b.Chunk(ChunkSource::kThread, 77).AddRaw(&api, sizeof api).AddRaw(&launch, sizeof launch);
-  b.AddRaw(&params, sizeof params).AddRaw(&library, sizeof library).AddRaw(&region, sizeof region);
+  b.AddRaw(&params, sizeof params).AddRaw(&library, sizeof library).AddRaw(&groups, sizeof groups);
+  b.AddRaw(&region, sizeof region);
   b.Chunk(ChunkSource::kGpuActivity).AddRaw(&gpu, sizeof gpu).AddRaw(&metrics, sizeof metrics);
   b.Chunk(ChunkSource::kCpuSampler).AddRaw(&cpu, sizeof cpu);
   b.Chunk(ChunkSource::kProcess).AddRaw(&lost, sizeof lost).AddRaw(&warning, sizeof warning);
@@ -106,6 +108,9 @@ TEST(RoundTrip, EveryRecordTypeSurvivesWriteAndRead) {
       case RecordType::kLibraryCall:
         ExpectSame(library, v);
         break;
+      case RecordType::kLibraryGroups:
+        ExpectSame(groups, v);
+        break;
       case RecordType::kCpuSample:
         ExpectSame(cpu, v);
         break;
@@ -132,7 +137,7 @@ TEST(RoundTrip, EveryRecordTypeSurvivesWriteAndRead) {
   EXPECT_EQ(summary.status, ReadStatus::kOk) << summary.message;
   EXPECT_TRUE(summary.ended_cleanly);
   EXPECT_EQ(summary.chunks, 5u);
-  EXPECT_EQ(summary.records, 17u);
+  EXPECT_EQ(summary.records, 18u);
   EXPECT_EQ(summary.sequence_gaps, 0u);
   // Every type but padding appears exactly once.
   for (int t = 1; t < kRecordTypeCount; ++t) {

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 
 #include "flopspy/analyzers/blas_routine.h"
 #include "flopspy/analyzers/compute_path.h"
@@ -20,7 +21,7 @@ enum BlasNote : uint32_t {
   kBlasNoteInvalidShape = 1u << 1,      // a needed dimension or batch count is negative
   kBlasNoteUnknownType = 1u << 2,       // a needed operand type is missing or not understood
   kBlasNoteCallFailed = 1u << 3,        // status != CUBLAS_STATUS_SUCCESS: nothing ran, zero work
-  kBlasNoteGroupedFirstOnly = 1u << 4,  // grouped batched: only the first group is known
+  kBlasNoteGroupedFirstOnly = 1u << 4,  // grouped batched, groups missing: only the first known
   kBlasNoteBetaUnknown = 1u << 5,       // beta not read on the host: C counted as read
   kBlasNoteBroadcastOperand = 1u << 6,  // a strided-batched operand with stride 0 counted once
   kBlasNoteUnknownEpilogue = 1u << 7,   // epilogue value not understood: epilogue not counted
@@ -40,8 +41,8 @@ struct BlasFigures {
   ComputePath epilogue_path = ComputePath::kUnknown;  // kFp32 (CUDA cores) when epilogue_flops > 0
   trace::FigureSource source = trace::FigureSource::kUnknown;
   uint32_t notes = 0;  // BlasNote bits
-  // Grouped batched with kLibGrouped: FLOPs of one problem of the first group (source stays
-  // unknown and flops 0); a true lower bound whenever that group has at least one problem.
+  // Grouped batched with kLibGrouped and its groups missing: FLOPs of one problem of the first
+  // group (source stays unknown and flops 0); a lower bound whenever that group has a problem.
   double lower_bound_flops = 0;
 };
 
@@ -57,8 +58,21 @@ inline constexpr double kEpilogueBgradFlops = 1;   // one add per reduced elemen
 // note saying why.
 BlasFigures ComputeBlasFigures(const trace::LibraryCallRecord& record);
 
+// A grouped batched GEMM whose groups differ (kLibGrouped with kLibGroupsFollow): the figures
+// summed over every group, from the groups its LibraryGroups records list and the sums of the
+// groups they cut; exact, source analytic (docs/blas-formulas.md, "Grouped GEMM"). `groups` in
+// call order, all of them (record.batch - cut.groups). With groups missing, or for any other
+// record: ComputeBlasFigures(record).
+BlasFigures ComputeBlasFigures(const trace::LibraryCallRecord& record,
+                               std::span<const trace::LibraryGroupShape> groups,
+                               const trace::LibraryGroupsCut& cut);
+
 // Writes flops, epilogue_flops, bytes and source into the record (what the flusher does).
 void FillBlasFigures(trace::LibraryCallRecord& record);
+// The same for a grouped call with its groups.
+void FillBlasFigures(trace::LibraryCallRecord& record,
+                     std::span<const trace::LibraryGroupShape> groups,
+                     const trace::LibraryGroupsCut& cut);
 
 // The roof of the main operation, from the routine, operand types and the stored compute type
 // (cublasComputeType_t - 64, kNotApplicable if none). Level 1 and 2 run on CUDA cores; level 3

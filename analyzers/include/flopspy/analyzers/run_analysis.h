@@ -15,6 +15,7 @@
 #include <deque>
 #include <map>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <tuple>
@@ -28,6 +29,7 @@
 #include "flopspy/analyzers/launch_histogram.h"
 #include "flopspy/analyzers/roofline.h"
 #include "flopspy/analyzers/trace_summary.h"
+#include "flopspy/trace/library_groups.h"
 #include "flopspy/trace/reader.h"
 #include "flopspy/trace/schema.h"
 
@@ -136,7 +138,20 @@ struct LibraryGroup {
   std::vector<std::pair<uint32_t, double>> kernel_time;
   std::optional<Placement> placement;
   std::vector<GemmFinding> findings;  // GEMM shape diagnostics
+  // A grouped GEMM whose groups differ (kLibGrouped; shape.m/n/k are its first group's and
+  // shape.batch its group count): the groups of the first of its calls whose LibraryGroups
+  // records came whole, as listed (flopspy lists 64), and the sums of those not listed.
+  // groups_known is false in a format-1 trace or when the records were damaged; groups_vary
+  // when another call of the row had other groups (the row's figures sum every call's own).
+  bool groups_known = false;
+  bool groups_vary = false;
+  std::vector<trace::LibraryGroupShape> groups;
+  trace::LibraryGroupsCut groups_cut{};
 };
+
+// Whether two grouped calls' groups are the same (every listed field, and the sums of the rest).
+bool SameGroups(std::span<const trace::LibraryGroupShape> a, const trace::LibraryGroupsCut& a_cut,
+                std::span<const trace::LibraryGroupShape> b, const trace::LibraryGroupsCut& b_cut);
 
 struct CopyGroup {
   bool from_gpu = false;  // a GPU record (CUPTI) rather than an API call
@@ -177,7 +192,12 @@ struct RunAnalysis {
   uint64_t unmatched_gpu_records = 0;
   uint64_t replayed_gpu_records = 0;  // extra GPU records of counter-measured (replayed) launches
   bool gpu_timing = false;            // any GPU activity record at all
+  // Records refused as damaged (LibraryGroups records cut short, out of place or missing), one
+  // message each, the first kMaxDamagedMessages of them; damaged_records counts them all.
+  std::vector<std::string> damaged_messages;
+  uint64_t damaged_records = 0;
 };
+inline constexpr size_t kMaxDamagedMessages = 10;
 
 // Placement of a group on a device's roofs (what RunAnalyzer::Finish does for each group; also
 // used for groups merged across traces). nullopt when the group has no GPU time.
@@ -243,6 +263,8 @@ class RunAnalyzer {
   void AddGpu(const trace::GpuActivityRecord& gpu);
   void AddLibraryCall(const trace::LibraryCallRecord& call, uint32_t thread,
                       const StringLookup& strings);
+  void AddLibraryGroups(const trace::RecordView& record);
+  void NoteDamaged(const std::string& message);
   void AddApiCall(const trace::ApiCallRecord& api);
   void AddKernelMetrics(const trace::KernelMetricsRecord& metrics, uint32_t thread);
   // Groups with counter samples but no catalog or analytic figure take the counters' figures.
@@ -265,6 +287,8 @@ class RunAnalyzer {
   std::vector<KernelGroup> kernels_;
   std::map<LibraryShapeKey, uint32_t> library_index_;
   std::vector<LibraryGroup> libraries_;
+  trace::LibraryGroupsCollector groups_collector_;
+  uint32_t last_library_ = 0;  // LibraryGroup index of the last call (its groups follow it)
   std::map<std::tuple<bool, uint8_t, uint8_t, uint8_t, bool>, uint32_t> copy_index_;
   std::vector<CopyGroup> copies_;
   std::map<int32_t, DeviceActivity> devices_;

@@ -19,8 +19,10 @@ static_assert(std::endian::native == std::endian::little,
 // ---------------------------------------------------------------------------------------------
 // Versions
 
-// The version this code writes.
-inline constexpr uint16_t kFormatVersion = 1;
+// The version this code writes. History (docs/trace-format.md, "Versions"):
+//   1  the first format
+//   2  LibraryGroupsRecord (type 27) after grouped GEMM calls whose groups differ
+inline constexpr uint16_t kFormatVersion = 2;
 // The oldest reader version that can read what this code writes (bumped only on breaking changes).
 inline constexpr uint16_t kMinReaderVersion = 1;
 // The oldest file format version this code can still read.
@@ -108,8 +110,9 @@ enum class RecordType : uint8_t {
   kKernelMetrics = 24,  // KernelMetricsRecord (hardware counters of one kernel)
   kWarning = 25,        // WarningRecord
   kTraceEnd = 26,       // TraceEndRecord
+  kLibraryGroups = 27,  // LibraryGroupsRecord, extends the kLibraryCall just before it (format 2)
 };
-inline constexpr int kRecordTypeCount = 27;
+inline constexpr int kRecordTypeCount = 28;
 
 // Record sizes are multiples of 8, stored in 8-byte units so one header covers up to 512 KiB.
 inline constexpr size_t kRecordAlign = 8;
@@ -396,8 +399,10 @@ enum LibraryCallFlags : uint32_t {
   kLibScalePointers = 1u << 5,  // any of A/B/C/D scale pointers set (FP8 scaling)
   kLibAmaxPointer = 1u << 6,
   kLibFastAccum = 1u << 7,
-  kLibBatchedPointers = 1u << 8,        // pointer-array batched form (alignment of A/B/C unknown)
-  kLibGrouped = 1u << 9,                // grouped batched: m/n/k describe the first group only
+  kLibBatchedPointers = 1u << 8,  // pointer-array batched form (alignment of A/B/C unknown)
+  // Grouped batched whose groups differ: m/n/k/ld/transposes describe the first group and batch
+  // is the group count; with kLibGroupsFollow, LibraryGroups records hold every group.
+  kLibGrouped = 1u << 9,
   kLibDescriptorIncomplete = 1u << 10,  // a cuBLASLt attribute could not be read
   kLibUnknownRoutine = 1u << 11,
   // Legacy cublas.h API: the call's status went to cublasGetError(), which flopspy does not call
@@ -406,6 +411,9 @@ enum LibraryCallFlags : uint32_t {
   // The stream is not known (legacy API after the program called cublasSetKernelStream);
   // `stream` is 0.
   kLibStreamUnknown = 1u << 13,
+  // LibraryGroups records follow this record in its chunk (format 2): ceil(listed / 8) of them,
+  // listed = min(batch, groups the writer lists), the rest summed in LibraryGroupsRecord::cut.
+  kLibGroupsFollow = 1u << 14,
 };
 
 // One cuBLAS or cuBLASLt call. The hook fills the arguments; the flusher fills flops and bytes.
@@ -438,6 +446,44 @@ struct LibraryCallRecord {
   double bytes;              // minimum DRAM bytes
 };
 static_assert(sizeof(LibraryCallRecord) == 192);
+
+// One group of a grouped batched GEMM (cublasGemmGroupedBatchedEx and the typed forms).
+inline constexpr uint8_t kGroupBetaUnknown = 0xFF;  // beta not read (device pointer mode)
+struct LibraryGroupShape {
+  int64_t m, n, k;
+  int64_t count;  // problems in the group (group_size)
+  int64_t lda, ldb, ldc;
+  uint8_t trans_a, trans_b;  // cublasOperation_t
+  uint8_t beta;              // 0 zero, 1 non-zero, kGroupBetaUnknown
+  uint8_t reserved[5];
+};
+static_assert(sizeof(LibraryGroupShape) == 64);
+
+// The groups a writer did not list (it lists a bounded number), as the sums the GEMM formulas
+// need: over every problem p of those groups, m*n*k, m*k, k*n and m*n (and m*n where beta may be
+// non-zero: C is read). Exact FLOPs and minimum bytes need nothing more.
+struct LibraryGroupsCut {
+  int64_t groups;
+  int64_t problems;
+  double mnk, mk, kn, mn;
+  double mn_reads_c;
+};
+static_assert(sizeof(LibraryGroupsCut) == 56);
+
+inline constexpr int kGroupsPerRecord = 8;
+
+// Groups of the grouped LibraryCallRecord just before it in the same chunk (kLibGroupsFollow).
+// A call's records come in order, `first` 0, 8, 16...; `cut` is set in the first, zero in the
+// others.
+struct LibraryGroupsRecord {
+  static constexpr RecordType kType = RecordType::kLibraryGroups;
+  RecordHeader h;
+  uint16_t first;  // index in the call of groups[0]
+  uint16_t valid;  // entries of groups[] in use
+  LibraryGroupsCut cut;
+  LibraryGroupShape groups[kGroupsPerRecord];
+};
+static_assert(sizeof(LibraryGroupsRecord) == 576);
 
 // --- CPU side ---------------------------------------------------------------------------------
 
