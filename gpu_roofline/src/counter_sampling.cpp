@@ -1,7 +1,6 @@
 #include "flopspy/gpu_roofline/counter_sampling.h"
 
 #include <algorithm>
-#include <bit>
 #include <cmath>
 
 namespace flopspy::gpuroof {
@@ -18,96 +17,33 @@ CounterSampler::CounterSampler(uint32_t wanted, double tolerance, size_t max_sig
       tolerance_(tolerance),
       max_signatures_(max_signatures) {}
 
-namespace {
-
-void Add(CounterValues& into, const CounterValues& v) {
-  into.fp32 += v.fp32;
-  into.fp64 += v.fp64;
-  into.fp16 += v.fp16;
-  into.tensor += v.tensor;
-  into.dram_read += v.dram_read;
-  into.dram_write += v.dram_write;
-  into.l2 += v.l2;
-  into.duration_ns += v.duration_ns;
-  into.valid |= v.valid;
-}
-
-}  // namespace
-
-SampleSlot CounterSampler::Claim(const CounterSignature& signature,
-                                 std::span<const uint32_t> groups) {
+uint32_t CounterSampler::Claim(const CounterSignature& signature) {
   std::lock_guard lock(mutex_);
   auto it = entries_.find(signature);
   if (it == entries_.end()) {
     if (entries_.size() >= max_signatures_) {
       ++untracked_;
-      return {};
+      return 0;
     }
-    Entry e;
-    e.groups.assign(groups.begin(), groups.begin() + std::min(groups.size(), kMaxGroups));
-    if (e.groups.empty()) e.groups.push_back(~0u);
-    it = entries_.emplace(signature, std::move(e)).first;
+    it = entries_.emplace(signature, Entry{}).first;
   }
   Entry& e = it->second;
-  const auto count = static_cast<uint32_t>(e.groups.size());
-  uint32_t index = 0;
-  if (!e.returned.empty()) {
-    const auto first = std::min_element(e.returned.begin(), e.returned.end());
-    index = *first;
-    e.returned.erase(first);
-  } else if (e.next < wanted_ * count) {
-    index = e.next++;
-  } else {
-    return {};
-  }
-  return {index / count + 1, index % count};
+  if (e.measured + e.in_flight >= wanted_) return 0;
+  ++e.in_flight;
+  return e.measured + e.in_flight;
 }
 
-bool CounterSampler::Finished(const CounterSignature& signature) const {
+void CounterSampler::Abandon(const CounterSignature& signature) {
   std::lock_guard lock(mutex_);
   const auto it = entries_.find(signature);
-  return it != entries_.end() && it->second.returned.empty() &&
-         it->second.next >= wanted_ * static_cast<uint32_t>(it->second.groups.size());
+  if (it != entries_.end() && it->second.in_flight > 0) --it->second.in_flight;
 }
 
-void CounterSampler::Abandon(const CounterSignature& signature, SampleSlot slot) {
-  if (!slot) return;
-  std::lock_guard lock(mutex_);
-  const auto it = entries_.find(signature);
-  if (it == entries_.end()) return;
-  const auto count = static_cast<uint32_t>(it->second.groups.size());
-  it->second.returned.push_back((slot.sample - 1) * count + slot.group);
-}
-
-CounterSampler::Recorded CounterSampler::Record(const CounterSignature& signature, SampleSlot slot,
+CounterSampler::Recorded CounterSampler::Record(const CounterSignature& signature,
                                                 const CounterValues& v) {
   std::lock_guard lock(mutex_);
-  Recorded r;
-  const auto it = entries_.find(signature);
-  if (it == entries_.end() || !slot || slot.group >= it->second.groups.size()) return r;
-  Entry& e = it->second;
-  Partial& p = e.partial[slot.sample];
-  Add(p.sum, v);
-  p.done |= 1u << slot.group;
-  // A quantity is known once every group that measures part of it is in.
-  uint32_t covered = 0, missing = 0;
-  for (size_t g = 0; g < e.groups.size(); ++g) {
-    ((p.done >> g) & 1u ? covered : missing) |= e.groups[g];
-  }
-  r.sample = p.sum;
-  r.sample.valid = p.sum.valid & covered & ~missing;
-  r.groups_done = static_cast<uint32_t>(std::popcount(p.done));
-  r.sample_complete = r.groups_done == e.groups.size();
-  if (r.sample_complete) {
-    Commit(e, r.sample, &r);
-    e.partial.erase(slot.sample);
-  }
-  r.samples = e.measured;
-  r.complete = e.measured >= wanted_;
-  return r;
-}
-
-void CounterSampler::Commit(Entry& e, const CounterValues& v, Recorded* r) {
+  Entry& e = entries_[signature];
+  if (e.in_flight > 0) --e.in_flight;
   const double flops = v.Flops();
   const double dram = v.DramBytes();
   if (e.measured == 0) {
@@ -117,9 +53,20 @@ void CounterSampler::Commit(Entry& e, const CounterValues& v, Recorded* r) {
     e.flops_min = std::min(e.flops_min, flops), e.flops_max = std::max(e.flops_max, flops);
     e.dram_min = std::min(e.dram_min, dram), e.dram_max = std::max(e.dram_max, dram);
   }
-  Add(e.sum, v);
+  e.sum.fp32 += v.fp32;
+  e.sum.fp64 += v.fp64;
+  e.sum.fp16 += v.fp16;
+  e.sum.tensor += v.tensor;
+  e.sum.dram_read += v.dram_read;
+  e.sum.dram_write += v.dram_write;
+  e.sum.l2 += v.l2;
+  e.sum.duration_ns += v.duration_ns;
+  e.sum.valid |= v.valid;
   ++e.measured;
 
+  Recorded r;
+  r.samples = e.measured;
+  r.complete = e.measured >= wanted_;
   const CounterSummary s = Summarize(e);
   const bool flops_off = s.flops_spread > tolerance_;
   // A compute kernel moves a few KB of DRAM traffic that other work on the GPU can double; a
@@ -128,10 +75,11 @@ void CounterSampler::Commit(Entry& e, const CounterValues& v, Recorded* r) {
       s.dram_spread > tolerance_ && e.dram_max - e.dram_min >= kDramSpreadFloorBytes;
   if ((flops_off || dram_off) && !e.warned) {
     e.warned = true;
-    r->disagree = true;
-    r->what = flops_off && dram_off ? "FLOPs and DRAM bytes" : flops_off ? "FLOPs" : "DRAM bytes";
-    r->spread = std::max(flops_off ? s.flops_spread : 0.0, dram_off ? s.dram_spread : 0.0);
+    r.disagree = true;
+    r.what = flops_off && dram_off ? "FLOPs and DRAM bytes" : flops_off ? "FLOPs" : "DRAM bytes";
+    r.spread = std::max(flops_off ? s.flops_spread : 0.0, dram_off ? s.dram_spread : 0.0);
   }
+  return r;
 }
 
 CounterSummary CounterSampler::Summarize(const Entry& e) {

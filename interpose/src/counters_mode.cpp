@@ -3,12 +3,9 @@
 #include <pthread.h>
 
 #include <algorithm>
-#include <array>
 #include <exception>
 #include <nlohmann/json.hpp>
-#include <span>
 
-#include "clock.h"
 #include "flopspy/analyzers/demangle.h"
 #include "log.h"
 #include "recorder.h"
@@ -92,14 +89,6 @@ CounterMode* CounterMode::Process() {
   // Never destroyed: launches may come while the process exits.
   auto* mode = new CounterMode(std::move(options), CounterEnvironment::Production());
   g_process.store(mode, std::memory_order_release);
-  Recorder::Get()->SetFinalMetadata([]() -> std::string {
-    try {
-      const CounterMode* m = g_process.load(std::memory_order_acquire);
-      return m != nullptr && m->cost().samples + m->cost().abandoned > 0 ? m->CostJson() : "";
-    } catch (...) {
-      return "";  // a bad_alloc at exit: the cost is left out
-    }
-  });
   process_state_.store(kProcessOn, std::memory_order_release);
   return mode;
 }
@@ -189,22 +178,7 @@ bool CounterMode::Ready() {
   return true;
 }
 
-// Kernels the catalog knows run no tensor-core instructions (ATen's elementwise, reduction,
-// softmax, norm, index, copy and optimizer loops): their samples skip the tensor-path groups.
-bool MayUseTensorCores(analyzers::KernelFamily family) {
-  switch (family) {
-    case analyzers::KernelFamily::kUnknown:
-    case analyzers::KernelFamily::kTriton:
-    case analyzers::KernelFamily::kDemo:
-    case analyzers::KernelFamily::kCount:
-      return true;
-    default:
-      return false;
-  }
-}
-
-bool CounterMode::SignatureOf(const Launch& launch, gpuroof::CounterSignature* signature,
-                              bool* tensor_capable) {
+bool CounterMode::SignatureOf(const Launch& launch, gpuroof::CounterSignature* signature) {
   const FunctionInfo* f = launch.function;
   if (f == nullptr || f->id == 0 || launch.shape == nullptr) return false;
   if (NeverMeasured(f->mangled_name)) return false;
@@ -227,7 +201,6 @@ bool CounterMode::SignatureOf(const Launch& launch, gpuroof::CounterSignature* s
     }
     kernel_class = &it->second;  // std::map: stable, entries never erased
   }
-  *tensor_capable = MayUseTensorCores(kernel_class->family);
   uint8_t params[trace::kInlineParamBytes + trace::kExtraParamBytes];
   const uint32_t wanted =
       std::min<uint32_t>(f->wanted_param_bytes.load(std::memory_order_relaxed), UINT8_MAX);
@@ -247,14 +220,12 @@ void CounterMode::NoteContexts() {
   for (const CounterContextInfo& info : fresh) {
     nlohmann::json j;
     j["gpu_counters"] = {{"available", true},
-                         {"source", "CUPTI range profiler, auto range, one pass group per launch"},
+                         {"source", "CUPTI range profiler, auto range, kernel replay"},
                          {"samples_per_signature", options_.samples},
                          {"groups", gpuroof::CounterGroupsText(options_.groups)},
                          {"chip", info.chip},
                          {"metrics", info.metrics},
                          {"passes", info.passes},
-                         {"pass_groups", info.pass_groups},
-                         {"non_tensor_groups", info.non_tensor_groups},
                          {"notes", info.notes}};
     env_.metadata(j.dump());
   }
@@ -263,34 +234,17 @@ void CounterMode::NoteContexts() {
 
 void CounterMode::Begin(const Launch& launch, Ticket* ticket) {
   if (off() || !Ready()) return;
-  bool tensor_capable = true;
-  if (!SignatureOf(launch, &ticket->signature, &tensor_capable)) return;
-  if (sampler_.Finished(ticket->signature)) return;  // enough samples: run untouched
-  // One measurement at a time; another thread's launch being measured: a later launch will do.
-  if (!TryMeasure()) return;
-  std::string skip;
-  const uint64_t setup_start = NowNs();
-  CounterStep step = CounterStep::kSkipped;
-  const gpuroof::CounterPlan* plan = profiler_->CurrentPlan(&step, &skip);
-  if (plan != nullptr) {
-    std::array<uint32_t, gpuroof::CounterSampler::kMaxGroups> layout{};
-    const size_t groups =
-        std::min(plan->GroupsFor(tensor_capable), gpuroof::CounterSampler::kMaxGroups);
-    for (size_t g = 0; g < groups; ++g) layout[g] = plan->groups[g].quantities;
-    ticket->slot = sampler_.Claim(ticket->signature, std::span(layout.data(), groups));
-    step = ticket->slot
-               ? profiler_->Before(reinterpret_cast<CUstream>(launch.shape->stream),
-                                   launch.shape->per_thread_stream, ticket->slot.group, &skip)
-               : CounterStep::kSkipped;
+  if (!SignatureOf(launch, &ticket->signature)) return;
+  if (sampler_.Claim(ticket->signature) == 0) return;  // enough samples: run untouched
+  if (!TryMeasure()) {
+    sampler_.Abandon(ticket->signature);  // another thread is measuring: a later launch will do
+    return;
   }
-  const uint64_t setup_end = NowNs();
-  // The first launch in a context also plans its metrics and enables the profiler there.
-  AddCost(profiler_->new_contexts().empty() ? cost_.setup_ns : cost_.context_setup_ns,
-          setup_end - setup_start);
+  std::string skip;
+  const CounterStep step = profiler_->Before(reinterpret_cast<CUstream>(launch.shape->stream),
+                                             launch.shape->per_thread_stream, &skip);
   NoteContexts();
   if (step == CounterStep::kMeasured) {
-    ticket->setup_start_ns = setup_start;
-    ticket->launch_start_ns = setup_end;
     ticket->measuring = true;  // measuring_ stays set until End
     ticket->record.record.correlation = launch.correlation;
     ticket->record.function = launch.function->id;
@@ -303,7 +257,7 @@ void CounterMode::Begin(const Launch& launch, Ticket* ticket) {
   }
   const CounterFailure failure = profiler_->failure();
   DoneMeasuring();
-  sampler_.Abandon(ticket->signature, ticket->slot);
+  sampler_.Abandon(ticket->signature);
   if (step == CounterStep::kFailed) TurnOff(failure.reason, failure.permission);
 }
 
@@ -312,31 +266,18 @@ void CounterMode::End(Ticket* ticket, int result) {
   ticket->measuring = false;
   CounterMeasurement m;
   std::string skip;
-  const uint64_t readout_start = NowNs();
   const CounterStep step = profiler_->After(result, &m, &skip);
-  const uint64_t readout_end = NowNs();
   const CounterFailure failure = profiler_->failure();
-  AddCost(cost_.launch_ns, readout_start - ticket->launch_start_ns);
-  AddCost(cost_.readout_ns, readout_end - readout_start);
-  const uint64_t sample_ns = readout_end - ticket->setup_start_ns;
-  if (sample_ns > cost_.max_sample_ns.load(std::memory_order_relaxed)) {
-    cost_.max_sample_ns.store(sample_ns, std::memory_order_relaxed);  // one measurer at a time
-  }
-  AddCost(step == CounterStep::kMeasured ? cost_.samples : cost_.abandoned, 1);
   DoneMeasuring();
   if (step != CounterStep::kMeasured) {
-    sampler_.Abandon(ticket->signature, ticket->slot);
+    sampler_.Abandon(ticket->signature);
     if (step == CounterStep::kFailed) TurnOff(failure.reason, failure.permission);
     return;
   }
-  // The record carries the sample so far (its groups measured up to this launch); the report
-  // keeps the fullest record of each sample.
-  const gpuroof::CounterSampler::Recorded recorded =
-      sampler_.Record(ticket->signature, ticket->slot, m.values);
+  const gpuroof::CounterSampler::Recorded recorded = sampler_.Record(ticket->signature, m.values);
   const uint64_t correlation = ticket->record.record.correlation;
   ticket->record.record = gpuroof::ToMetricsRecord(
-      recorded.sample, static_cast<uint16_t>(std::min<uint32_t>(ticket->slot.sample, UINT16_MAX)),
-      m.passes);
+      m.values, static_cast<uint16_t>(std::min<uint32_t>(recorded.samples, UINT16_MAX)), m.passes);
   ticket->record.record.correlation = correlation;
   ticket->record.Seal();
   ticket->has_record = true;
@@ -358,31 +299,6 @@ void CounterMode::End(Ticket* ticket, int result) {
             " launches of one signature; the report uses their mean (said once; the report marks "
             "every such kernel)");
   }
-}
-
-CounterMode::Cost CounterMode::cost() const {
-  Cost c;
-  c.samples = cost_.samples.load(std::memory_order_relaxed);
-  c.abandoned = cost_.abandoned.load(std::memory_order_relaxed);
-  c.context_setup_ns = cost_.context_setup_ns.load(std::memory_order_relaxed);
-  c.setup_ns = cost_.setup_ns.load(std::memory_order_relaxed);
-  c.launch_ns = cost_.launch_ns.load(std::memory_order_relaxed);
-  c.readout_ns = cost_.readout_ns.load(std::memory_order_relaxed);
-  c.max_sample_ns = cost_.max_sample_ns.load(std::memory_order_relaxed);
-  return c;
-}
-
-std::string CounterMode::CostJson() const {
-  const Cost c = cost();
-  nlohmann::json j;
-  j["gpu_counters_cost"] = {{"samples", c.samples},
-                            {"abandoned", c.abandoned},
-                            {"context_setup_ns", c.context_setup_ns},
-                            {"setup_ns", c.setup_ns},
-                            {"launch_ns", c.launch_ns},
-                            {"readout_ns", c.readout_ns},
-                            {"max_sample_ns", c.max_sample_ns}};
-  return j.dump();
 }
 
 void CounterMode::Emit(Ticket* ticket) {

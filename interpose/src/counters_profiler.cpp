@@ -23,7 +23,7 @@ const CUstream kPerThreadStream = reinterpret_cast<CUstream>(uintptr_t{0x2});
 
 struct CounterProfiler::Plan {
   gpuroof::CounterPlan plan;
-  std::vector<std::vector<const char*>> names;  // per group, into its host's terms()
+  std::vector<const char*> names;  // into plan.host->terms()
 };
 
 CounterProfiler::CounterProfiler(CounterApi api, uint32_t groups)
@@ -101,21 +101,13 @@ std::shared_ptr<CounterProfiler::Plan> CounterProfiler::PlanFor(CUcontext ctx,
   }
   auto p = std::make_shared<Plan>();
   p->plan = std::move(*plan);
+  p->names = gpuroof::MetricNames(p->plan.host->terms());
+  plans_.emplace(chip, p);
   CounterContextInfo info;
   info.chip = chip;
-  for (const gpuroof::PassGroup& g : p->plan.groups) {
-    p->names.push_back(gpuroof::MetricNames(g.host->terms()));
-    std::vector<std::string> group;
-    for (const auto& t : g.host->terms()) {
-      info.metrics.push_back(t.name);
-      group.push_back(t.name);
-    }
-    info.pass_groups.push_back(std::move(group));
-  }
-  info.non_tensor_groups = p->plan.non_tensor_groups;
+  for (const auto& t : p->plan.host->terms()) info.metrics.push_back(t.name);
   info.passes = p->plan.passes;
   info.notes = p->plan.notes;
-  plans_.emplace(chip, p);
   new_contexts_.push_back(std::move(info));
   return p;
 }
@@ -152,35 +144,24 @@ CounterStep CounterProfiler::SetUpContext(CUcontext ctx, Context** out) {
   c.object = enable.pRangeProfilerObject;
   c.plan = plan;
 
-  size_t largest = 0;
-  for (std::vector<const char*>& names : plan->names) {
-    auto size = Params<CUpti_RangeProfiler_GetCounterDataSize_Params>(
-        CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE);
-    size.pRangeProfilerObject = c.object;
-    size.pMetricNames = names.data();
-    size.numMetrics = names.size();
-    size.maxNumOfRanges = kMaxRanges;
-    size.maxNumRangeTreeNodes = kMaxRanges;
-    if (const CUptiResult rc = api_.cuptiRangeProfilerGetCounterDataSize(&size);
-        rc != CUPTI_SUCCESS || size.counterDataSize == 0) {
-      return Fail("cuptiRangeProfilerGetCounterDataSize",
-                  rc != CUPTI_SUCCESS ? rc : CUPTI_ERROR_UNKNOWN);
-    }
-    largest = std::max(largest, size.counterDataSize);
+  auto size = Params<CUpti_RangeProfiler_GetCounterDataSize_Params>(
+      CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE);
+  size.pRangeProfilerObject = c.object;
+  size.pMetricNames = plan->names.data();
+  size.numMetrics = plan->names.size();
+  size.maxNumOfRanges = kMaxRanges;
+  size.maxNumRangeTreeNodes = kMaxRanges;
+  if (const CUptiResult rc = api_.cuptiRangeProfilerGetCounterDataSize(&size);
+      rc != CUPTI_SUCCESS || size.counterDataSize == 0) {
+    return Fail("cuptiRangeProfilerGetCounterDataSize",
+                rc != CUPTI_SUCCESS ? rc : CUPTI_ERROR_UNKNOWN);
   }
-  c.counter_data.assign(largest, 0);
+  c.counter_data.assign(size.counterDataSize, 0);
   *out = &c;
   return CounterStep::kMeasured;
 }
 
-const gpuroof::CounterPlan* CounterProfiler::CurrentPlan(CounterStep* step,
-                                                         std::string* skip_reason) {
-  Context* c = nullptr;
-  *step = CurrentContext(&c, skip_reason);
-  return *step == CounterStep::kMeasured ? &c->plan->plan : nullptr;
-}
-
-CounterStep CounterProfiler::CurrentContext(Context** out, std::string* skip_reason) {
+CounterStep CounterProfiler::Before(CUstream stream, bool per_thread, std::string* skip_reason) {
   if (failed_) return CounterStep::kFailed;
   if (!initialized_) {
     auto p = Params<CUpti_Profiler_Initialize_Params>(CUpti_Profiler_Initialize_Params_STRUCT_SIZE);
@@ -194,19 +175,6 @@ CounterStep CounterProfiler::CurrentContext(Context** out, std::string* skip_rea
     *skip_reason = "no current CUDA context";
     return CounterStep::kSkipped;
   }
-  return SetUpContext(ctx, out);
-}
-
-CounterStep CounterProfiler::Before(CUstream stream, bool per_thread, size_t group,
-                                    std::string* skip_reason) {
-  Context* c = nullptr;
-  if (const CounterStep step = CurrentContext(&c, skip_reason); step != CounterStep::kMeasured) {
-    return step;
-  }
-  if (group >= c->plan->plan.groups.size()) {
-    *skip_reason = "no pass group " + std::to_string(group);
-    return CounterStep::kSkipped;
-  }
   if (per_thread && stream == nullptr) stream = kPerThreadStream;
   // A launch into a graph being captured does not run now, and synchronising its stream would
   // break the capture.
@@ -216,6 +184,8 @@ CounterStep CounterProfiler::Before(CUstream stream, bool per_thread, size_t gro
     *skip_reason = "the stream is being captured into a CUDA graph";
     return CounterStep::kSkipped;
   }
+  Context* c = nullptr;
+  if (const CounterStep step = SetUpContext(ctx, &c); step != CounterStep::kMeasured) return step;
 
   auto init = Params<CUpti_RangeProfiler_CounterDataImage_Initialize_Params>(
       CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE);
@@ -226,7 +196,7 @@ CounterStep CounterProfiler::Before(CUstream stream, bool per_thread, size_t gro
       rc != CUPTI_SUCCESS) {
     return Fail("cuptiRangeProfilerCounterDataImageInitialize", rc);
   }
-  const std::vector<uint8_t>& image = c->plan->plan.groups[group].host->config_image();
+  const std::vector<uint8_t>& image = c->plan->plan.host->config_image();
   auto config = Params<CUpti_RangeProfiler_SetConfig_Params>(
       CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE);
   config.pRangeProfilerObject = c->object;
@@ -251,7 +221,6 @@ CounterStep CounterProfiler::Before(CUstream stream, bool per_thread, size_t gro
     return Fail("cuptiRangeProfilerStart", rc);
   }
   running_ = c;
-  running_group_ = group;
   stream_ = stream;
   return CounterStep::kMeasured;
 }
@@ -286,8 +255,7 @@ CounterStep CounterProfiler::After(int launch_result, CounterMeasurement* out,
   if (const CUptiResult rc = api_.cuptiRangeProfilerDecodeData(&decode); rc != CUPTI_SUCCESS) {
     return Fail("cuptiRangeProfilerDecodeData", rc);
   }
-  const gpuroof::PassGroup& group = c->plan->plan.groups[running_group_];
-  const gpuroof::HostProfiler& host = *group.host;
+  const gpuroof::HostProfiler& host = *c->plan->plan.host;
   std::string error;
   size_t ranges = 0;
   if (!host.RangeCount(c->counter_data, &ranges, &error)) return FailWith(error);
@@ -298,7 +266,7 @@ CounterStep CounterProfiler::After(int launch_result, CounterMeasurement* out,
   std::vector<double> values;
   if (!host.Evaluate(c->counter_data, 0, &values, &error)) return FailWith(error);
   out->values = gpuroof::EvaluateCounters(host.terms(), values);
-  out->passes = static_cast<uint16_t>(std::min<size_t>(group.passes, UINT16_MAX));
+  out->passes = static_cast<uint16_t>(std::min<size_t>(c->plan->plan.passes, UINT16_MAX));
   out->chip = c->plan->plan.chip;
   return CounterStep::kMeasured;
 }

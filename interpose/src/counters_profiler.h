@@ -2,13 +2,11 @@
 // kernel-replay mode (docs/gpu-counters.md). The call sequence:
 //   once per process   cuptiProfilerInitialize
 //   once per context   cuCtxGetDevice, cuptiDeviceGetChipName, cuptiProfilerGetCounterAvailability,
-//                      the metric plan (host: gpuroof::PlanCounters, pass groups),
-//                      cuptiRangeProfilerEnable, cuptiRangeProfilerGetCounterDataSize per group
+//                      the metric plan (host: gpuroof::PlanCounters), cuptiRangeProfilerEnable,
+//                      cuptiRangeProfilerGetCounterDataSize
 //   per measured launch (Before)  cuptiRangeProfilerCounterDataImageInitialize,
-//                      cuptiRangeProfilerSetConfig with the group's configuration,
-//                      cuptiRangeProfilerStart
-//                      ... the program's launch: one pass, so CUPTI does not replay it (a group
-//                      whose lone metric needs more passes is replayed) ...
+//                      cuptiRangeProfilerSetConfig, cuptiRangeProfilerStart
+//                      ... the program's launch: CUPTI replays it once per pass ...
 //   (After)            cuStreamSynchronize, cuptiRangeProfilerStop, cuptiRangeProfilerDecodeData,
 //                      the range count and cuptiProfilerHostEvaluateToGpuValues (host)
 //   on failure, and at DisableAll   cuptiRangeProfilerDisable per enabled context
@@ -40,7 +38,7 @@ struct CounterFailure {
 };
 
 struct CounterMeasurement {
-  gpuroof::CounterValues values;  // the group's quantities
+  gpuroof::CounterValues values;
   uint16_t passes = 0;
   std::string chip;
 };
@@ -49,8 +47,6 @@ struct CounterMeasurement {
 struct CounterContextInfo {
   std::string chip;
   std::vector<std::string> metrics;
-  std::vector<std::vector<std::string>> pass_groups;  // metric names per group
-  size_t non_tensor_groups = 0;
   size_t passes = 0;
   std::vector<std::string> notes;
 };
@@ -62,13 +58,9 @@ class CounterProfiler {
   CounterProfiler(const CounterProfiler&) = delete;
   CounterProfiler& operator=(const CounterProfiler&) = delete;
 
-  // The plan of the current context, setting it up if needed (nullptr: skipped or failed, with
-  // `step` saying which). Valid until DisableAll.
-  const gpuroof::CounterPlan* CurrentPlan(CounterStep* step, std::string* skip_reason);
   // Before the program's launch on `stream` (the launch's own handle; `per_thread`: a _ptsz
-  // entry point, where 0 means the per-thread stream): measures pass group `group` of the
-  // current context's plan.
-  CounterStep Before(CUstream stream, bool per_thread, size_t group, std::string* skip_reason);
+  // entry point, where 0 means the per-thread stream).
+  CounterStep Before(CUstream stream, bool per_thread, std::string* skip_reason);
   // After the launch returned `launch_result`.
   CounterStep After(int launch_result, CounterMeasurement* out, std::string* skip_reason);
 
@@ -84,13 +76,12 @@ class CounterProfiler {
   struct Context {
     CUpti_RangeProfiler_Object* object = nullptr;
     std::shared_ptr<Plan> plan;
-    std::vector<uint8_t> counter_data;  // sized for the largest group
+    std::vector<uint8_t> counter_data;
   };
 
   CounterStep Fail(const char* call, CUptiResult rc);
   CounterStep FailWith(std::string reason);
   CounterStep SetUpContext(CUcontext ctx, Context** out);
-  CounterStep CurrentContext(Context** out, std::string* skip_reason);
   std::shared_ptr<Plan> PlanFor(CUcontext ctx, const std::string& chip, CounterStep* step);
   void StopQuietly();
 
@@ -105,7 +96,6 @@ class CounterProfiler {
 
   // The launch being measured.
   Context* running_ = nullptr;
-  size_t running_group_ = 0;
   CUstream stream_ = nullptr;
 };
 

@@ -12,7 +12,6 @@ MockRangeProfiler* g_mock = new MockRangeProfiler;
 // Storage for the names GetBaseMetrics hands out.
 std::vector<std::string> g_metric_storage;
 std::vector<const char*> g_metric_names;
-size_t g_metrics_configured = 0;  // by the host object being configured
 
 const auto kObject = reinterpret_cast<CUpti_RangeProfiler_Object*>(uintptr_t{0xAB});
 const auto kHost = reinterpret_cast<CUpti_Profiler_Host_Object*>(uintptr_t{0xCD});
@@ -161,7 +160,6 @@ CUptiResult HostInitialize(CUpti_Profiler_Host_Initialize_Params* p) {
     return CUPTI_ERROR_INVALID_CHIP_NAME;
   }
   p->pHostObject = kHost;
-  g_metrics_configured = 0;  // host objects are made and configured one at a time
   return CUPTI_SUCCESS;
 }
 
@@ -189,7 +187,6 @@ CUptiResult HostAddMetrics(CUpti_Profiler_Host_ConfigAddMetrics_Params* p) {
   if (const CUptiResult rc = Cupti("cuptiProfilerHostConfigAddMetrics")) return rc;
   for (size_t i = 0; i < p->numMetrics; ++i)
     g_mock->added_metrics.emplace_back(p->ppMetricNames[i]);
-  g_metrics_configured += p->numMetrics;
   return CUPTI_SUCCESS;
 }
 
@@ -207,10 +204,7 @@ CUptiResult HostConfigImage(CUpti_Profiler_Host_GetConfigImage_Params* p) {
 
 CUptiResult HostPasses(CUpti_Profiler_Host_GetNumOfPasses_Params* p) {
   if (const CUptiResult rc = Cupti("cuptiProfilerHostGetNumOfPasses")) return rc;
-  p->numOfPasses =
-      g_mock->metrics_per_pass == 0
-          ? g_mock->passes
-          : (g_metrics_configured + g_mock->metrics_per_pass - 1) / g_mock->metrics_per_pass;
+  p->numOfPasses = g_mock->passes;
   return CUPTI_SUCCESS;
 }
 

@@ -25,8 +25,7 @@ struct MockRangeProfiler {
   bool all_passes_submitted = true;       // cuptiRangeProfilerStop
   size_t ranges = 1;                      // cuptiRangeProfilerGetCounterDataInfo
   size_t ranges_dropped = 0;              // cuptiRangeProfilerDecodeData
-  size_t passes = 3;                      // cuptiProfilerHostGetNumOfPasses, when:
-  size_t metrics_per_pass = 0;            // not 0: a configuration needs ceil(metrics / this)
+  size_t passes = 3;                      // cuptiProfilerHostGetNumOfPasses
   std::vector<std::string> chip_metrics;  // base metrics the chip has (empty: every candidate)
   std::map<std::string, double> values;   // per collected metric name, for Evaluate
   std::vector<std::map<std::string, double>> value_sequence;  // per measurement, if set

@@ -28,9 +28,6 @@ class Profiler : public ::testing::Test {
  protected:
   void SetUp() override {
     ResetRangeMock();
-    // Eight metrics to a pass: GH100's 18 metrics pack into three one-pass groups (8 FP
-    // instruction counters; hfma, DRAM, duration and L2; the five tensor paths).
-    RangeMock().metrics_per_pass = 8;
     RangeMock().values = {{"sm__sass_thread_inst_executed_op_ffma_pred_on.sum", 1000},
                           {"sm__sass_thread_inst_executed_op_fadd_pred_on.sum", 24},
                           {"dram__bytes_read.sum", 4096},
@@ -38,10 +35,9 @@ class Profiler : public ::testing::Test {
   }
 
   // Before, the program's launch, After.
-  CounterStep Measure(CounterProfiler& p, CounterMeasurement* m, int launch_result = 0,
-                      size_t group = 0) {
+  CounterStep Measure(CounterProfiler& p, CounterMeasurement* m, int launch_result = 0) {
     std::string skip;
-    const CounterStep before = p.Before(kStream, false, group, &skip);
+    const CounterStep before = p.Before(kStream, false, &skip);
     if (before != CounterStep::kMeasured) return before;
     RangeMock().calls.push_back("launch");
     return p.After(launch_result, m, &skip);
@@ -53,51 +49,25 @@ TEST_F(Profiler, OneMeasurementInOrder) {
   CounterMeasurement m;
   ASSERT_EQ(Measure(p, &m), CounterStep::kMeasured);
   p.DisableAll();
-  EXPECT_THAT(
-      DeviceCalls(),
-      ElementsAre("cuptiProfilerInitialize", "cuCtxGetCurrent", "cuCtxGetDevice",
-                  "cuptiDeviceGetChipName", "cuptiRangeProfilerEnable",
-                  "cuptiRangeProfilerGetCounterDataSize", "cuptiRangeProfilerGetCounterDataSize",
-                  "cuptiRangeProfilerGetCounterDataSize", "cuStreamIsCapturing",
-                  "cuptiRangeProfilerCounterDataImageInitialize", "cuptiRangeProfilerSetConfig",
-                  "cuptiRangeProfilerStart", "launch", "cuStreamSynchronize",
-                  "cuptiRangeProfilerStop", "cuptiRangeProfilerDecodeData",
-                  "cuptiRangeProfilerGetCounterDataInfo", "cuptiProfilerHostEvaluateToGpuValues",
-                  "cuptiRangeProfilerDisable"));
-  // Per launch: auto range, kernel replay mode (with one pass, CUPTI does not replay).
+  EXPECT_THAT(DeviceCalls(),
+              ElementsAre("cuptiProfilerInitialize", "cuCtxGetCurrent", "cuStreamIsCapturing",
+                          "cuCtxGetDevice", "cuptiDeviceGetChipName", "cuptiRangeProfilerEnable",
+                          "cuptiRangeProfilerGetCounterDataSize",
+                          "cuptiRangeProfilerCounterDataImageInitialize",
+                          "cuptiRangeProfilerSetConfig", "cuptiRangeProfilerStart", "launch",
+                          "cuStreamSynchronize", "cuptiRangeProfilerStop",
+                          "cuptiRangeProfilerDecodeData", "cuptiRangeProfilerGetCounterDataInfo",
+                          "cuptiProfilerHostEvaluateToGpuValues", "cuptiRangeProfilerDisable"));
+  // Per launch: auto range, kernel replay (CUPTI replays the one launch per pass).
   EXPECT_EQ(RangeMock().range, CUPTI_AutoRange);
   EXPECT_EQ(RangeMock().replay, CUPTI_KernelReplay);
   EXPECT_EQ(RangeMock().synchronized_stream, 0x77u);
-  // Group 0: the FP instruction counters only. fp32 = fadd + 2 ffma.
+  // fp32 = fadd + 2 ffma; DRAM read + write.
   EXPECT_DOUBLE_EQ(m.values.fp32, 24 + 2 * 1000);
-  EXPECT_EQ(m.values.valid & trace::kMetricsDram, 0u);
-  EXPECT_DOUBLE_EQ(m.values.DramBytes(), 0);
-  EXPECT_EQ(m.passes, 1);
+  EXPECT_DOUBLE_EQ(m.values.DramBytes(), 5120);
+  EXPECT_EQ(m.passes, 3);
   EXPECT_EQ(m.chip, "GH100");
   EXPECT_EQ(RangeMock().enabled, 0);
-  EXPECT_EQ(RangeMock().started, 0);
-}
-
-TEST_F(Profiler, EachPassGroupIsConfiguredAndEvaluatedOnItsOwn) {
-  CounterProfiler p(MockCounterApi(), gpuroof::kAllCounterGroups);
-  std::string skip;
-  CounterStep step = CounterStep::kSkipped;
-  const gpuroof::CounterPlan* plan = p.CurrentPlan(&step, &skip);
-  ASSERT_NE(plan, nullptr) << skip;
-  ASSERT_EQ(plan->groups.size(), 3u);
-  EXPECT_EQ(plan->non_tensor_groups, 2u);
-  ASSERT_EQ(p.new_contexts().size(), 1u);
-  EXPECT_EQ(p.new_contexts()[0].pass_groups.size(), 3u);
-  CounterMeasurement m;
-  ASSERT_EQ(Measure(p, &m, 0, 1), CounterStep::kMeasured);
-  // Group 1: hfma, DRAM read and write, duration, L2.
-  EXPECT_DOUBLE_EQ(m.values.DramBytes(), 5120);
-  EXPECT_NE(m.values.valid & trace::kMetricsDram, 0u);
-  EXPECT_EQ(m.values.valid & trace::kMetricsFp32, 0u);
-  EXPECT_DOUBLE_EQ(m.values.fp32, 0);
-  // A group the plan does not have is skipped, not an error.
-  EXPECT_EQ(p.Before(kStream, false, 3, &skip), CounterStep::kSkipped);
-  EXPECT_THAT(skip, HasSubstr("group"));
   EXPECT_EQ(RangeMock().started, 0);
 }
 
@@ -133,7 +103,7 @@ TEST_F(Profiler, SetUpIsOncePerContextAndPlanningOncePerChip) {
 TEST_F(Profiler, APerThreadStreamLaunchSynchronisesThePerThreadStream) {
   CounterProfiler p(MockCounterApi(), gpuroof::kAllCounterGroups);
   std::string skip;
-  ASSERT_EQ(p.Before(nullptr, true, 0, &skip), CounterStep::kMeasured);
+  ASSERT_EQ(p.Before(nullptr, true, &skip), CounterStep::kMeasured);
   CounterMeasurement m;
   ASSERT_EQ(p.After(0, &m, &skip), CounterStep::kMeasured);
   EXPECT_EQ(RangeMock().synchronized_stream, 0x2u);  // CU_STREAM_PER_THREAD
@@ -145,12 +115,12 @@ TEST_F(Profiler, LaunchesThatCannotBeMeasuredAreSkippedNotFatal) {
   CounterMeasurement m;
 
   RangeMock().context = 0;
-  EXPECT_EQ(p.Before(kStream, false, 0, &skip), CounterStep::kSkipped);
+  EXPECT_EQ(p.Before(kStream, false, &skip), CounterStep::kSkipped);
   EXPECT_THAT(skip, HasSubstr("context"));
   RangeMock().context = 0xC0;
 
   RangeMock().capturing = true;
-  EXPECT_EQ(p.Before(kStream, false, 0, &skip), CounterStep::kSkipped);
+  EXPECT_EQ(p.Before(kStream, false, &skip), CounterStep::kSkipped);
   EXPECT_THAT(skip, HasSubstr("captured"));
   EXPECT_TRUE(CallsOf({"cuptiRangeProfilerStart", "cuStreamSynchronize"}).empty());
   RangeMock().capturing = false;
@@ -217,7 +187,7 @@ TEST_P(ProfilerFailure, StopsCleanly) {
   EXPECT_EQ(RangeMock().enabled, 0);
   const size_t calls = RangeMock().calls.size();
   std::string skip;
-  EXPECT_EQ(p.Before(kStream, false, 0, &skip), CounterStep::kFailed);
+  EXPECT_EQ(p.Before(kStream, false, &skip), CounterStep::kFailed);
   EXPECT_EQ(RangeMock().calls.size(), calls);
 }
 

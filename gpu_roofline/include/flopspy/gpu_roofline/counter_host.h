@@ -57,33 +57,17 @@ class HostProfiler {
   std::unique_ptr<Impl> impl_;
 };
 
-// Metrics collected together from one launch: one replay pass where they fit in one (every
-// group but a metric that alone needs more), so that measuring a launch does not replay it.
-struct PassGroup {
-  std::unique_ptr<HostProfiler> host;  // configured with the group's metrics (evaluates them)
-  size_t passes = 0;                   // 1, or what a lone metric needs
-  uint32_t quantities = 0;             // trace::KernelMetricsValid bits of its metrics
-  bool tensor = false;                 // tensor-path metrics: only for kernels that may use them
-};
-
-// What counter mode collects on one chip: the chosen metrics split into pass groups, the
-// groups without tensor metrics first (docs/gpu-counters.md, "How a launch is measured").
+// What counter mode collects on one chip.
 struct CounterPlan {
   std::string chip;
   ChipFamily family = ChipFamily::kUnknown;
-  std::vector<PassGroup> groups;
-  size_t non_tensor_groups = 0;    // groups[0, non_tensor_groups) have no tensor metrics
-  size_t passes = 0;               // sum over the groups
+  std::unique_ptr<HostProfiler> host;  // configured with the plan's metrics (evaluates them)
+  size_t passes = 0;
   std::vector<std::string> notes;  // what was left out and why
-
-  size_t GroupsFor(bool tensor_capable) const {
-    return tensor_capable ? groups.size() : non_tensor_groups;
-  }
 };
 
-// Metrics for `groups` on `chip` (those the chip has), packed into pass groups; the L2 metric is
-// kept only when it fits into a group without adding a pass. nullopt and `error` when no
-// configuration can be built.
+// Metrics for `groups` on `chip` (those the chip has), with the L2 metric kept only when it
+// needs no extra replay pass. nullopt and `error` when no configuration can be built.
 std::optional<CounterPlan> PlanCounters(const CuptiSymbolLookup& lookup, std::string_view chip,
                                         std::span<const uint8_t> availability, uint32_t groups,
                                         std::string* error);
