@@ -6,6 +6,7 @@
 #include <exception>
 #include <nlohmann/json.hpp>
 
+#include "clock.h"
 #include "flopspy/analyzers/demangle.h"
 #include "log.h"
 #include "recorder.h"
@@ -89,6 +90,16 @@ CounterMode* CounterMode::Process() {
   // Never destroyed: launches may come while the process exits.
   auto* mode = new CounterMode(std::move(options), CounterEnvironment::Production());
   g_process.store(mode, std::memory_order_release);
+  Recorder::Get()->SetFinalMetadata([]() -> std::string {
+    try {
+      const CounterMode* m = g_process.load(std::memory_order_acquire);
+      if (m == nullptr) return "";
+      const Cost spent = m->cost();
+      return spent.samples + spent.abandoned > 0 ? m->CostJson() : "";
+    } catch (...) {
+      return "";  // a bad_alloc at exit: the cost is left out
+    }
+  });
   process_state_.store(kProcessOn, std::memory_order_release);
   return mode;
 }
@@ -241,10 +252,17 @@ void CounterMode::Begin(const Launch& launch, Ticket* ticket) {
     return;
   }
   std::string skip;
+  const uint64_t setup_start = NowNs();
   const CounterStep step = profiler_->Before(reinterpret_cast<CUstream>(launch.shape->stream),
                                              launch.shape->per_thread_stream, &skip);
+  const uint64_t setup_end = NowNs();
+  // The first launch in a context also plans its metrics and enables the profiler there.
+  AddCost(profiler_->new_contexts().empty() ? cost_.setup_ns : cost_.context_setup_ns,
+          setup_end - setup_start);
   NoteContexts();
   if (step == CounterStep::kMeasured) {
+    ticket->setup_start_ns = setup_start;
+    ticket->launch_start_ns = setup_end;
     ticket->measuring = true;  // measuring_ stays set until End
     ticket->record.record.correlation = launch.correlation;
     ticket->record.function = launch.function->id;
@@ -266,8 +284,17 @@ void CounterMode::End(Ticket* ticket, int result) {
   ticket->measuring = false;
   CounterMeasurement m;
   std::string skip;
+  const uint64_t readout_start = NowNs();
   const CounterStep step = profiler_->After(result, &m, &skip);
+  const uint64_t readout_end = NowNs();
   const CounterFailure failure = profiler_->failure();
+  AddCost(cost_.launch_ns, readout_start - ticket->launch_start_ns);
+  AddCost(cost_.readout_ns, readout_end - readout_start);
+  const uint64_t sample_ns = readout_end - ticket->setup_start_ns;
+  if (sample_ns > cost_.max_sample_ns.load(std::memory_order_relaxed)) {
+    cost_.max_sample_ns.store(sample_ns, std::memory_order_relaxed);  // one measurer at a time
+  }
+  AddCost(step == CounterStep::kMeasured ? cost_.samples : cost_.abandoned, 1);
   DoneMeasuring();
   if (step != CounterStep::kMeasured) {
     sampler_.Abandon(ticket->signature);
@@ -299,6 +326,31 @@ void CounterMode::End(Ticket* ticket, int result) {
             " launches of one signature; the report uses their mean (said once; the report marks "
             "every such kernel)");
   }
+}
+
+CounterMode::Cost CounterMode::cost() const {
+  Cost c;
+  c.samples = cost_.samples.load(std::memory_order_relaxed);
+  c.abandoned = cost_.abandoned.load(std::memory_order_relaxed);
+  c.context_setup_ns = cost_.context_setup_ns.load(std::memory_order_relaxed);
+  c.setup_ns = cost_.setup_ns.load(std::memory_order_relaxed);
+  c.launch_ns = cost_.launch_ns.load(std::memory_order_relaxed);
+  c.readout_ns = cost_.readout_ns.load(std::memory_order_relaxed);
+  c.max_sample_ns = cost_.max_sample_ns.load(std::memory_order_relaxed);
+  return c;
+}
+
+std::string CounterMode::CostJson() const {
+  const Cost c = cost();
+  nlohmann::json j;
+  j["gpu_counters_cost"] = {{"samples", c.samples},
+                            {"abandoned", c.abandoned},
+                            {"context_setup_ns", c.context_setup_ns},
+                            {"setup_ns", c.setup_ns},
+                            {"launch_ns", c.launch_ns},
+                            {"readout_ns", c.readout_ns},
+                            {"max_sample_ns", c.max_sample_ns}};
+  return j.dump();
 }
 
 void CounterMode::Emit(Ticket* ticket) {

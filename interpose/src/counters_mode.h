@@ -69,8 +69,10 @@ class CounterMode {
   };
   // One launch's passage through counter mode.
   struct Ticket {
-    bool measuring = false;   // profiling was started around the launch
-    bool has_record = false;  // a KernelMetrics record waits for Emit
+    bool measuring = false;        // profiling was started around the launch
+    bool has_record = false;       // a KernelMetrics record waits for Emit
+    uint64_t setup_start_ns = 0;   // Begin: when the measurement's set-up started
+    uint64_t launch_start_ns = 0;  // when the real launch was called
     gpuroof::CounterSignature signature;
     RawKernelMetrics record{};
   };
@@ -84,6 +86,19 @@ class CounterMode {
   void End(Ticket* ticket, int result);
   // After the launch record: writes the KernelMetrics record, if any.
   void Emit(Ticket* ticket);
+
+  // What measuring cost the program, in the launching threads' wall time.
+  struct Cost {
+    uint64_t samples = 0;           // launches measured
+    uint64_t abandoned = 0;         // profiling started but the sample was dropped
+    uint64_t context_setup_ns = 0;  // first measurement in a context: its plan and enable
+    uint64_t setup_ns = 0;          // per sample, before the launch (image, config, start)
+    uint64_t launch_ns = 0;         // the measured launch calls (kernel replay runs inside)
+    uint64_t readout_ns = 0;        // after it: synchronise, stop, decode, evaluate
+    uint64_t max_sample_ns = 0;     // the costliest sample, set-up to read-out
+  };
+  Cost cost() const;
+  std::string CostJson() const;  // {"gpu_counters_cost": {...}}
 
   bool off() const { return off_.load(std::memory_order_acquire); }
   const gpuroof::CounterSampler& sampler() const { return sampler_; }
@@ -111,6 +126,15 @@ class CounterMode {
   std::atomic<bool> off_{false};
   std::atomic<uint64_t> measured_{0};
   std::atomic<bool> disagree_reported_{false};
+
+  // Written by the one measuring thread, read at the final flush.
+  struct CostCounters {
+    std::atomic<uint64_t> samples{0}, abandoned{0}, context_setup_ns{0}, setup_ns{0}, launch_ns{0},
+        readout_ns{0}, max_sample_ns{0};
+  } cost_;
+  static void AddCost(std::atomic<uint64_t>& counter, uint64_t ns) {
+    counter.fetch_add(ns, std::memory_order_relaxed);
+  }
 
   std::mutex state_mutex_;  // guards the start and the caches below
   bool started_ = false;

@@ -423,6 +423,11 @@ void Recorder::FlushPass(bool write_end, trace::EndReason reason, int32_t value)
     WriteChunk(thread_chunk_);
     records_lost_ += drain.lost;
   }
+  if (write_end) {
+    if (const FinalMetadata provider = final_metadata_.load(std::memory_order_acquire)) {
+      if (std::string json = provider(); !json.empty()) AddMetadata(std::move(json));
+    }
+  }
   // What was said during this pass (the CUPTI session's last words at the final one: buffers
   // that ran out, a flush that failed) goes into this pass, before the end record.
   AppendPending();

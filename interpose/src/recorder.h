@@ -114,6 +114,13 @@ class Recorder {
     activity_source_.store(source, std::memory_order_release);
   }
 
+  // A metadata block made at the final flush (counter mode's cost), never unregistered. The
+  // provider returns JSON object text, or "" for nothing; it must not throw.
+  using FinalMetadata = std::string (*)();
+  void SetFinalMetadata(FinalMetadata provider) {
+    final_metadata_.store(provider, std::memory_order_release);
+  }
+
  private:
   Recorder(Config config, std::vector<std::string> config_warnings);
 
@@ -132,6 +139,7 @@ class Recorder {
   void EmitThreadNames(trace::ChunkBuilder& chunk, ThreadBuffer& buffer);
 
   static std::atomic<Recorder*> instance_;
+  std::atomic<FinalMetadata> final_metadata_{nullptr};
 
   Config config_;
   std::vector<std::string> config_warnings_;

@@ -102,6 +102,12 @@ TEST_F(Mode, TheFirstNLaunchesOfASignatureAreMeasuredAndLaterOnesRunUntouched) {
   Launch(*mode, mul.get(), 4096, 200);
   EXPECT_EQ(Starts(), 4u);
   EXPECT_EQ(mode->measured(), 4u);
+  // What measuring cost, for the trace's end (gpu_counters_cost).
+  EXPECT_EQ(mode->cost().samples, 4u);
+  EXPECT_EQ(mode->cost().abandoned, 0u);
+  const auto cost = nlohmann::json::parse(mode->CostJson())["gpu_counters_cost"];
+  EXPECT_EQ(cost["samples"], 4);
+  EXPECT_TRUE(cost.contains("launch_ns") && cost.contains("readout_ns"));
   EXPECT_TRUE(said_.reports.empty());
   // The chip's plan went into the trace metadata once.
   ASSERT_EQ(said_.metadata.size(), 1u);
