@@ -431,7 +431,8 @@ void LaunchBound(const RunAnalysis& run, double total, Findings& out) {
     ++kernels;
     runs += g.executions;
     gpu_ns += g.gpu_ns;
-    launch_ns += g.launch_ns;
+    // Without first launches (module loading), as the regime was decided: run_analysis.h.
+    launch_ns += SteadyLaunchNs(g) * static_cast<double>(g.launches);
   }
   if (kernels == 0 || runs < 100) return;
   Advice a;

@@ -522,10 +522,11 @@ void RunAnalyzer::Remember(uint64_t correlation, Pending pending) {
 
 void RunAnalyzer::ApplyGpu(Pending& p, const trace::GpuActivityRecord& gpu) {
   KernelGroup& g = kernels_[p.group];
-  const double ns = gpu.end_ns > gpu.start_ns ? static_cast<double>(gpu.end_ns - gpu.start_ns) : 0;
+  const uint64_t duration = gpu.end_ns > gpu.start_ns ? gpu.end_ns - gpu.start_ns : 0;
+  const auto ns = static_cast<double>(duration);
   ++g.executions;
   g.gpu_ns += ns;
-  g.gpu_durations.Add(static_cast<uint64_t>(ns));
+  g.gpu_durations.Add(duration);
   if (g.device < 0) g.device = gpu.device;
   AddFigures(g.timed, p.flops, p.special, p.flops_source, p.bytes, p.bytes_source);
   DeviceActivity& d = devices_[gpu.device];

@@ -174,8 +174,8 @@ TEST_F(GoldenReport, LaunchesWithoutGpuTimes) {
   Check("no_gpu_times", {Write("nogpu.fspy", NoGpuTimesTrace())});
 }
 
-// With fewer files than cores the report runs the run analysis on a second thread beside the
-// others, a chunk at a time: the answers must be those of one thread, on every golden trace.
+// With fewer files than cores the report runs the launch-overhead analysis on a second thread,
+// a chunk at a time: the answers must be those of one thread, on the golden traces below.
 TEST_F(GoldenReport, ParallelAnalysesGiveTheSameReport) {
   const std::vector<std::pair<std::string, std::vector<uint8_t>>> traces = {
       {"demo.fspy", DemoTrace()},

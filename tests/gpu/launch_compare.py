@@ -148,7 +148,7 @@ def spin_time(expected, report, rel=0.02, abs_ns=2000.0):
     (%globaltimer) and the program's cudaEvent times. (row, failure).
 
     The events bracket more than the kernel: the start event is timed when it reaches an idle
-    GPU, the kernel only after the CPU has launched it (7 to 14 us later on an H200), so they
+    GPU, the kernel only after the CPU has launched it (8 to 14 us later on an H200), so they
     bound flopspy's time from above; the requested spin bounds it from below and is the
     reference: flopspy must be within 2 % or 2 us of it and no longer than the events."""
     events = expected.get("event_ns", {}).get("fs_spin", [])

@@ -994,6 +994,17 @@ TEST_F(LaunchTest, DriverErrorReachesRuntimeProgramUnchanged) {
   for (const auto& l : r.trace.launches) EXPECT_EQ(l.result, cudaErrorInvalidValue);
 }
 
+// A kernel first launched while the program's own error is pending: flopspy asks the runtime
+// nothing (its answer would replace the error), so the kernel stays unnamed.
+TEST_F(LaunchTest, AnErrorPendingAtAFirstLaunchIsLeftToTheProgram) {
+  const Runs r = RunBoth({RUNTIME_APP13, "error-pending"});
+  EXPECT_EQ(r.traced.exit_code, 0);
+  EXPECT_TRUE(Contains(r.plain.out, "cudaGetLastError -> 1")) << r.plain.out;
+  EXPECT_TRUE(Contains(r.traced.out, "cudaGetLastError -> 1")) << r.traced.out;
+  ASSERT_EQ(r.trace.launches.size(), 1u);
+  EXPECT_TRUE(r.trace.launches[0].name.empty()) << r.trace.launches[0].name;
+}
+
 TEST_F(LaunchTest, RuntimeErrorReachesProgramUnchanged) {
   const Runs r = RunBoth({RUNTIME_APP13, "launch-once"}, {{"FAKECUDART_LAUNCH_RESULT", "9"}});
   EXPECT_EQ(r.plain.exit_code, 3);

@@ -106,6 +106,17 @@ int RunLaunchOnce() {
   return r1 == cudaSuccess ? 0 : 3;
 }
 
+// The program's own error is pending when a kernel is launched for the first time: it must still
+// be there for the program's cudaGetLastError.
+int RunWithErrorPending() {
+  Print("cudaGetFuncBySymbol(nullptr)", cudaGetFuncBySymbol(nullptr, StubAddress(AtenMulStub)));
+  AtenMulArgs a(1000);
+  Print("cudaLaunchKernel",
+        cudaLaunchKernel(StubAddress(AtenMulStub), dim3(4), dim3(128), a.args, 0, nullptr));
+  Print("cudaGetLastError", cudaGetLastError());
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -115,6 +126,8 @@ int main(int argc, char** argv) {
     status = RunAll();
   } else if (mode == "launch-once") {
     status = RunLaunchOnce();
+  } else if (mode == "error-pending") {
+    status = RunWithErrorPending();
   } else if (mode == "ptds") {
     RunPerThreadDefaultStream();
     status = 0;

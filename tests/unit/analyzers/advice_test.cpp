@@ -363,6 +363,33 @@ TEST(Advice, SaysWhenGpuTimesAreMissing) {
   EXPECT_NE(advice[0].finding.find("42 kernel launches"), std::string::npos);
 }
 
+// 200 launches of a 2 us kernel at 5 us each, the first of them 3 ms (CUDA's lazy loading
+// loads the module): the advice quotes the 5 us the regime was decided on, not a mean of 20 us.
+TEST(Advice, LaunchBoundQuotesTheSteadyLaunchCost) {
+  KernelGroup g = MemoryKernel("add", 200 * 2000.0, 200 * 1e3);
+  g.executions = g.launches = 200;
+  g.first_launches = 1;
+  g.first_launch_ns = 3e6;
+  g.launch_ns = 3e6 + 199 * 5000.0;
+  WorkSample w;
+  w.flops = 200 * 1e3 / 8;
+  w.bytes = 200 * 1e3;
+  w.path = ComputePath::kFp32;
+  w.gpu_time_ns = g.gpu_ns;
+  w.calls = 200;
+  w.mean_launch_ns = SteadyLaunchNs(g);
+  g.placement = PlaceOnRoofline(Roofs(), w);
+  ASSERT_EQ(g.placement->regime, Regime::kOverheadBound);
+  RunAnalysis run;
+  run.gpu_timing = true;
+  run.kernels.push_back(g);
+  const std::vector<Advice> advice = AdviseRun(run, {});
+  const Advice* a = Find(advice, AdviceKind::kLaunchBound);
+  ASSERT_NE(a, nullptr);
+  EXPECT_NE(a->finding.find("2 us on the GPU against 5 us of CPU per launch"), std::string::npos)
+      << a->finding;
+}
+
 TEST(Advice, NothingToSayAboutAnEmptyRun) {
   EXPECT_TRUE(AdviseRun(RunAnalysis{}, {}).empty());
 }

@@ -263,6 +263,8 @@ TEST_F(Mode, AFailedLaunchIsNotASampleAndALaterOneTakesItsPlace) {
   const auto mul = Function(5);
   EXPECT_EQ(Launch(*mode, mul.get(), 1024, 1, /*result=*/1), 1);
   EXPECT_TRUE(said_.records.empty());
+  EXPECT_EQ(mode->cost().abandoned, 1u);  // its profiling ran, its sample was dropped
+  EXPECT_EQ(mode->cost().samples, 0u);
   Launch(*mode, mul.get(), 1024, 2);
   ASSERT_EQ(said_.records.size(), 1u);
   EXPECT_EQ(said_.records[0].record.correlation, 2u);

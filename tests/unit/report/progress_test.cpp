@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <regex>
 #include <string>
 #include <thread>
 #include <vector>
@@ -110,6 +111,12 @@ TEST(ProgressBar, SumsFilesFromSeveralThreads) {
   bar.Finish();
   const std::string text = Written(out);
   EXPECT_NE(text.find("200 MB of 200 MB"), std::string::npos) << text;
+  // Every figure written on the way, not only the last, stays within the total.
+  const std::regex figure(R"(([0-9]+) MB of 200 MB)");
+  for (auto it = std::sregex_iterator(text.begin(), text.end(), figure);
+       it != std::sregex_iterator(); ++it) {
+    EXPECT_LE(std::stoi((*it)[1]), 200) << it->str();
+  }
   std::fclose(out);
 }
 

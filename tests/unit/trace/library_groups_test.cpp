@@ -127,6 +127,25 @@ TEST(LibraryGroups, CollectedWithTheirCallAndRoundTripped) {
   EXPECT_DOUBLE_EQ(c.cuts[0].mnk, 138);
 }
 
+// An unlisted group with a negative size: the hook writes cut.problems = -1 so that the call gets
+// no figures (blas-formulas.md). That is what the writer meant, not damage.
+TEST(LibraryGroups, ACutMarkedWithoutFiguresIsNotDamage) {
+  TraceBuilder b;
+  std::vector<LibraryGroupShape> listed(64, Group(4, 4, 4, 1));
+  LibraryGroupsCut cut{};
+  cut.groups = 1, cut.problems = -1;
+  b.Chunk(ChunkSource::kThread, 7).GroupedCall(Call(65, 1), listed, cut);
+  const Collected c = Collect(b.Bytes());
+  EXPECT_TRUE(c.errors.empty()) << c.errors.front();
+  ASSERT_EQ(c.calls.size(), 1u);
+  EXPECT_EQ(c.cuts[0].problems, -1);
+  // Anything below -1 is not something the writer says.
+  TraceBuilder bad;
+  cut.problems = -2;
+  bad.Chunk(ChunkSource::kThread, 7).GroupedCall(Call(65, 1), listed, cut);
+  EXPECT_EQ(Collect(bad.Bytes()).errors.size(), 1u);
+}
+
 // The second groups record of a call is cut to 72 bytes (header and cut only): refused with its
 // offset; the next grouped call in the same chunk and everything after still read.
 TEST(LibraryGroups, CutShortRecordIsRefusedAndTheRestReads) {
