@@ -1,6 +1,7 @@
 #include "flopspy/analyzers/run_analysis.h"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstring>
 
@@ -168,14 +169,17 @@ void MergeFigures(WorkFigures& into, const WorkFigures& from) {
   into.launches_with_bytes += from.launches_with_bytes;
 }
 
+namespace {
+constexpr uint32_t kFlopBits =
+    trace::kMetricsFp32 | trace::kMetricsFp64 | trace::kMetricsFp16 | trace::kMetricsTensor;
+}  // namespace
+
 bool CounterFlopsValid(const KernelGroup& g) {
-  constexpr uint32_t kFlops =
-      trace::kMetricsFp32 | trace::kMetricsFp64 | trace::kMetricsFp16 | trace::kMetricsTensor;
-  return g.counter_samples > 0 && (g.counter_valid & kFlops) != 0;
+  return g.counter_flops_samples > 0;
 }
 
 bool CounterBytesValid(const KernelGroup& g) {
-  return g.counter_samples > 0 && (g.counter_valid & trace::kMetricsDram) != 0;
+  return g.counter_bytes_samples > 0;
 }
 
 namespace {
@@ -185,25 +189,34 @@ double Spread(double min, double max, double mean) {
   return mean != 0 ? (max - min) / std::fabs(mean) : 1.0;
 }
 
-// Adds one sample (or a group's samples: `count` of them with mean `flops`, `bytes` and the
-// given extremes) to a group's counter figures.
-void AddCounterSamples(KernelGroup& g, uint32_t count, double flops, double bytes, uint32_t valid,
-                       double flops_min, double flops_max, double bytes_min, double bytes_max) {
-  if (count == 0) return;
-  const double n = g.counter_samples, m = count;
-  if (g.counter_samples == 0) {
-    g.counter_flops_min = flops_min, g.counter_flops_max = flops_max;
-    g.counter_bytes_min = bytes_min, g.counter_bytes_max = bytes_max;
-  } else {
-    g.counter_flops_min = std::min(g.counter_flops_min, flops_min);
-    g.counter_flops_max = std::max(g.counter_flops_max, flops_max);
-    g.counter_bytes_min = std::min(g.counter_bytes_min, bytes_min);
-    g.counter_bytes_max = std::max(g.counter_bytes_max, bytes_max);
-  }
-  g.counter_flops = (g.counter_flops * n + flops * m) / (n + m);
-  g.counter_bytes = (g.counter_bytes * n + bytes * m) / (n + m);
-  g.counter_samples += count;
-  g.counter_valid |= valid;
+// One sample, or a group's samples: `samples` of them, `flops_count` with FLOPs of mean `flops`,
+// `bytes_count` with DRAM bytes of mean `bytes`, and the extremes of each.
+struct CounterPart {
+  uint32_t samples = 0, flops_count = 0, bytes_count = 0;
+  double flops = 0, bytes = 0;
+  uint32_t valid = 0;
+  double flops_min = 0, flops_max = 0, bytes_min = 0, bytes_max = 0;
+};
+
+// Folds `m` values of mean `mean` and extremes [lo, hi] into a running mean of `n` values.
+void AddMean(double& into, double& into_min, double& into_max, uint32_t& n, uint32_t m, double mean,
+             double lo, double hi) {
+  if (m == 0) return;
+  into_min = n == 0 ? lo : std::min(into_min, lo);
+  into_max = n == 0 ? hi : std::max(into_max, hi);
+  into = (into * n + mean * m) / (n + m);
+  n += m;
+}
+
+// Adds samples to a group's counter figures, each figure over the samples that have it.
+void AddCounterSamples(KernelGroup& g, const CounterPart& p) {
+  if (p.samples == 0) return;
+  AddMean(g.counter_flops, g.counter_flops_min, g.counter_flops_max, g.counter_flops_samples,
+          p.flops_count, p.flops, p.flops_min, p.flops_max);
+  AddMean(g.counter_bytes, g.counter_bytes_min, g.counter_bytes_max, g.counter_bytes_samples,
+          p.bytes_count, p.bytes, p.bytes_min, p.bytes_max);
+  g.counter_samples += p.samples;
+  g.counter_valid |= p.valid;
 }
 
 // The roof a counter-measured kernel is placed against: its dominant precision. The tensor
@@ -244,9 +257,10 @@ double CounterBytesSpread(const KernelGroup& g) {
 }
 
 void MergeKernelGroup(KernelGroup& into, const KernelGroup& from) {
-  AddCounterSamples(into, from.counter_samples, from.counter_flops, from.counter_bytes,
-                    from.counter_valid, from.counter_flops_min, from.counter_flops_max,
-                    from.counter_bytes_min, from.counter_bytes_max);
+  AddCounterSamples(
+      into, {from.counter_samples, from.counter_flops_samples, from.counter_bytes_samples,
+             from.counter_flops, from.counter_bytes, from.counter_valid, from.counter_flops_min,
+             from.counter_flops_max, from.counter_bytes_min, from.counter_bytes_max});
   into.launches += from.launches;
   into.executions += from.executions;
   into.gpu_ns += from.gpu_ns;
@@ -391,14 +405,27 @@ void RunAnalyzer::AddKernelMetrics(const trace::KernelMetricsRecord& m, uint32_t
     group = GroupFor(m.signature, "");
   }
   measured_.insert(m.correlation);
-  KernelGroup& g = kernels_[*group];
-  if (g.path == ComputePath::kUnknown) g.path = CounterPath(m);
-  const double flops = m.flops_fp32 + m.flops_fp64 + m.flops_fp16 + m.tensor_ops;
-  const double bytes = m.dram_read_bytes + m.dram_write_bytes;
-  AddCounterSamples(g, 1, flops, bytes, m.valid, flops, flops, bytes, bytes);
+  // Each launch of a sample carries the sample so far: keep the fullest (the later of equals).
+  auto [it, fresh] = counter_samples_.try_emplace({*group, m.samples}, m);
+  if (!fresh && std::popcount(m.valid) >= std::popcount(it->second.valid)) it->second = m;
+}
+
+void RunAnalyzer::FoldCounterSamples() {
+  for (const auto& [key, m] : counter_samples_) {
+    KernelGroup& g = kernels_[key.first];
+    if (g.path == ComputePath::kUnknown) g.path = CounterPath(m);
+    const double flops = m.flops_fp32 + m.flops_fp64 + m.flops_fp16 + m.tensor_ops;
+    const double bytes = m.dram_read_bytes + m.dram_write_bytes;
+    const bool has_flops = (m.valid & kFlopBits) != 0;
+    const bool has_bytes = (m.valid & trace::kMetricsDram) != 0;
+    AddCounterSamples(g, {1, has_flops ? 1u : 0u, has_bytes ? 1u : 0u, flops, bytes, m.valid, flops,
+                          flops, bytes, bytes});
+  }
+  counter_samples_.clear();
 }
 
 void RunAnalyzer::ApplyCounterFigures() {
+  FoldCounterSamples();
   for (KernelGroup& g : kernels_) {
     if (g.counter_samples == 0) continue;
     const bool flops =

@@ -218,6 +218,27 @@ std::vector<const char*> MetricNames(std::span<const MetricTerm> terms) {
   return names;
 }
 
+uint32_t ValidBitOf(CounterQuantity quantity) {
+  switch (quantity) {
+    case CounterQuantity::kFp32:
+      return trace::kMetricsFp32;
+    case CounterQuantity::kFp64:
+      return trace::kMetricsFp64;
+    case CounterQuantity::kFp16:
+      return trace::kMetricsFp16;
+    case CounterQuantity::kTensor:
+      return trace::kMetricsTensor;
+    case CounterQuantity::kDramRead:
+    case CounterQuantity::kDramWrite:
+      return trace::kMetricsDram;
+    case CounterQuantity::kL2:
+      return trace::kMetricsL2;
+    case CounterQuantity::kDuration:
+      return trace::kMetricsDuration;
+  }
+  return 0;
+}
+
 CounterValues EvaluateCounters(std::span<const MetricTerm> terms, std::span<const double> values) {
   CounterValues v;
   const size_t n = std::min(terms.size(), values.size());

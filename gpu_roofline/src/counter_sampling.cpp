@@ -1,6 +1,7 @@
 #include "flopspy/gpu_roofline/counter_sampling.h"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 
 namespace flopspy::gpuroof {
@@ -17,33 +18,113 @@ CounterSampler::CounterSampler(uint32_t wanted, double tolerance, size_t max_sig
       tolerance_(tolerance),
       max_signatures_(max_signatures) {}
 
-uint32_t CounterSampler::Claim(const CounterSignature& signature) {
+namespace {
+
+void Add(CounterValues& into, const CounterValues& v) {
+  into.fp32 += v.fp32;
+  into.fp64 += v.fp64;
+  into.fp16 += v.fp16;
+  into.tensor += v.tensor;
+  into.dram_read += v.dram_read;
+  into.dram_write += v.dram_write;
+  into.l2 += v.l2;
+  into.duration_ns += v.duration_ns;
+  into.valid |= v.valid;
+}
+
+}  // namespace
+
+SampleSlot CounterSampler::Claim(const CounterSignature& signature,
+                                 std::span<const uint32_t> groups, uint32_t preferred) {
   std::lock_guard lock(mutex_);
   auto it = entries_.find(signature);
   if (it == entries_.end()) {
     if (entries_.size() >= max_signatures_) {
       ++untracked_;
-      return 0;
+      return {};
     }
-    it = entries_.emplace(signature, Entry{}).first;
+    Entry e;
+    e.groups.assign(groups.begin(), groups.begin() + std::min(groups.size(), kMaxGroups));
+    if (e.groups.empty()) e.groups.push_back(~0u);
+    e.taken.assign(e.groups.size(), 0);
+    it = entries_.emplace(signature, std::move(e)).first;
   }
   Entry& e = it->second;
-  if (e.measured + e.in_flight >= wanted_) return 0;
-  ++e.in_flight;
-  return e.measured + e.in_flight;
+  const auto count = static_cast<uint32_t>(e.groups.size());
+  const auto slot_of = [count](uint32_t index) {
+    return SampleSlot{index / count + 1, index % count};
+  };
+  // An abandoned slot first (the lowest sample), of the preferred group if there is one.
+  const auto take_returned = [&](bool preferred_only) -> std::optional<SampleSlot> {
+    auto best = e.returned.end();
+    for (auto r = e.returned.begin(); r != e.returned.end(); ++r) {
+      if (preferred_only && *r % count != preferred) continue;
+      if (best == e.returned.end() || *r < *best) best = r;
+    }
+    if (best == e.returned.end()) return std::nullopt;
+    const SampleSlot slot = slot_of(*best);
+    e.returned.erase(best);
+    return slot;
+  };
+  if (preferred < count) {
+    if (const auto slot = take_returned(true)) return *slot;
+    if (e.taken[preferred] < wanted_) return {++e.taken[preferred], preferred};
+  }
+  if (const auto slot = take_returned(false)) return *slot;
+  // Else the group with the fewest samples taken, the first on a tie.
+  uint32_t group = 0;
+  for (uint32_t g = 1; g < count; ++g) {
+    if (e.taken[g] < e.taken[group]) group = g;
+  }
+  if (e.taken[group] >= wanted_) return {};
+  return {++e.taken[group], group};
 }
 
-void CounterSampler::Abandon(const CounterSignature& signature) {
+bool CounterSampler::Finished(const CounterSignature& signature) const {
   std::lock_guard lock(mutex_);
   const auto it = entries_.find(signature);
-  if (it != entries_.end() && it->second.in_flight > 0) --it->second.in_flight;
+  if (it == entries_.end() || !it->second.returned.empty()) return false;
+  return std::ranges::all_of(it->second.taken, [&](uint32_t t) { return t >= wanted_; });
 }
 
-CounterSampler::Recorded CounterSampler::Record(const CounterSignature& signature,
+void CounterSampler::Abandon(const CounterSignature& signature, SampleSlot slot) {
+  if (!slot) return;
+  std::lock_guard lock(mutex_);
+  const auto it = entries_.find(signature);
+  if (it == entries_.end()) return;
+  const auto count = static_cast<uint32_t>(it->second.groups.size());
+  it->second.returned.push_back((slot.sample - 1) * count + slot.group);
+}
+
+CounterSampler::Recorded CounterSampler::Record(const CounterSignature& signature, SampleSlot slot,
                                                 const CounterValues& v) {
   std::lock_guard lock(mutex_);
-  Entry& e = entries_[signature];
-  if (e.in_flight > 0) --e.in_flight;
+  Recorded r;
+  const auto it = entries_.find(signature);
+  if (it == entries_.end() || !slot || slot.group >= it->second.groups.size()) return r;
+  Entry& e = it->second;
+  Partial& p = e.partial[slot.sample];
+  Add(p.sum, v);
+  p.done |= 1u << slot.group;
+  // A quantity is known once every group that measures part of it is in.
+  uint32_t covered = 0, missing = 0;
+  for (size_t g = 0; g < e.groups.size(); ++g) {
+    ((p.done >> g) & 1u ? covered : missing) |= e.groups[g];
+  }
+  r.sample = p.sum;
+  r.sample.valid = p.sum.valid & covered & ~missing;
+  r.groups_done = static_cast<uint32_t>(std::popcount(p.done));
+  r.sample_complete = r.groups_done == e.groups.size();
+  if (r.sample_complete) {
+    Commit(e, r.sample, &r);
+    e.partial.erase(slot.sample);
+  }
+  r.samples = e.measured;
+  r.complete = e.measured >= wanted_;
+  return r;
+}
+
+void CounterSampler::Commit(Entry& e, const CounterValues& v, Recorded* r) {
   const double flops = v.Flops();
   const double dram = v.DramBytes();
   if (e.measured == 0) {
@@ -53,20 +134,9 @@ CounterSampler::Recorded CounterSampler::Record(const CounterSignature& signatur
     e.flops_min = std::min(e.flops_min, flops), e.flops_max = std::max(e.flops_max, flops);
     e.dram_min = std::min(e.dram_min, dram), e.dram_max = std::max(e.dram_max, dram);
   }
-  e.sum.fp32 += v.fp32;
-  e.sum.fp64 += v.fp64;
-  e.sum.fp16 += v.fp16;
-  e.sum.tensor += v.tensor;
-  e.sum.dram_read += v.dram_read;
-  e.sum.dram_write += v.dram_write;
-  e.sum.l2 += v.l2;
-  e.sum.duration_ns += v.duration_ns;
-  e.sum.valid |= v.valid;
+  Add(e.sum, v);
   ++e.measured;
 
-  Recorded r;
-  r.samples = e.measured;
-  r.complete = e.measured >= wanted_;
   const CounterSummary s = Summarize(e);
   const bool flops_off = s.flops_spread > tolerance_;
   // A compute kernel moves a few KB of DRAM traffic that other work on the GPU can double; a
@@ -75,11 +145,10 @@ CounterSampler::Recorded CounterSampler::Record(const CounterSignature& signatur
       s.dram_spread > tolerance_ && e.dram_max - e.dram_min >= kDramSpreadFloorBytes;
   if ((flops_off || dram_off) && !e.warned) {
     e.warned = true;
-    r.disagree = true;
-    r.what = flops_off && dram_off ? "FLOPs and DRAM bytes" : flops_off ? "FLOPs" : "DRAM bytes";
-    r.spread = std::max(flops_off ? s.flops_spread : 0.0, dram_off ? s.dram_spread : 0.0);
+    r->disagree = true;
+    r->what = flops_off && dram_off ? "FLOPs and DRAM bytes" : flops_off ? "FLOPs" : "DRAM bytes";
+    r->spread = std::max(flops_off ? s.flops_spread : 0.0, dram_off ? s.dram_spread : 0.0);
   }
-  return r;
 }
 
 CounterSummary CounterSampler::Summarize(const Entry& e) {

@@ -132,7 +132,11 @@ const std::vector<ConfigVariable>& ConfigVariables() {
        "disabled one by one); all: of every driver and runtime call"},
       {"FLOPSPY_COUNTERS", "0", "1: measure FLOPs and bytes of kernels with GPU hardware counters"},
       {"FLOPSPY_COUNTERS_SAMPLES", "3",
-       "launches measured per distinct kernel signature in counter mode (1 to 1000)"},
+       "samples measured per distinct kernel signature in counter mode (1 to 1000)"},
+      {"FLOPSPY_COUNTERS_REPLAY", "kernel",
+       "kernel: CUPTI replays a measured launch once per pass of the metrics; launches "
+       "(experimental): a measured launch runs once and measures one group of metrics that fits "
+       "in one pass, a sample spans several launches"},
       {"FLOPSPY_COUNTERS_METRICS", "all",
        "what counter mode measures: all, or a list of fp32, fp64, fp16, tensor, dram, l2, time "
        "(fewer metrics, fewer replay passes)"},
@@ -178,6 +182,9 @@ ConfigResult ParseConfig(const EnvLookup& lookup) {
       api_records == "selected" ? CuptiApiRecords::kSelected : CuptiApiRecords::kAll;
   p.Bool("FLOPSPY_COUNTERS", c.counters);
   p.Unsigned("FLOPSPY_COUNTERS_SAMPLES", c.counters_samples, 1, 1000);
+  std::string replay = c.counters_split ? "launches" : "kernel";
+  p.Choice("FLOPSPY_COUNTERS_REPLAY", replay, {"kernel", "launches"});
+  c.counters_split = replay == "launches";
   // --- counter mode's metric groups (docs/gpu-counters.md)
   if (const auto groups = lookup("FLOPSPY_COUNTERS_METRICS")) {
     const gpuroof::CounterGroupsParse parsed = gpuroof::ParseCounterGroups(*groups);
@@ -214,6 +221,7 @@ std::string ConfigToJson(const Config& c) {
       {"cupti_api_records", c.cupti_api_records == CuptiApiRecords::kAll ? "all" : "selected"},
       {"counters", c.counters},
       {"counters_samples", c.counters_samples},
+      {"counters_replay", c.counters_split ? "launches" : "kernel"},
       {"counters_metrics", gpuroof::CounterGroupsText(c.counters_groups)},
   };
   return j.dump();

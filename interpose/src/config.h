@@ -32,9 +32,12 @@ struct Config {
   CuptiApiRecords cupti_api_records = CuptiApiRecords::kAll;  // FLOPSPY_CUPTI_API_RECORDS
   bool counters = false;                                      // FLOPSPY_COUNTERS
   uint32_t counters_samples = 3;                              // FLOPSPY_COUNTERS_SAMPLES
-  std::string cpu_roofline = "auto";                          // FLOPSPY_CPU_ROOFLINE
-  uint32_t cpu_interval_ms = 100;                             // FLOPSPY_CPU_INTERVAL_MS
-  std::string cpu_events;                                     // FLOPSPY_CPU_EVENTS
+  // FLOPSPY_COUNTERS_REPLAY=launches: one one-pass metric group per measured launch instead of
+  // CUPTI replaying each measured launch once per pass (docs/gpu-counters.md).
+  bool counters_split = false;
+  std::string cpu_roofline = "auto";  // FLOPSPY_CPU_ROOFLINE
+  uint32_t cpu_interval_ms = 100;     // FLOPSPY_CPU_INTERVAL_MS
+  std::string cpu_events;             // FLOPSPY_CPU_EVENTS
   // FLOPSPY_COUNTERS_METRICS: gpuroof::CounterGroup bits.
   uint32_t counters_groups = gpuroof::kAllCounterGroups;
 };

@@ -3,8 +3,10 @@
 #include <pthread.h>
 
 #include <algorithm>
+#include <array>
 #include <exception>
 #include <nlohmann/json.hpp>
+#include <span>
 
 #include "clock.h"
 #include "flopspy/analyzers/demangle.h"
@@ -82,6 +84,8 @@ CounterMode* CounterMode::Process() {
   CounterOptions options;
   options.samples = c.counters_samples;
   options.groups = c.counters_groups;
+  options.grouping =
+      c.counters_split ? gpuroof::PassGrouping::kOnePass : gpuroof::PassGrouping::kReplayed;
   options.timing_off = c.gpu_timing == GpuTiming::kOff;
   options.cupti_path = c.cupti_path;
   // CUDA does not carry over fork(): a child never measures.
@@ -184,12 +188,27 @@ bool CounterMode::Ready() {
             false);
     return false;
   }
-  profiler_ = std::make_unique<CounterProfiler>(std::move(api), options_.groups);
+  profiler_ = std::make_unique<CounterProfiler>(std::move(api), options_.groups, options_.grouping);
   started_ = true;
   return true;
 }
 
-bool CounterMode::SignatureOf(const Launch& launch, gpuroof::CounterSignature* signature) {
+// Kernels the catalog knows run no tensor-core instructions (ATen's elementwise, reduction,
+// softmax, norm, index, copy and optimizer loops): their samples skip the tensor-path groups.
+bool MayUseTensorCores(analyzers::KernelFamily family) {
+  switch (family) {
+    case analyzers::KernelFamily::kUnknown:
+    case analyzers::KernelFamily::kTriton:
+    case analyzers::KernelFamily::kDemo:
+    case analyzers::KernelFamily::kCount:
+      return true;
+    default:
+      return false;
+  }
+}
+
+bool CounterMode::SignatureOf(const Launch& launch, gpuroof::CounterSignature* signature,
+                              bool* tensor_capable) {
   const FunctionInfo* f = launch.function;
   if (f == nullptr || f->id == 0 || launch.shape == nullptr) return false;
   if (NeverMeasured(f->mangled_name)) return false;
@@ -212,6 +231,7 @@ bool CounterMode::SignatureOf(const Launch& launch, gpuroof::CounterSignature* s
     }
     kernel_class = &it->second;  // std::map: stable, entries never erased
   }
+  *tensor_capable = MayUseTensorCores(kernel_class->family);
   uint8_t params[trace::kInlineParamBytes + trace::kExtraParamBytes];
   const uint32_t wanted =
       std::min<uint32_t>(f->wanted_param_bytes.load(std::memory_order_relaxed), UINT8_MAX);
@@ -230,14 +250,21 @@ void CounterMode::NoteContexts() {
   std::vector<CounterContextInfo>& fresh = profiler_->new_contexts();
   for (const CounterContextInfo& info : fresh) {
     nlohmann::json j;
-    j["gpu_counters"] = {{"available", true},
-                         {"source", "CUPTI range profiler, auto range, kernel replay"},
-                         {"samples_per_signature", options_.samples},
-                         {"groups", gpuroof::CounterGroupsText(options_.groups)},
-                         {"chip", info.chip},
-                         {"metrics", info.metrics},
-                         {"passes", info.passes},
-                         {"notes", info.notes}};
+    j["gpu_counters"] = {
+        {"available", true},
+        {"source", options_.grouping == gpuroof::PassGrouping::kOnePass
+                       ? "CUPTI range profiler, auto range, one one-pass group "
+                         "of metrics per launch"
+                       : "CUPTI range profiler, auto range, kernel replay"},
+        {"replay", options_.grouping == gpuroof::PassGrouping::kOnePass ? "launches" : "kernel"},
+        {"samples_per_signature", options_.samples},
+        {"groups", gpuroof::CounterGroupsText(options_.groups)},
+        {"chip", info.chip},
+        {"metrics", info.metrics},
+        {"passes", info.passes},
+        {"pass_groups", info.pass_groups},
+        {"non_tensor_groups", info.non_tensor_groups},
+        {"notes", info.notes}};
     env_.metadata(j.dump());
   }
   fresh.clear();
@@ -245,20 +272,38 @@ void CounterMode::NoteContexts() {
 
 void CounterMode::Begin(const Launch& launch, Ticket* ticket) {
   if (off() || !Ready()) return;
-  if (!SignatureOf(launch, &ticket->signature)) return;
-  if (sampler_.Claim(ticket->signature) == 0) return;  // enough samples: run untouched
-  if (!TryMeasure()) {
-    sampler_.Abandon(ticket->signature);  // another thread is measuring: a later launch will do
-    return;
-  }
+  bool tensor_capable = true;
+  if (!SignatureOf(launch, &ticket->signature, &tensor_capable)) return;
+  if (sampler_.Finished(ticket->signature)) return;  // enough samples: run untouched
+  // One measurement at a time; another thread's launch being measured: a later launch will do.
+  if (!TryMeasure()) return;
   std::string skip;
   const uint64_t setup_start = NowNs();
-  const CounterStep step = profiler_->Before(reinterpret_cast<CUstream>(launch.shape->stream),
-                                             launch.shape->per_thread_stream, &skip);
+  CounterStep step = CounterStep::kSkipped;
+  uint32_t configured_group = 0;
+  const uint64_t switches_before = profiler_->switches();
+  const gpuroof::CounterPlan* plan = profiler_->CurrentPlan(&step, &skip, &configured_group);
+  if (plan != nullptr) {
+    std::array<uint32_t, gpuroof::CounterSampler::kMaxGroups> layout{};
+    const size_t groups =
+        std::min(plan->GroupsFor(tensor_capable), gpuroof::CounterSampler::kMaxGroups);
+    for (size_t g = 0; g < groups; ++g) layout[g] = plan->groups[g].quantities;
+    // The group the profiler is set for, while this signature needs it: a switch costs.
+    ticket->slot =
+        sampler_.Claim(ticket->signature, std::span(layout.data(), groups), configured_group);
+    step = ticket->slot
+               ? profiler_->Before(reinterpret_cast<CUstream>(launch.shape->stream),
+                                   launch.shape->per_thread_stream, ticket->slot.group, &skip)
+               : CounterStep::kSkipped;
+  }
   const uint64_t setup_end = NowNs();
   // The first launch in a context also plans its metrics and enables the profiler there.
   AddCost(profiler_->new_contexts().empty() ? cost_.setup_ns : cost_.context_setup_ns,
           setup_end - setup_start);
+  if (const uint64_t switched = profiler_->switches() - switches_before; switched > 0) {
+    AddCost(cost_.switches, switched);
+    AddCost(cost_.switch_setup_ns, setup_end - setup_start);
+  }
   NoteContexts();
   if (step == CounterStep::kMeasured) {
     ticket->setup_start_ns = setup_start;
@@ -275,7 +320,7 @@ void CounterMode::Begin(const Launch& launch, Ticket* ticket) {
   }
   const CounterFailure failure = profiler_->failure();
   DoneMeasuring();
-  sampler_.Abandon(ticket->signature);
+  sampler_.Abandon(ticket->signature, ticket->slot);
   if (step == CounterStep::kFailed) TurnOff(failure.reason, failure.permission);
 }
 
@@ -297,14 +342,18 @@ void CounterMode::End(Ticket* ticket, int result) {
   AddCost(step == CounterStep::kMeasured ? cost_.samples : cost_.abandoned, 1);
   DoneMeasuring();
   if (step != CounterStep::kMeasured) {
-    sampler_.Abandon(ticket->signature);
+    sampler_.Abandon(ticket->signature, ticket->slot);
     if (step == CounterStep::kFailed) TurnOff(failure.reason, failure.permission);
     return;
   }
-  const gpuroof::CounterSampler::Recorded recorded = sampler_.Record(ticket->signature, m.values);
+  // The record carries the sample so far (its groups measured up to this launch); the report
+  // keeps the fullest record of each sample.
+  const gpuroof::CounterSampler::Recorded recorded =
+      sampler_.Record(ticket->signature, ticket->slot, m.values);
   const uint64_t correlation = ticket->record.record.correlation;
   ticket->record.record = gpuroof::ToMetricsRecord(
-      m.values, static_cast<uint16_t>(std::min<uint32_t>(recorded.samples, UINT16_MAX)), m.passes);
+      recorded.sample, static_cast<uint16_t>(std::min<uint32_t>(ticket->slot.sample, UINT16_MAX)),
+      m.passes);
   ticket->record.record.correlation = correlation;
   ticket->record.Seal();
   ticket->has_record = true;
@@ -337,6 +386,8 @@ CounterMode::Cost CounterMode::cost() const {
   c.launch_ns = cost_.launch_ns.load(std::memory_order_relaxed);
   c.readout_ns = cost_.readout_ns.load(std::memory_order_relaxed);
   c.max_sample_ns = cost_.max_sample_ns.load(std::memory_order_relaxed);
+  c.switches = cost_.switches.load(std::memory_order_relaxed);
+  c.switch_setup_ns = cost_.switch_setup_ns.load(std::memory_order_relaxed);
   return c;
 }
 
@@ -349,7 +400,9 @@ std::string CounterMode::CostJson() const {
                             {"setup_ns", c.setup_ns},
                             {"launch_ns", c.launch_ns},
                             {"readout_ns", c.readout_ns},
-                            {"max_sample_ns", c.max_sample_ns}};
+                            {"max_sample_ns", c.max_sample_ns},
+                            {"switches", c.switches},
+                            {"switch_setup_ns", c.switch_setup_ns}};
   return j.dump();
 }
 

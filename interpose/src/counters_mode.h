@@ -7,8 +7,9 @@
 //   RecordLaunch(...);   // ~CounterLaunch then writes the KernelMetrics record after it
 //
 // With counter mode off (the default) Begin is one relaxed atomic load. With it on, the first
-// FLOPSPY_COUNTERS_SAMPLES launches of each signature are measured by the CUPTI range profiler
-// (kernel replay); later identical launches run untouched. Anything that goes wrong turns counter
+// FLOPSPY_COUNTERS_SAMPLES samples of each signature are measured by the CUPTI range profiler
+// (kernel replay of every metric, or one one-pass group per launch: FLOPSPY_COUNTERS_REPLAY);
+// later identical launches run untouched. Anything that goes wrong turns counter
 // mode off with one line on stderr and a trace warning; the program's launch and its result are
 // never touched.
 #pragma once
@@ -36,10 +37,11 @@
 namespace flopspy::interpose {
 
 struct CounterOptions {
-  uint32_t samples = 3;                          // FLOPSPY_COUNTERS_SAMPLES
-  uint32_t groups = gpuroof::kAllCounterGroups;  // FLOPSPY_COUNTERS_METRICS
-  bool timing_off = false;                       // FLOPSPY_GPU_TIMING=off
-  std::string cupti_path;                        // FLOPSPY_CUPTI_PATH
+  uint32_t samples = 3;                                               // FLOPSPY_COUNTERS_SAMPLES
+  uint32_t groups = gpuroof::kAllCounterGroups;                       // FLOPSPY_COUNTERS_METRICS
+  gpuroof::PassGrouping grouping = gpuroof::PassGrouping::kReplayed;  // FLOPSPY_COUNTERS_REPLAY
+  bool timing_off = false;                                            // FLOPSPY_GPU_TIMING=off
+  std::string cupti_path;                                             // FLOPSPY_CUPTI_PATH
   int max_driver_waits = 8;  // launches that find no libcuda.so.1 loaded before giving up
 };
 
@@ -74,6 +76,7 @@ class CounterMode {
     uint64_t setup_start_ns = 0;   // Begin: when the measurement's set-up started
     uint64_t launch_start_ns = 0;  // when the real launch was called
     gpuroof::CounterSignature signature;
+    gpuroof::SampleSlot slot;  // which sample and pass group this launch measures
     RawKernelMetrics record{};
   };
 
@@ -96,6 +99,8 @@ class CounterMode {
     uint64_t launch_ns = 0;         // the measured launch calls (kernel replay runs inside)
     uint64_t readout_ns = 0;        // after it: synchronise, stop, decode, evaluate
     uint64_t max_sample_ns = 0;     // the costliest sample, set-up to read-out
+    uint64_t switches = 0;          // pass-group switches (one-pass groups: a new object each)
+    uint64_t switch_setup_ns = 0;   // set-up of the samples that switched (in setup_ns too)
   };
   Cost cost() const;
   std::string CostJson() const;  // {"gpu_counters_cost": {...}}
@@ -115,7 +120,8 @@ class CounterMode {
 
   bool Ready();  // started (driver, CUPTI) and the GPU-timing session settled
   void TurnOff(const std::string& reason, bool permission);
-  bool SignatureOf(const Launch& launch, gpuroof::CounterSignature* signature);
+  bool SignatureOf(const Launch& launch, gpuroof::CounterSignature* signature,
+                   bool* tensor_capable);
   void NoteContexts();
 
   static inline std::atomic<uint8_t> process_state_{kProcessUndecided};
@@ -130,7 +136,7 @@ class CounterMode {
   // Written by the one measuring thread, read at the final flush.
   struct CostCounters {
     std::atomic<uint64_t> samples{0}, abandoned{0}, context_setup_ns{0}, setup_ns{0}, launch_ns{0},
-        readout_ns{0}, max_sample_ns{0};
+        readout_ns{0}, max_sample_ns{0}, switches{0}, switch_setup_ns{0};
   } cost_;
   static void AddCost(std::atomic<uint64_t>& counter, uint64_t ns) {
     counter.fetch_add(ns, std::memory_order_relaxed);

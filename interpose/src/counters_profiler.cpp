@@ -23,11 +23,11 @@ const CUstream kPerThreadStream = reinterpret_cast<CUstream>(uintptr_t{0x2});
 
 struct CounterProfiler::Plan {
   gpuroof::CounterPlan plan;
-  std::vector<const char*> names;  // into plan.host->terms()
+  std::vector<std::vector<const char*>> names;  // per group, into its host's terms()
 };
 
-CounterProfiler::CounterProfiler(CounterApi api, uint32_t groups)
-    : api_(std::move(api)), groups_(groups) {}
+CounterProfiler::CounterProfiler(CounterApi api, uint32_t groups, gpuroof::PassGrouping grouping)
+    : api_(std::move(api)), groups_(groups), grouping_(grouping) {}
 
 CounterProfiler::~CounterProfiler() = default;
 
@@ -94,20 +94,28 @@ std::shared_ptr<CounterProfiler::Plan> CounterProfiler::PlanFor(CUcontext ctx,
   }
   std::string error;
   std::optional<gpuroof::CounterPlan> plan =
-      gpuroof::PlanCounters(api_.lookup, chip, availability, groups_, &error);
+      gpuroof::PlanCounters(api_.lookup, chip, availability, groups_, grouping_, &error);
   if (!plan) {
     *step = FailWith("no counter configuration for " + chip + ": " + error);
     return nullptr;
   }
   auto p = std::make_shared<Plan>();
   p->plan = std::move(*plan);
-  p->names = gpuroof::MetricNames(p->plan.host->terms());
-  plans_.emplace(chip, p);
   CounterContextInfo info;
   info.chip = chip;
-  for (const auto& t : p->plan.host->terms()) info.metrics.push_back(t.name);
+  for (const gpuroof::PassGroup& g : p->plan.groups) {
+    p->names.push_back(gpuroof::MetricNames(g.host->terms()));
+    std::vector<std::string> group;
+    for (const auto& t : g.host->terms()) {
+      info.metrics.push_back(t.name);
+      group.push_back(t.name);
+    }
+    info.pass_groups.push_back(std::move(group));
+  }
+  info.non_tensor_groups = p->plan.non_tensor_groups;
   info.passes = p->plan.passes;
   info.notes = p->plan.notes;
+  plans_.emplace(chip, p);
   new_contexts_.push_back(std::move(info));
   return p;
 }
@@ -141,14 +149,41 @@ CounterStep CounterProfiler::SetUpContext(CUcontext ctx, Context** out) {
     return Fail("cuptiRangeProfilerEnable", rc != CUPTI_SUCCESS ? rc : CUPTI_ERROR_UNKNOWN);
   }
   Context& c = contexts_[ctx];
+  c.ctx = ctx;
   c.object = enable.pRangeProfilerObject;
   c.plan = plan;
+  *out = &c;
+  return CounterStep::kMeasured;
+}
 
+CounterStep CounterProfiler::Configure(Context& c, size_t group) {
+  if (c.configured == group) return CounterStep::kMeasured;
+  if (c.configured != kNoGroup) {
+    // Another group's configuration: a new range profiler object takes the new one (setting a
+    // second configuration on one object measured zeros on an H200, docs/validation.md run 5).
+    ++switches_;
+    auto disable =
+        Params<CUpti_RangeProfiler_Disable_Params>(CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE);
+    disable.pRangeProfilerObject = c.object;
+    const CUptiResult disabled = api_.cuptiRangeProfilerDisable(&disable);
+    c.object = nullptr;
+    c.configured = kNoGroup;
+    if (disabled != CUPTI_SUCCESS) return Fail("cuptiRangeProfilerDisable", disabled);
+    auto enable =
+        Params<CUpti_RangeProfiler_Enable_Params>(CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE);
+    enable.ctx = c.ctx;
+    if (const CUptiResult rc = api_.cuptiRangeProfilerEnable(&enable);
+        rc != CUPTI_SUCCESS || enable.pRangeProfilerObject == nullptr) {
+      return Fail("cuptiRangeProfilerEnable", rc != CUPTI_SUCCESS ? rc : CUPTI_ERROR_UNKNOWN);
+    }
+    c.object = enable.pRangeProfilerObject;
+  }
+  std::vector<const char*>& names = c.plan->names[group];
   auto size = Params<CUpti_RangeProfiler_GetCounterDataSize_Params>(
       CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE);
   size.pRangeProfilerObject = c.object;
-  size.pMetricNames = plan->names.data();
-  size.numMetrics = plan->names.size();
+  size.pMetricNames = names.data();
+  size.numMetrics = names.size();
   size.maxNumOfRanges = kMaxRanges;
   size.maxNumRangeTreeNodes = kMaxRanges;
   if (const CUptiResult rc = api_.cuptiRangeProfilerGetCounterDataSize(&size);
@@ -157,11 +192,21 @@ CounterStep CounterProfiler::SetUpContext(CUcontext ctx, Context** out) {
                 rc != CUPTI_SUCCESS ? rc : CUPTI_ERROR_UNKNOWN);
   }
   c.counter_data.assign(size.counterDataSize, 0);
-  *out = &c;
+  c.configured = group;
   return CounterStep::kMeasured;
 }
 
-CounterStep CounterProfiler::Before(CUstream stream, bool per_thread, std::string* skip_reason) {
+const gpuroof::CounterPlan* CounterProfiler::CurrentPlan(CounterStep* step,
+                                                         std::string* skip_reason,
+                                                         uint32_t* configured_group) {
+  Context* c = nullptr;
+  *step = CurrentContext(&c, skip_reason);
+  if (*step != CounterStep::kMeasured) return nullptr;
+  *configured_group = c->configured == kNoGroup ? 0 : static_cast<uint32_t>(c->configured);
+  return &c->plan->plan;
+}
+
+CounterStep CounterProfiler::CurrentContext(Context** out, std::string* skip_reason) {
   if (failed_) return CounterStep::kFailed;
   if (!initialized_) {
     auto p = Params<CUpti_Profiler_Initialize_Params>(CUpti_Profiler_Initialize_Params_STRUCT_SIZE);
@@ -175,6 +220,19 @@ CounterStep CounterProfiler::Before(CUstream stream, bool per_thread, std::strin
     *skip_reason = "no current CUDA context";
     return CounterStep::kSkipped;
   }
+  return SetUpContext(ctx, out);
+}
+
+CounterStep CounterProfiler::Before(CUstream stream, bool per_thread, size_t group,
+                                    std::string* skip_reason) {
+  Context* c = nullptr;
+  if (const CounterStep step = CurrentContext(&c, skip_reason); step != CounterStep::kMeasured) {
+    return step;
+  }
+  if (group >= c->plan->plan.groups.size()) {
+    *skip_reason = "no pass group " + std::to_string(group);
+    return CounterStep::kSkipped;
+  }
   if (per_thread && stream == nullptr) stream = kPerThreadStream;
   // A launch into a graph being captured does not run now, and synchronising its stream would
   // break the capture.
@@ -184,8 +242,7 @@ CounterStep CounterProfiler::Before(CUstream stream, bool per_thread, std::strin
     *skip_reason = "the stream is being captured into a CUDA graph";
     return CounterStep::kSkipped;
   }
-  Context* c = nullptr;
-  if (const CounterStep step = SetUpContext(ctx, &c); step != CounterStep::kMeasured) return step;
+  if (const CounterStep step = Configure(*c, group); step != CounterStep::kMeasured) return step;
 
   auto init = Params<CUpti_RangeProfiler_CounterDataImage_Initialize_Params>(
       CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE);
@@ -196,7 +253,7 @@ CounterStep CounterProfiler::Before(CUstream stream, bool per_thread, std::strin
       rc != CUPTI_SUCCESS) {
     return Fail("cuptiRangeProfilerCounterDataImageInitialize", rc);
   }
-  const std::vector<uint8_t>& image = c->plan->plan.host->config_image();
+  const std::vector<uint8_t>& image = c->plan->plan.groups[group].host->config_image();
   auto config = Params<CUpti_RangeProfiler_SetConfig_Params>(
       CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE);
   config.pRangeProfilerObject = c->object;
@@ -221,6 +278,7 @@ CounterStep CounterProfiler::Before(CUstream stream, bool per_thread, std::strin
     return Fail("cuptiRangeProfilerStart", rc);
   }
   running_ = c;
+  running_group_ = group;
   stream_ = stream;
   return CounterStep::kMeasured;
 }
@@ -255,7 +313,8 @@ CounterStep CounterProfiler::After(int launch_result, CounterMeasurement* out,
   if (const CUptiResult rc = api_.cuptiRangeProfilerDecodeData(&decode); rc != CUPTI_SUCCESS) {
     return Fail("cuptiRangeProfilerDecodeData", rc);
   }
-  const gpuroof::HostProfiler& host = *c->plan->plan.host;
+  const gpuroof::PassGroup& group = c->plan->plan.groups[running_group_];
+  const gpuroof::HostProfiler& host = *group.host;
   std::string error;
   size_t ranges = 0;
   if (!host.RangeCount(c->counter_data, &ranges, &error)) return FailWith(error);
@@ -266,7 +325,16 @@ CounterStep CounterProfiler::After(int launch_result, CounterMeasurement* out,
   std::vector<double> values;
   if (!host.Evaluate(c->counter_data, 0, &values, &error)) return FailWith(error);
   out->values = gpuroof::EvaluateCounters(host.terms(), values);
-  out->passes = static_cast<uint16_t>(std::min<size_t>(c->plan->plan.passes, UINT16_MAX));
+  // A kernel takes time: a duration of 0 means the hardware counted with another configuration
+  // than the group's (what switching configurations on one object did on an H200). Replayed
+  // plans never switch.
+  if (grouping_ == gpuroof::PassGrouping::kOnePass &&
+      (out->values.valid & trace::kMetricsDuration) != 0 && out->values.duration_ns <= 0) {
+    return FailWith("the counters of metric group " + std::to_string(running_group_) +
+                    " read zero (a kernel duration of 0 ns): CUPTI did not apply its "
+                    "configuration; FLOPSPY_COUNTERS_REPLAY=kernel measures without switching");
+  }
+  out->passes = static_cast<uint16_t>(std::min<size_t>(group.passes, UINT16_MAX));
   out->chip = c->plan->plan.chip;
   return CounterStep::kMeasured;
 }

@@ -9,7 +9,9 @@ FLOPSPY_COUNTERS_SAMPLES=3, and checks what flopspy-report --json says of each k
   * a WMMA kernel: tensor-path ops per launch equal to 2 m n k per mma (one op per FLOP;
     facts/cuda.md §11 Q3 leaves this open: a failure here says the convention is off);
   * a float4 copy of B bytes: DRAM bytes per launch within 5 % of 2 B, 0 FLOPs;
-  * every kernel: 5 launches, 3 samples, FLOPs from source "counters".
+  * every kernel: 40 launches, 3 samples (a sample is one launch, or one per pass group with
+    FLOPSPY_COUNTERS_REPLAY=launches in the environment), FLOPs from source
+    "counters".
 Exit status: 0 pass, 1 fail, 77 skipped (no GPU, no nvcc, or no counter permission: it says
 which).
 

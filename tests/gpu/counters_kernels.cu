@@ -16,7 +16,7 @@
 
 namespace {
 
-constexpr int kLaunches = 5;
+constexpr int kLaunches = 40;  // 3 samples of up to 11 pass groups (GB202), one launch each
 constexpr int kThreads = 256;
 constexpr int kBlocks = 1024;
 constexpr int kChain = 4096;  // FMAs per thread

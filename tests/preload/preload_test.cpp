@@ -295,6 +295,7 @@ TEST_F(PreloadTest, BadValuesAreReportedAndDefaultsUsed) {
   options.env["FLOPSPY_BUFFER_KB"] = "lots";
   options.env["FLOPSPY_FLUSH_MS"] = "0";
   options.env["FLOPSPY_FOLLOW_FORK"] = "maybe";
+  options.env["FLOPSPY_COUNTERS_REPLAY"] = "sometimes";
   const auto r = Run({"regions", "10"}, options);
   ASSERT_TRUE(r.exited);
   EXPECT_EQ(r.exit_code, 0);
@@ -303,14 +304,17 @@ TEST_F(PreloadTest, BadValuesAreReportedAndDefaultsUsed) {
   EXPECT_NE(r.err.find("using 2048"), std::string::npos);
   EXPECT_NE(r.err.find("flopspy: FLOPSPY_FLUSH_MS=\"0\" is not valid"), std::string::npos);
   EXPECT_NE(r.err.find("flopspy: FLOPSPY_FOLLOW_FORK=\"maybe\" is not valid"), std::string::npos);
-  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 3) << r.err;
+  EXPECT_NE(r.err.find("flopspy: FLOPSPY_COUNTERS_REPLAY=\"sometimes\" is not valid"),
+            std::string::npos);
+  EXPECT_NE(r.err.find("using kernel"), std::string::npos) << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 4) << r.err;
   const TraceFacts t = OnlyTrace();
   EXPECT_EQ(t.Regions("work"), 10u);
   // Also recorded in the trace (beside what the CPU sampler says about missing counters).
   const auto bad_config =
       std::count_if(t.summary.warnings.begin(), t.summary.warnings.end(),
                     [](const auto& w) { return w.code == trace::WarningCode::kBadConfig; });
-  EXPECT_EQ(bad_config, 3);
+  EXPECT_EQ(bad_config, 4);
 }
 
 TEST_F(PreloadTest, DisabledMeansNoTraceAndNoOutput) {

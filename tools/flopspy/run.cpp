@@ -203,8 +203,12 @@ void RegisterRun(CLI::App& app, CommandFn* run) {
   env_option("--cupti", "FLOPSPY_CUPTI_PATH", "libcupti.so to use if the program loads none");
   env_flag("--counters", "FLOPSPY_COUNTERS", "1", "measure kernels with GPU hardware counters");
   env_option("--counters-samples", "FLOPSPY_COUNTERS_SAMPLES",
-             "launches measured per kernel signature")
+             "samples measured per kernel signature")
       ->check(CLI::Range(1, 1000));
+  env_option("--counters-replay", "FLOPSPY_COUNTERS_REPLAY",
+             "kernel (CUPTI replays a measured launch) or launches (experimental: one one-pass "
+             "metric group per launch)")
+      ->check(CLI::IsMember({"kernel", "launches"}));
   env_option("--counters-metrics", "FLOPSPY_COUNTERS_METRICS",
              "all, or some of fp32,fp64,fp16,tensor,dram,l2,time");
   env_option("--cpu-roofline", "FLOPSPY_CPU_ROOFLINE",

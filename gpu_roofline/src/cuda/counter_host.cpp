@@ -242,9 +242,95 @@ bool HostProfiler::RangeCount(std::span<const uint8_t> counter_data, size_t* ran
   return true;
 }
 
+namespace {
+
+// Packs terms into groups that each need one replay pass, first fit in the given order. A term
+// that alone needs more passes gets a group of its own. `optional` terms that fit nowhere are
+// returned in `left_out` instead of opening a group.
+struct Packer {
+  const CuptiSymbolLookup& lookup;
+  std::string_view chip;
+  std::span<const uint8_t> availability;
+
+  std::unique_ptr<HostProfiler> Build(const std::vector<MetricTerm>& terms, std::string* error) {
+    std::unique_ptr<HostProfiler> host = HostProfiler::Create(lookup, chip, availability, error);
+    if (!host || !host->Configure(terms, error)) return nullptr;
+    return host;
+  }
+
+  // Terms join groups from `first` on.
+  bool Pack(std::span<const MetricTerm> terms, size_t first, bool tensor, bool optional,
+            std::vector<PassGroup>* groups, std::vector<std::vector<MetricTerm>>* members,
+            std::vector<std::string>* left_out, std::string* error) {
+    for (const MetricTerm& term : terms) {
+      bool placed = false;
+      for (size_t g = first; g < groups->size() && !placed; ++g) {
+        if ((*groups)[g].passes != 1) continue;
+        std::vector<MetricTerm> with = (*members)[g];
+        with.push_back(term);
+        std::string trial_error;
+        std::unique_ptr<HostProfiler> host = Build(with, &trial_error);
+        if (host && host->passes() == 1) {
+          (*groups)[g].host = std::move(host);
+          (*groups)[g].quantities |= ValidBitOf(term.quantity);
+          (*members)[g] = std::move(with);
+          placed = true;
+        }
+      }
+      if (placed) continue;
+      if (optional) {
+        left_out->push_back(term.name);
+        continue;
+      }
+      std::unique_ptr<HostProfiler> host = Build({term}, error);
+      if (!host) return false;
+      PassGroup group;
+      group.passes = host->passes();
+      group.host = std::move(host);
+      group.quantities = ValidBitOf(term.quantity);
+      group.tensor = tensor;
+      groups->push_back(std::move(group));
+      members->push_back({term});
+    }
+    return true;
+  }
+};
+
+// Every metric in one configuration, replayed as many passes as it needs; L2 only if it adds
+// no pass (`l2` empty: not wanted or not on the chip).
+bool PlanOneGroup(const CuptiSymbolLookup& lookup, std::string_view chip,
+                  std::span<const uint8_t> availability, const std::vector<MetricTerm>& terms,
+                  const std::vector<MetricTerm>& l2, CounterPlan* plan, std::string* error) {
+  PassGroup group;
+  group.host = HostProfiler::Create(lookup, chip, availability, error);
+  if (!group.host || !group.host->Configure(terms, error)) return false;
+  group.passes = group.host->passes();
+  if (!l2.empty()) {
+    std::vector<MetricTerm> with = terms;
+    with.insert(with.end(), l2.begin(), l2.end());
+    std::string l2_error;
+    auto host = HostProfiler::Create(lookup, chip, availability, &l2_error);
+    if (host && host->Configure(with, &l2_error) && host->passes() <= group.passes) {
+      group.host = std::move(host);
+    } else if (host && l2_error.empty()) {
+      plan->notes.push_back(l2.front().name + " left out: " + std::to_string(host->passes()) +
+                            " passes instead of " + std::to_string(group.passes));
+    } else {
+      plan->notes.push_back(l2.front().name + " left out: " + l2_error);
+    }
+  }
+  for (const MetricTerm& t : group.host->terms()) group.quantities |= ValidBitOf(t.quantity);
+  plan->passes = group.passes;
+  plan->groups.push_back(std::move(group));
+  plan->non_tensor_groups = 1;  // the one group is measured for every kernel
+  return true;
+}
+
+}  // namespace
+
 std::optional<CounterPlan> PlanCounters(const CuptiSymbolLookup& lookup, std::string_view chip,
                                         std::span<const uint8_t> availability, uint32_t groups,
-                                        std::string* error) {
+                                        PassGrouping grouping, std::string* error) {
   CounterPlan plan;
   plan.chip = std::string(chip);
   plan.family = ChipFamilyOf(chip);
@@ -261,8 +347,8 @@ std::optional<CounterPlan> PlanCounters(const CuptiSymbolLookup& lookup, std::st
   if (plan.family == ChipFamily::kUnknown && (groups & kCounterTensor)) {
     plan.notes.push_back("tensor metrics are not known for chip " + plan.chip);
   }
-  const std::vector<MetricCandidate> base = CounterCandidates(plan.family, groups & ~kCounterL2);
-  const MetricSelection selected = SelectMetrics(base, has);
+  const MetricSelection selected =
+      SelectMetrics(CounterCandidates(plan.family, groups & ~kCounterL2), has);
   for (const std::string& name : selected.missing) {
     plan.notes.push_back(name + " does not exist on chip " + plan.chip);
   }
@@ -270,32 +356,53 @@ std::optional<CounterPlan> PlanCounters(const CuptiSymbolLookup& lookup, std::st
     *error = "none of the metrics exist on chip " + plan.chip;
     return std::nullopt;
   }
-  plan.host = HostProfiler::Create(lookup, chip, availability, error);
-  if (!plan.host || !plan.host->Configure(selected.terms, error)) return std::nullopt;
-  plan.passes = plan.host->passes();
-
-  // L2 traffic only when it rides along in the passes already needed.
+  if (grouping == PassGrouping::kReplayed) {
+    std::vector<MetricTerm> l2;
+    if (groups & kCounterL2) {
+      l2 = SelectMetrics(CounterCandidates(plan.family, kCounterL2), has).terms;
+      if (l2.empty()) plan.notes.push_back("no L2 byte metric on chip " + plan.chip);
+    }
+    if (!PlanOneGroup(lookup, chip, availability, selected.terms, l2, &plan, error)) {
+      return std::nullopt;
+    }
+    return plan;
+  }
+  // Every other metric first, so that kernels that cannot use the tensor paths skip their
+  // groups; then L2 where it fits; then the tensor paths.
+  std::vector<MetricTerm> core, tensor;
+  for (const MetricTerm& t : selected.terms) {
+    (t.quantity == CounterQuantity::kTensor ? tensor : core).push_back(t);
+  }
+  Packer packer{lookup, chip, availability};
+  std::vector<std::vector<MetricTerm>> members;
+  std::vector<std::string> left_out;
+  if (!packer.Pack(core, 0, false, false, &plan.groups, &members, &left_out, error)) {
+    return std::nullopt;
+  }
   if (groups & kCounterL2) {
-    const std::vector<MetricCandidate> l2 = CounterCandidates(plan.family, kCounterL2);
-    const MetricSelection l2_selected = SelectMetrics(l2, has);
-    if (l2_selected.terms.empty()) {
+    const MetricSelection l2 = SelectMetrics(CounterCandidates(plan.family, kCounterL2), has);
+    if (l2.terms.empty()) {
       plan.notes.push_back("no L2 byte metric on chip " + plan.chip);
+    } else if (plan.groups.empty()) {
+      if (!packer.Pack(l2.terms, 0, false, false, &plan.groups, &members, &left_out, error)) {
+        return std::nullopt;
+      }
     } else {
-      std::vector<MetricTerm> with = selected.terms;
-      with.insert(with.end(), l2_selected.terms.begin(), l2_selected.terms.end());
       std::string l2_error;
-      auto host = HostProfiler::Create(lookup, chip, availability, &l2_error);
-      if (host && host->Configure(with, &l2_error) && host->passes() <= plan.passes) {
-        plan.host = std::move(host);
-      } else if (host && l2_error.empty()) {
-        plan.notes.push_back(l2_selected.terms.front().name +
-                             " left out: " + std::to_string(host->passes()) +
-                             " passes instead of " + std::to_string(plan.passes));
-      } else {
-        plan.notes.push_back(l2_selected.terms.front().name + " left out: " + l2_error);
+      if (!packer.Pack(l2.terms, 0, false, true, &plan.groups, &members, &left_out, &l2_error)) {
+        plan.notes.push_back(l2.terms.front().name + " left out: " + l2_error);
       }
     }
   }
+  for (const std::string& name : left_out) {
+    plan.notes.push_back(name + " left out: it fits into no pass the other metrics need");
+  }
+  plan.non_tensor_groups = plan.groups.size();
+  if (!packer.Pack(tensor, plan.non_tensor_groups, true, false, &plan.groups, &members, &left_out,
+                   error)) {
+    return std::nullopt;
+  }
+  for (const PassGroup& g : plan.groups) plan.passes += g.passes;
   return plan;
 }
 

@@ -12,8 +12,14 @@ MockRangeProfiler* g_mock = new MockRangeProfiler;
 // Storage for the names GetBaseMetrics hands out.
 std::vector<std::string> g_metric_storage;
 std::vector<const char*> g_metric_names;
+size_t g_metrics_configured = 0;      // by the host object being configured
+std::vector<std::string> g_building;  // metric names of the host object being configured
+// Configuration images by id (the image's first bytes), with their metrics.
+std::map<uint32_t, std::vector<std::string>> g_configs;
+// Range profiler objects alive, with the configuration each applied (0: none yet).
+std::map<uintptr_t, uint32_t> g_objects;
+uintptr_t g_next_object = 0xAB0;
 
-const auto kObject = reinterpret_cast<CUpti_RangeProfiler_Object*>(uintptr_t{0xAB});
 const auto kHost = reinterpret_cast<CUpti_Profiler_Host_Object*>(uintptr_t{0xCD});
 
 // Records the call; returns the failure configured for it, or 0.
@@ -51,14 +57,17 @@ CUptiResult GetCounterAvailability(CUpti_Profiler_GetCounterAvailability_Params*
 
 CUptiResult Enable(CUpti_RangeProfiler_Enable_Params* p) {
   if (const CUptiResult rc = Cupti("cuptiRangeProfilerEnable")) return rc;
-  p->pRangeProfilerObject = kObject;
-  ++g_mock->enabled;
+  const uintptr_t object = g_next_object += 0x10;
+  g_objects[object] = 0;
+  p->pRangeProfilerObject = reinterpret_cast<CUpti_RangeProfiler_Object*>(object);
+  g_mock->enabled = static_cast<int>(g_objects.size());
   return CUPTI_SUCCESS;
 }
 
 CUptiResult Disable(CUpti_RangeProfiler_Disable_Params* p) {
   const CUptiResult rc = Cupti("cuptiRangeProfilerDisable");
-  if (p->pRangeProfilerObject == kObject) --g_mock->enabled;
+  g_objects.erase(reinterpret_cast<uintptr_t>(p->pRangeProfilerObject));
+  g_mock->enabled = static_cast<int>(g_objects.size());
   return rc;
 }
 
@@ -78,6 +87,14 @@ CUptiResult SetConfig(CUpti_RangeProfiler_SetConfig_Params* p) {
   if (const CUptiResult rc = Cupti("cuptiRangeProfilerSetConfig")) return rc;
   g_mock->range = p->range;
   g_mock->replay = p->replayMode;
+  const auto object = g_objects.find(reinterpret_cast<uintptr_t>(p->pRangeProfilerObject));
+  if (object == g_objects.end()) return CUPTI_ERROR_INVALID_PARAMETER;
+  uint32_t id = 0;
+  if (p->pConfig != nullptr && p->configSize >= sizeof(id)) {
+    std::memcpy(&id, p->pConfig, sizeof(id));
+  }
+  // As seen on an H200: a later configuration on the same object is accepted and ignored.
+  if (object->second == 0 || !g_mock->first_config_sticks) object->second = id;
   return CUPTI_SUCCESS;
 }
 
@@ -97,6 +114,12 @@ CUptiResult Stop(CUpti_RangeProfiler_Stop_Params* p) {
 CUptiResult Decode(CUpti_RangeProfiler_DecodeData_Params* p) {
   if (const CUptiResult rc = Cupti("cuptiRangeProfilerDecodeData")) return rc;
   p->numOfRangeDropped = g_mock->ranges_dropped;
+  const auto object = g_objects.find(reinterpret_cast<uintptr_t>(p->pRangeProfilerObject));
+  const auto config = object == g_objects.end() ? g_configs.end() : g_configs.find(object->second);
+  g_mock->decoded_metrics.clear();
+  if (config != g_configs.end()) {
+    g_mock->decoded_metrics.insert(config->second.begin(), config->second.end());
+  }
   return CUPTI_SUCCESS;
 }
 
@@ -160,6 +183,8 @@ CUptiResult HostInitialize(CUpti_Profiler_Host_Initialize_Params* p) {
     return CUPTI_ERROR_INVALID_CHIP_NAME;
   }
   p->pHostObject = kHost;
+  g_metrics_configured = 0;  // host objects are made and configured one at a time
+  g_building.clear();
   return CUPTI_SUCCESS;
 }
 
@@ -185,8 +210,11 @@ CUptiResult HostBaseMetrics(CUpti_Profiler_Host_GetBaseMetrics_Params* p) {
 
 CUptiResult HostAddMetrics(CUpti_Profiler_Host_ConfigAddMetrics_Params* p) {
   if (const CUptiResult rc = Cupti("cuptiProfilerHostConfigAddMetrics")) return rc;
-  for (size_t i = 0; i < p->numMetrics; ++i)
+  for (size_t i = 0; i < p->numMetrics; ++i) {
     g_mock->added_metrics.emplace_back(p->ppMetricNames[i]);
+    g_building.emplace_back(p->ppMetricNames[i]);
+  }
+  g_metrics_configured += p->numMetrics;
   return CUPTI_SUCCESS;
 }
 
@@ -199,12 +227,18 @@ CUptiResult HostConfigSize(CUpti_Profiler_Host_GetConfigImageSize_Params* p) {
 CUptiResult HostConfigImage(CUpti_Profiler_Host_GetConfigImage_Params* p) {
   if (const CUptiResult rc = Cupti("cuptiProfilerHostGetConfigImage")) return rc;
   std::memset(p->pConfigImage, 0x11, p->configImageSize);
+  const auto id = static_cast<uint32_t>(g_configs.size() + 1);
+  g_configs[id] = g_building;
+  if (p->configImageSize >= sizeof(id)) std::memcpy(p->pConfigImage, &id, sizeof(id));
   return CUPTI_SUCCESS;
 }
 
 CUptiResult HostPasses(CUpti_Profiler_Host_GetNumOfPasses_Params* p) {
   if (const CUptiResult rc = Cupti("cuptiProfilerHostGetNumOfPasses")) return rc;
-  p->numOfPasses = g_mock->passes;
+  p->numOfPasses =
+      g_mock->metrics_per_pass == 0
+          ? g_mock->passes
+          : (g_metrics_configured + g_mock->metrics_per_pass - 1) / g_mock->metrics_per_pass;
   return CUPTI_SUCCESS;
 }
 
@@ -217,7 +251,9 @@ CUptiResult HostEvaluate(CUpti_Profiler_Host_EvaluateToGpuValues_Params* p) {
   ++g_mock->evaluations;
   for (size_t i = 0; i < p->numMetrics; ++i) {
     const auto it = values.find(p->ppMetricNames[i]);
-    p->pMetricValues[i] = it == values.end() ? 0.0 : it->second;
+    // The hardware counted only what the applied configuration asked for.
+    const bool counted = g_mock->decoded_metrics.contains(p->ppMetricNames[i]);
+    p->pMetricValues[i] = it == values.end() || !counted ? 0.0 : it->second;
   }
   return CUPTI_SUCCESS;
 }
@@ -253,6 +289,9 @@ MockRangeProfiler& RangeMock() {
 
 void ResetRangeMock() {
   *g_mock = MockRangeProfiler{};
+  g_objects.clear();
+  g_configs.clear();
+  g_building.clear();
 }
 
 interpose::CounterApi MockCounterApi() {

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -25,10 +26,14 @@ struct MockRangeProfiler {
   bool all_passes_submitted = true;       // cuptiRangeProfilerStop
   size_t ranges = 1;                      // cuptiRangeProfilerGetCounterDataInfo
   size_t ranges_dropped = 0;              // cuptiRangeProfilerDecodeData
-  size_t passes = 3;                      // cuptiProfilerHostGetNumOfPasses
+  size_t passes = 3;                      // cuptiProfilerHostGetNumOfPasses, when:
+  size_t metrics_per_pass = 0;            // not 0: a configuration needs ceil(metrics / this)
   std::vector<std::string> chip_metrics;  // base metrics the chip has (empty: every candidate)
   std::map<std::string, double> values;   // per collected metric name, for Evaluate
   std::vector<std::map<std::string, double>> value_sequence;  // per measurement, if set
+  // A second cuptiRangeProfilerSetConfig on one object keeps the first configuration (what an
+  // H200 did: the other groups' metrics then read 0).
+  bool first_config_sticks = true;
 
   // --- What was asked.
   std::vector<std::string> calls;  // CUPTI and driver calls, in order
@@ -39,6 +44,7 @@ struct MockRangeProfiler {
   CUpti_ProfilerRange range = CUPTI_Range_INVALID;
   CUpti_ProfilerReplayMode replay = CUPTI_Replay_INVALID;
   uintptr_t synchronized_stream = 0;
+  std::set<std::string> decoded_metrics;  // counted by the last decoded measurement
 };
 
 MockRangeProfiler& RangeMock();

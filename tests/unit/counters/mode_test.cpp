@@ -42,9 +42,13 @@ class Mode : public ::testing::Test {
  protected:
   void SetUp() override {
     ResetRangeMock();
+    // Every metric but the tensor paths fits in one pass: an elementwise kernel's sample is one
+    // launch (PassGroupsOfASample below packs tighter).
+    RangeMock().metrics_per_pass = 32;
     RangeMock().values = {{"sm__sass_thread_inst_executed_op_fmul_pred_on.sum", 1000},
                           {"dram__bytes_read.sum", 8000},
-                          {"dram__bytes_write.sum", 4000}};
+                          {"dram__bytes_write.sum", 4000},
+                          {"gpu__time_duration.sum", 2500}};
   }
 
   std::unique_ptr<CounterMode> Make(CounterOptions options = {}, bool driver_loaded = true,
@@ -90,7 +94,7 @@ TEST_F(Mode, TheFirstNLaunchesOfASignatureAreMeasuredAndLaterOnesRunUntouched) {
     EXPECT_EQ(r.record.h.type, static_cast<uint8_t>(interpose::RawType::kKernelMetrics));
     EXPECT_EQ(r.record.correlation, 101 + i);
     EXPECT_EQ(r.record.samples, i + 1);
-    EXPECT_EQ(r.record.passes, 3);
+    EXPECT_EQ(r.record.passes, 1);
     EXPECT_DOUBLE_EQ(r.record.flops_fp32, 1000);
     EXPECT_DOUBLE_EQ(r.record.dram_read_bytes, 8000);
     EXPECT_TRUE(r.record.valid & trace::kMetricsDram);
@@ -115,6 +119,11 @@ TEST_F(Mode, TheFirstNLaunchesOfASignatureAreMeasuredAndLaterOnesRunUntouched) {
   EXPECT_TRUE(j["gpu_counters"]["available"].get<bool>());
   EXPECT_EQ(j["gpu_counters"]["chip"], "GH100");
   EXPECT_EQ(j["gpu_counters"]["samples_per_signature"], 3);
+  // The default: every metric in one configuration, replayed by CUPTI; never a switch.
+  EXPECT_EQ(j["gpu_counters"]["replay"], "kernel");
+  EXPECT_EQ(j["gpu_counters"]["pass_groups"].size(), 1u);
+  EXPECT_EQ(cost["switches"], 0);
+  EXPECT_EQ(CallsOf({"cuptiRangeProfilerEnable"}).size(), 1u);
 }
 
 TEST_F(Mode, SamplesThatDisagreeAreWarnedOnce) {
@@ -243,6 +252,64 @@ TEST_F(Mode, WorksWithGpuTimingOff) {
   EXPECT_TRUE(said_.reports.empty());
 }
 
+// Eight metrics to a pass: GH100's metrics pack into three groups, two without tensor paths. An
+// ATen elementwise kernel takes two launches per sample; an unknown kernel three. Each launch's
+// record carries its sample so far; FLOPs count once every FP group is in.
+TEST_F(Mode, PassGroupsOfASample) {
+  RangeMock().metrics_per_pass = 8;
+  RangeMock().values["sm__ops_path_tensor_src_tf32_dst_fp32.sum"] = 512;
+  RangeMock().values["sm__sass_thread_inst_executed_op_hfma_pred_on.sum"] = 10;
+  CounterOptions options;
+  options.samples = 2;
+  options.grouping = gpuroof::PassGrouping::kOnePass;
+  auto mode = Make(options);
+  const auto mul = Function(5);
+  for (uint64_t i = 1; i <= 6; ++i) Launch(*mode, mul.get(), 1 << 20, 100 + i);
+  EXPECT_EQ(Starts(), 4u);  // 2 samples x 2 groups
+  ASSERT_EQ(said_.records.size(), 4u);
+  // Group 0 for both samples, then one switch to group 1 for both.
+  EXPECT_EQ(mode->cost().switches, 1u);
+  const auto& first = said_.records[0].record;
+  EXPECT_EQ(first.samples, 1);
+  // Group 0 has 8 FP instruction counters but not hfma: FP16 is not complete yet.
+  EXPECT_EQ(first.valid, uint32_t{trace::kMetricsFp32 | trace::kMetricsFp64});
+  EXPECT_DOUBLE_EQ(first.flops_fp32, 1000);
+  EXPECT_EQ(said_.records[1].record.samples, 2);
+  EXPECT_EQ(said_.records[1].record.valid, first.valid);
+  const auto& second = said_.records[2].record;
+  EXPECT_EQ(second.samples, 1);
+  EXPECT_EQ(second.correlation, 103u);
+  EXPECT_EQ(second.valid & trace::kMetricsTensor, 0u);  // never measured for an ATen kernel
+  EXPECT_NE(second.valid & trace::kMetricsDram, 0u);
+  EXPECT_NE(second.valid & trace::kMetricsFp16, 0u);
+  EXPECT_DOUBLE_EQ(second.flops_fp32, 1000);
+  EXPECT_DOUBLE_EQ(second.flops_fp16, 4 * 10);
+  EXPECT_DOUBLE_EQ(second.dram_read_bytes, 8000);
+  EXPECT_EQ(said_.records[3].record.samples, 2);
+
+  // A kernel the catalog does not know may use tensor cores: three launches per sample. The
+  // profiler is set for group 1: both samples of it first, then group 0, then group 2.
+  const auto unknown = Function(9, "_Z13my_own_kernelPfS_i");
+  for (uint64_t i = 1; i <= 8; ++i) Launch(*mode, unknown.get(), 1 << 20, 300 + i);
+  ASSERT_EQ(said_.records.size(), 4u + 6u);
+  EXPECT_EQ(mode->cost().switches, 3u);
+  EXPECT_EQ(said_.records[8].record.correlation, 305u);  // sample 1's last group
+  const auto& whole = said_.records[8].record;
+  EXPECT_EQ(whole.samples, 1);
+  EXPECT_NE(whole.valid & trace::kMetricsTensor, 0u);
+  EXPECT_DOUBLE_EQ(whole.tensor_ops, 512);
+  EXPECT_EQ(mode->cost().samples, 10u);
+  const auto cost = nlohmann::json::parse(mode->CostJson());
+  EXPECT_EQ(cost["gpu_counters_cost"]["samples"], 10);
+  EXPECT_EQ(cost["gpu_counters_cost"]["switches"], 3);
+  EXPECT_GE(cost["gpu_counters_cost"]["launch_ns"].get<uint64_t>(), 0u);
+  ASSERT_EQ(said_.metadata.size(), 1u);
+  const auto j = nlohmann::json::parse(said_.metadata[0]);
+  EXPECT_EQ(j["gpu_counters"]["pass_groups"].size(), 3u);
+  EXPECT_EQ(j["gpu_counters"]["non_tensor_groups"], 2);
+  EXPECT_EQ(j["gpu_counters"]["replay"], "launches");
+}
+
 TEST_F(Mode, CollectivesAndUnidentifiedKernelsAreNeverMeasured) {
   auto mode = Make();
   const auto nccl =
@@ -309,9 +376,11 @@ TEST_F(Mode, MetricGroupsReachThePlan) {
   auto mode = Make(options);
   const auto mul = Function(5);
   Launch(*mode, mul.get(), 1024, 1);
-  const std::vector<std::string> added = RangeMock().added_metrics;
-  ASSERT_EQ(added.size(), 4u);
-  EXPECT_EQ(added[3], "gpu__time_duration.sum");
+  ASSERT_EQ(said_.metadata.size(), 1u);
+  const auto metrics = nlohmann::json::parse(said_.metadata[0])["gpu_counters"]["metrics"];
+  ASSERT_EQ(metrics.size(), 4u);  // dadd, dmul, dfma and the duration
+  EXPECT_EQ(metrics[3], "gpu__time_duration.sum");
+  EXPECT_EQ(RangeMock().added_metrics.back(), "gpu__time_duration.sum");
 }
 
 }  // namespace

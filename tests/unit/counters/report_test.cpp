@@ -75,13 +75,14 @@ class CounterReport : public ::testing::Test {
   }
 
   void Metrics(uint32_t signature, uint64_t correlation, uint16_t sample, double fp32,
-               double dram_read, double dram_write) {
+               double dram_read, double dram_write,
+               uint32_t valid = trace::kMetricsFp32 | trace::kMetricsDram) {
     trace::KernelMetricsRecord m{};
     m.samples = sample;
-    m.passes = 5;
+    m.passes = 1;
     m.correlation = correlation;
     m.signature = signature;
-    m.valid = trace::kMetricsFp32 | trace::kMetricsDram;
+    m.valid = valid;
     m.flops_fp32 = fp32;
     m.dram_read_bytes = dram_read;
     m.dram_write_bytes = dram_write;
@@ -141,6 +142,30 @@ TEST_F(CounterReport, ACounterOnlyKernelTakesTheMeasuredFiguresForEveryLaunch) {
   EXPECT_DOUBLE_EQ(by_source[static_cast<int>(FigureSource::kCounters)], 10 * 50'000);
   EXPECT_DOUBLE_EQ(by_source[static_cast<int>(FigureSource::kUnknown)], 0);
   EXPECT_DOUBLE_EQ(run.devices[0].counter_flops, 10 * 2e6);
+}
+
+// Counter mode measures a sample one pass group per launch; each launch's record carries the
+// sample so far. The fullest record of a sample counts once, and a sample cut short by the end of
+// the program gives only what it measured.
+TEST_F(CounterReport, ASampleOfSeveralLaunchesCountsOnceAndPartsCountWhereMeasured) {
+  constexpr uint32_t kFp = trace::kMetricsFp32;
+  constexpr uint32_t kBoth = trace::kMetricsFp32 | trace::kMetricsDram;
+  // Sample 1: FLOPs from launch 1, then DRAM bytes from launch 2.
+  Launch(2, 1, 0), Metrics(2, 1, 1, 2e6, 0, 0, kFp), Gpu(2, 1, 1000);
+  Launch(2, 2, 0), Metrics(2, 2, 1, 2e6, 3e6, 1e6, kBoth), Gpu(2, 2, 1000);
+  // Sample 2: FLOPs only (the program ended before its DRAM launch).
+  Launch(2, 3, 0), Metrics(2, 3, 2, 4e6, 0, 0, kFp), Gpu(2, 3, 1000);
+  Launch(2, 4, 0), Gpu(2, 4, 1000);
+  const auto run = Analyze();
+  const KernelGroup* g = Named(run, kCustom);
+  ASSERT_NE(g, nullptr);
+  EXPECT_EQ(g->counter_samples, 2u);
+  EXPECT_EQ(g->counter_flops_samples, 2u);
+  EXPECT_EQ(g->counter_bytes_samples, 1u);
+  EXPECT_DOUBLE_EQ(g->counter_flops, 3e6);  // the mean of 2e6 and 4e6
+  EXPECT_DOUBLE_EQ(g->counter_bytes, 4e6);  // sample 1's, not halved by sample 2's missing part
+  EXPECT_DOUBLE_EQ(g->timed.bytes, 4 * 4e6);
+  EXPECT_DOUBLE_EQ(g->timed.flops, 4 * 3e6);
 }
 
 TEST_F(CounterReport, WhereTheCatalogModelsTheKernelTheRowKeepsItAndTheCheckShowsBoth) {

@@ -75,10 +75,12 @@ struct KernelGroup {
   // From hardware counters (KernelMetrics records): means per measured launch. They stand for
   // every launch of the group; where the catalog has no figure they become the group's figures
   // (source kCounters), otherwise the report shows both (docs/gpu-counters.md).
-  uint32_t counter_samples = 0;
-  double counter_flops = 0;
-  double counter_bytes = 0;    // DRAM read + written
-  uint32_t counter_valid = 0;  // union of the samples' trace::KernelMetricsValid bits
+  uint32_t counter_samples = 0;        // samples (complete or not)
+  uint32_t counter_flops_samples = 0;  // of them, those whose FLOPs are complete
+  uint32_t counter_bytes_samples = 0;  // of them, those whose DRAM bytes are measured
+  double counter_flops = 0;            // mean over counter_flops_samples
+  double counter_bytes = 0;            // DRAM read + written, mean over counter_bytes_samples
+  uint32_t counter_valid = 0;          // union of the samples' trace::KernelMetricsValid bits
   double counter_flops_min = 0, counter_flops_max = 0;  // over the samples
   double counter_bytes_min = 0, counter_bytes_max = 0;
   std::optional<Placement> placement;  // set by Finish when the device's roofs are known
@@ -266,6 +268,7 @@ class RunAnalyzer {
   void AddApiCall(const trace::ApiCallRecord& api);
   void AddKernelMetrics(const trace::KernelMetricsRecord& metrics, uint32_t thread);
   // Groups with counter samples but no catalog or analytic figure take the counters' figures.
+  void FoldCounterSamples();
   void ApplyCounterFigures();
   void FinishBufferedLaunch();
   uint32_t GroupFor(uint32_t signature, const std::string& shape_key);
@@ -309,6 +312,9 @@ class RunAnalyzer {
   // correlations measured, whose replays may bring more than one GPU record.
   std::unordered_map<uint32_t, std::pair<uint64_t, uint32_t>> last_launch_;  // correlation, group
   std::unordered_set<uint64_t> measured_;
+  // The fullest KernelMetrics record of each sample, by (kernel group, sample number): a sample
+  // is measured one pass group per launch, each launch's record carrying the sample so far.
+  std::map<std::pair<uint32_t, uint16_t>, trace::KernelMetricsRecord> counter_samples_;
   RunAnalysis run_;
 };
 

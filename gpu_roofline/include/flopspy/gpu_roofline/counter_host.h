@@ -57,19 +57,42 @@ class HostProfiler {
   std::unique_ptr<Impl> impl_;
 };
 
-// What counter mode collects on one chip.
+// Metrics collected together from one launch. With PassGrouping::kOnePass a group fits in one
+// pass (but a metric that alone needs more), so that measuring a launch does not replay it;
+// with kReplayed the plan's one group holds every metric and is replayed.
+struct PassGroup {
+  std::unique_ptr<HostProfiler> host;  // configured with the group's metrics (evaluates them)
+  size_t passes = 0;                   // passes the group's configuration needs
+  uint32_t quantities = 0;             // trace::KernelMetricsValid bits of its metrics
+  bool tensor = false;                 // tensor-path metrics: only for kernels that may use them
+};
+
+// What counter mode collects on one chip: the chosen metrics split into pass groups, the
+// groups without tensor metrics first (docs/gpu-counters.md, "How a launch is measured").
 struct CounterPlan {
   std::string chip;
   ChipFamily family = ChipFamily::kUnknown;
-  std::unique_ptr<HostProfiler> host;  // configured with the plan's metrics (evaluates them)
-  size_t passes = 0;
+  std::vector<PassGroup> groups;
+  size_t non_tensor_groups = 0;    // groups[0, non_tensor_groups) have no tensor metrics
+  size_t passes = 0;               // sum over the groups
   std::vector<std::string> notes;  // what was left out and why
+
+  size_t GroupsFor(bool tensor_capable) const {
+    return tensor_capable ? groups.size() : non_tensor_groups;
+  }
 };
 
-// Metrics for `groups` on `chip` (those the chip has), with the L2 metric kept only when it
-// needs no extra replay pass. nullopt and `error` when no configuration can be built.
+// How a plan splits its metrics (FLOPSPY_COUNTERS_REPLAY).
+enum class PassGrouping : uint8_t {
+  kReplayed,  // one group of every metric: CUPTI replays a measured launch once per pass
+  kOnePass,   // groups that each fit in one pass: a measured launch runs once, one group
+};
+
+// Metrics for `groups` on `chip` (those the chip has), in one group or packed into one-pass
+// groups; the L2 metric is kept only when it adds no pass. nullopt and `error` when no
+// configuration can be built.
 std::optional<CounterPlan> PlanCounters(const CuptiSymbolLookup& lookup, std::string_view chip,
                                         std::span<const uint8_t> availability, uint32_t groups,
-                                        std::string* error);
+                                        PassGrouping grouping, std::string* error);
 
 }  // namespace flopspy::gpuroof

@@ -26,6 +26,9 @@ enum class CounterQuantity : uint8_t {
   kDuration,   // nanoseconds
 };
 
+// The trace::KernelMetricsValid bit a quantity sets (DRAM read and write share one).
+uint32_t ValidBitOf(CounterQuantity quantity);
+
 // Groups of metrics a user can choose (FLOPSPY_COUNTERS_METRICS).
 enum CounterGroup : uint32_t {
   kCounterFp32 = 1u << 0,
