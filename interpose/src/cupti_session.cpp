@@ -498,6 +498,15 @@ void CuptiSession::Drain(ActivityDrain& drain) {
                         "); GPU records of the last kernels may be missing");
       }
     }
+  } else if (pool_.refused() > refused_at_forced_flush_) {
+    // CUPTI asked for a buffer and every one was taken. CUPTI 13 keeps one buffer per thread
+    // that makes records and a plain flush withholds any holding unfinished work, so only a
+    // forced flush brings the part-filled ones back (work still running comes back without an
+    // end and is counted as incomplete: fewer records lost than with no buffer at all).
+    refused_at_forced_flush_ = pool_.refused();
+    api_.cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+    ++forced_flushes_;
+    last_flush_ns_ = before;
   } else if (before - last_flush_ns_ >= options_.periodic_flush_ns) {
     api_.cuptiActivityFlushAll(0);
     last_flush_ns_ = before;
@@ -558,6 +567,7 @@ void CuptiSession::AddFinalStats(ActivityDrain& drain) {
       {"dropped_by_cupti", dropped_total_},
       {"buffer_requests", pool_.taken()},
       {"buffer_requests_refused", pool_.refused()},
+      {"forced_flushes", forced_flushes_},
       {"foreign_correlation_records", s.foreign_correlations},
       {"correlation_records", s.external_correlations},
       {"api_records", s.api_records},

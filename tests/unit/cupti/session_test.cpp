@@ -466,6 +466,50 @@ TEST_F(Session, FlushesFinishedBuffersNowAndThenAndEverythingAtTheEnd) {
   EXPECT_EQ(size, 0u);
 }
 
+TEST_F(Session, ARunDryPoolGetsItsPartFilledBuffersBackWithAForcedFlush) {
+  options_hook = [](CuptiSessionOptions& o) {
+    o.buffer_count = 2;
+    o.periodic_flush_ns = uint64_t{1} << 62;  // no periodic flush in this test
+  };
+  auto s = Make();
+  ASSERT_EQ(s->Start(CuptiSession::Trigger::kFirstCudaCall), CuptiState::kActive);
+  Flusher flusher;
+  flusher.Pass(*s);
+  EXPECT_EQ(Mock().flush_forced, 0);  // nothing refused yet
+  // CUPTI holds both buffers, part filled (one per thread that makes records), and asks for
+  // a third.
+  uint8_t* held[3] = {};
+  for (uint8_t*& buffer : held) {
+    size_t size = 0, max_records = 0;
+    Mock().request(&buffer, &size, &max_records);
+  }
+  ASSERT_NE(held[0], nullptr);
+  ASSERT_NE(held[1], nullptr);
+  EXPECT_EQ(held[2], nullptr);
+  EXPECT_EQ(s->pool().refused(), 1u);
+  flusher.Pass(*s);
+  EXPECT_EQ(Mock().flush_forced, 1);
+  EXPECT_EQ(Mock().flush_default, 0);
+  // Once per dry spell: the next pass, with no new refusal, does not force again.
+  flusher.Pass(*s);
+  EXPECT_EQ(Mock().flush_forced, 1);
+  // What the forced flush handed back goes back to the pool.
+  Mock().complete(nullptr, 0, held[0], s->pool().buffer_bytes(), 0);
+  Mock().complete(nullptr, 0, held[1], s->pool().buffer_bytes(), 0);
+  flusher.Pass(*s);
+  EXPECT_EQ(s->pool().with_cupti(), 0u);
+  ActivityBuffer empty;
+  EXPECT_TRUE(Deliver(empty));
+  flusher.Pass(*s, /*final=*/true);
+  const auto seen = flusher.Read();
+  const auto stats = std::find_if(seen.metadata.begin(), seen.metadata.end(), [](auto& m) {
+    return m.find("gpu_timing_stats") != std::string::npos;
+  });
+  ASSERT_NE(stats, seen.metadata.end());
+  EXPECT_EQ(Json(*stats)["gpu_timing_stats"]["forced_flushes"], 1);
+  EXPECT_EQ(Json(*stats)["gpu_timing_stats"]["buffer_requests_refused"], 1);
+}
+
 TEST_F(Session, NoFlushAllWhileAFatalSignalIsHandled) {
   auto s = Make();
   ASSERT_EQ(s->Start(CuptiSession::Trigger::kFirstCudaCall), CuptiState::kActive);
