@@ -405,20 +405,30 @@ void RunAnalyzer::AddKernelMetrics(const trace::KernelMetricsRecord& m, uint32_t
     group = GroupFor(m.signature, "");
   }
   measured_.insert(m.correlation);
-  // Each launch of a sample carries the sample so far: keep the fullest (the later of equals).
+  // Each launch of a sample carries the sample so far: keep the fullest, a whole sample first
+  // (the later of equals).
+  const auto fullness = [](const trace::KernelMetricsRecord& r) {
+    const bool whole = (r.valid & trace::kMetricsPartialSample) == 0;
+    return std::pair(whole, std::popcount(r.valid & ~uint32_t{trace::kMetricsPartialSample}));
+  };
   auto [it, fresh] = counter_samples_.try_emplace({*group, m.samples}, m);
-  if (!fresh && std::popcount(m.valid) >= std::popcount(it->second.valid)) it->second = m;
+  if (!fresh && fullness(m) >= fullness(it->second)) it->second = m;
 }
 
 void RunAnalyzer::FoldCounterSamples() {
   for (const auto& [key, m] : counter_samples_) {
     KernelGroup& g = kernels_[key.first];
-    if (g.path == ComputePath::kUnknown) g.path = CounterPath(m);
     const double flops = m.flops_fp32 + m.flops_fp64 + m.flops_fp16 + m.tensor_ops;
     const double bytes = m.dram_read_bytes + m.dram_write_bytes;
-    const bool has_flops = (m.valid & kFlopBits) != 0;
+    // Part of a sample may lack a pass group that measures FLOPs (a tensor path, the hfma
+    // counter): its FLOPs are not a kernel's FLOPs. Its DRAM bytes are, once their group is in.
+    const bool partial = (m.valid & trace::kMetricsPartialSample) != 0;
+    const bool has_flops = (m.valid & kFlopBits) != 0 && !partial;
     const bool has_bytes = (m.valid & trace::kMetricsDram) != 0;
-    AddCounterSamples(g, {1, has_flops ? 1u : 0u, has_bytes ? 1u : 0u, flops, bytes, m.valid, flops,
+    if (g.path == ComputePath::kUnknown && !partial) g.path = CounterPath(m);
+    const uint32_t valid =
+        partial ? m.valid & ~kFlopBits & ~uint32_t{trace::kMetricsPartialSample} : m.valid;
+    AddCounterSamples(g, {1, has_flops ? 1u : 0u, has_bytes ? 1u : 0u, flops, bytes, valid, flops,
                           flops, bytes, bytes});
   }
   counter_samples_.clear();

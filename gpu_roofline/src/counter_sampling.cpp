@@ -32,6 +32,24 @@ void Add(CounterValues& into, const CounterValues& v) {
   into.valid |= v.valid;
 }
 
+// `v` with only the figures of `valid` kept (the others 0): a part of a sample must not pass a
+// group's share of a figure for the whole.
+CounterValues MaskedTo(CounterValues v, uint32_t valid) {
+  const auto keep = [valid](double& figure, uint32_t bit) {
+    if ((valid & bit) == 0) figure = 0;
+  };
+  keep(v.fp32, trace::kMetricsFp32);
+  keep(v.fp64, trace::kMetricsFp64);
+  keep(v.fp16, trace::kMetricsFp16);
+  keep(v.tensor, trace::kMetricsTensor);
+  keep(v.dram_read, trace::kMetricsDram);
+  keep(v.dram_write, trace::kMetricsDram);
+  keep(v.l2, trace::kMetricsL2);
+  keep(v.duration_ns, trace::kMetricsDuration);
+  v.valid = valid;
+  return v;
+}
+
 }  // namespace
 
 SampleSlot CounterSampler::Claim(const CounterSignature& signature,
@@ -83,7 +101,13 @@ SampleSlot CounterSampler::Claim(const CounterSignature& signature,
 bool CounterSampler::Finished(const CounterSignature& signature) const {
   std::lock_guard lock(mutex_);
   const auto it = entries_.find(signature);
-  if (it == entries_.end() || !it->second.returned.empty()) return false;
+  if (it == entries_.end()) {
+    // The table is full: this signature will never be measured.
+    if (entries_.size() < max_signatures_) return false;
+    ++untracked_;
+    return true;
+  }
+  if (!it->second.returned.empty()) return false;
   return std::ranges::all_of(it->second.taken, [&](uint32_t t) { return t >= wanted_; });
 }
 
@@ -111,8 +135,7 @@ CounterSampler::Recorded CounterSampler::Record(const CounterSignature& signatur
   for (size_t g = 0; g < e.groups.size(); ++g) {
     ((p.done >> g) & 1u ? covered : missing) |= e.groups[g];
   }
-  r.sample = p.sum;
-  r.sample.valid = p.sum.valid & covered & ~missing;
+  r.sample = MaskedTo(p.sum, p.sum.valid & covered & ~missing);
   r.groups_done = static_cast<uint32_t>(std::popcount(p.done));
   r.sample_complete = r.groups_done == e.groups.size();
   if (r.sample_complete) {

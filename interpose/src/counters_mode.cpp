@@ -195,16 +195,29 @@ bool CounterMode::Ready() {
 
 // Kernels the catalog knows run no tensor-core instructions (ATen's elementwise, reduction,
 // softmax, norm, index, copy and optimizer loops): their samples skip the tensor-path groups.
+// Listed one by one (no default): a family added later is measured in full until placed here.
 bool MayUseTensorCores(analyzers::KernelFamily family) {
+  using analyzers::KernelFamily;
   switch (family) {
-    case analyzers::KernelFamily::kUnknown:
-    case analyzers::KernelFamily::kTriton:
-    case analyzers::KernelFamily::kDemo:
-    case analyzers::KernelFamily::kCount:
-      return true;
-    default:
+    case KernelFamily::kElementwiseVectorized:
+    case KernelFamily::kElementwiseUnrolled:
+    case KernelFamily::kElementwiseLegacy:
+    case KernelFamily::kReduce:
+    case KernelFamily::kSoftmax:
+    case KernelFamily::kLayerNorm:
+    case KernelFamily::kIndex:
+    case KernelFamily::kCat:
+    case KernelFamily::kCopy:
+    case KernelFamily::kFill:
+    case KernelFamily::kMultiTensorApply:
       return false;
+    case KernelFamily::kUnknown:
+    case KernelFamily::kTriton:
+    case KernelFamily::kDemo:
+    case KernelFamily::kCount:
+      return true;
   }
+  return true;
 }
 
 bool CounterMode::SignatureOf(const Launch& launch, gpuroof::CounterSignature* signature,
@@ -282,8 +295,12 @@ void CounterMode::Begin(const Launch& launch, Ticket* ticket) {
   CounterStep step = CounterStep::kSkipped;
   uint32_t configured_group = 0;
   const uint64_t switches_before = profiler_->switches();
-  const gpuroof::CounterPlan* plan = profiler_->CurrentPlan(&step, &skip, &configured_group);
-  if (plan != nullptr) {
+  const gpuroof::CounterPlan* plan =
+      profiler_->CurrentPlan(reinterpret_cast<CUstream>(launch.shape->stream),
+                             launch.shape->per_thread_stream, &step, &skip, &configured_group);
+  // No group for this kernel (FLOPSPY_COUNTERS_METRICS=tensor, a kernel without tensor paths):
+  // nothing to measure.
+  if (plan != nullptr && plan->GroupsFor(tensor_capable) > 0) {
     std::array<uint32_t, gpuroof::CounterSampler::kMaxGroups> layout{};
     const size_t groups =
         std::min(plan->GroupsFor(tensor_capable), gpuroof::CounterSampler::kMaxGroups);
@@ -355,6 +372,7 @@ void CounterMode::End(Ticket* ticket, int result) {
       recorded.sample, static_cast<uint16_t>(std::min<uint32_t>(ticket->slot.sample, UINT16_MAX)),
       m.passes);
   ticket->record.record.correlation = correlation;
+  if (!recorded.sample_complete) ticket->record.record.valid |= trace::kMetricsPartialSample;
   ticket->record.Seal();
   ticket->has_record = true;
   measured_.fetch_add(1, std::memory_order_relaxed);
@@ -372,7 +390,7 @@ void CounterMode::End(Ticket* ticket, int result) {
         "GPU counter samples of " + (kernel.empty() ? "a kernel" : kernel) + " disagree by " +
             std::to_string(static_cast<int>(recorded.spread * 100 + 0.5)) + "% in " +
             recorded.what + " over " + std::to_string(recorded.samples) +
-            " launches of one signature; the report uses their mean (said once; the report marks "
+            " samples of one signature; the report uses their mean (said once; the report marks "
             "every such kernel)");
   }
 }

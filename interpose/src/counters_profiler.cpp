@@ -196,17 +196,19 @@ CounterStep CounterProfiler::Configure(Context& c, size_t group) {
   return CounterStep::kMeasured;
 }
 
-const gpuroof::CounterPlan* CounterProfiler::CurrentPlan(CounterStep* step,
+const gpuroof::CounterPlan* CounterProfiler::CurrentPlan(CUstream stream, bool per_thread,
+                                                         CounterStep* step,
                                                          std::string* skip_reason,
                                                          uint32_t* configured_group) {
   Context* c = nullptr;
-  *step = CurrentContext(&c, skip_reason);
+  *step = Prepare(stream, per_thread, &c, skip_reason);
   if (*step != CounterStep::kMeasured) return nullptr;
   *configured_group = c->configured == kNoGroup ? 0 : static_cast<uint32_t>(c->configured);
   return &c->plan->plan;
 }
 
-CounterStep CounterProfiler::CurrentContext(Context** out, std::string* skip_reason) {
+CounterStep CounterProfiler::Prepare(CUstream& stream, bool per_thread, Context** out,
+                                     std::string* skip_reason) {
   if (failed_) return CounterStep::kFailed;
   if (!initialized_) {
     auto p = Params<CUpti_Profiler_Initialize_Params>(CUpti_Profiler_Initialize_Params_STRUCT_SIZE);
@@ -220,26 +222,27 @@ CounterStep CounterProfiler::CurrentContext(Context** out, std::string* skip_rea
     *skip_reason = "no current CUDA context";
     return CounterStep::kSkipped;
   }
+  if (per_thread && stream == nullptr) stream = kPerThreadStream;
+  // A launch into a graph being captured does not run now, and synchronising its stream would
+  // break the capture; nor is a context set up for profiling in the middle of a capture.
+  CUstreamCaptureStatus capture = CU_STREAM_CAPTURE_STATUS_NONE;
+  if (api_.cuStreamIsCapturing(stream, &capture) != CUDA_SUCCESS ||
+      capture != CU_STREAM_CAPTURE_STATUS_NONE) {
+    *skip_reason = "the stream is being captured into a CUDA graph";
+    return CounterStep::kSkipped;
+  }
   return SetUpContext(ctx, out);
 }
 
 CounterStep CounterProfiler::Before(CUstream stream, bool per_thread, size_t group,
                                     std::string* skip_reason) {
   Context* c = nullptr;
-  if (const CounterStep step = CurrentContext(&c, skip_reason); step != CounterStep::kMeasured) {
+  if (const CounterStep step = Prepare(stream, per_thread, &c, skip_reason);
+      step != CounterStep::kMeasured) {
     return step;
   }
   if (group >= c->plan->plan.groups.size()) {
     *skip_reason = "no pass group " + std::to_string(group);
-    return CounterStep::kSkipped;
-  }
-  if (per_thread && stream == nullptr) stream = kPerThreadStream;
-  // A launch into a graph being captured does not run now, and synchronising its stream would
-  // break the capture.
-  CUstreamCaptureStatus capture = CU_STREAM_CAPTURE_STATUS_NONE;
-  if (api_.cuStreamIsCapturing(stream, &capture) != CUDA_SUCCESS ||
-      capture != CU_STREAM_CAPTURE_STATUS_NONE) {
-    *skip_reason = "the stream is being captured into a CUDA graph";
     return CounterStep::kSkipped;
   }
   if (const CounterStep step = Configure(*c, group); step != CounterStep::kMeasured) return step;

@@ -65,11 +65,12 @@ class CounterProfiler {
   CounterProfiler(const CounterProfiler&) = delete;
   CounterProfiler& operator=(const CounterProfiler&) = delete;
 
-  // The plan of the current context, setting it up if needed (nullptr: skipped or failed, with
+  // The plan of the current context for a launch on `stream` (as for Before), setting the
+  // context up if needed (nullptr: skipped, e.g. the stream is being captured, or failed, with
   // `step` saying which), and the pass group the context is configured for (0 before any):
   // measuring another costs a switch. Valid until DisableAll.
-  const gpuroof::CounterPlan* CurrentPlan(CounterStep* step, std::string* skip_reason,
-                                          uint32_t* configured_group);
+  const gpuroof::CounterPlan* CurrentPlan(CUstream stream, bool per_thread, CounterStep* step,
+                                          std::string* skip_reason, uint32_t* configured_group);
   // Before the program's launch on `stream` (the launch's own handle; `per_thread`: a _ptsz
   // entry point, where 0 means the per-thread stream): measures pass group `group` of the
   // current context's plan.
@@ -102,7 +103,10 @@ class CounterProfiler {
   CounterStep SetUpContext(CUcontext ctx, Context** out);
   // Makes `c` ready to measure `group`: on a switch, a new range profiler object.
   CounterStep Configure(Context& c, size_t group);
-  CounterStep CurrentContext(Context** out, std::string* skip_reason);
+  // Initialises CUPTI's profiler once, then finds the current context and sets it up, unless the
+  // launch cannot be measured (no context, `stream` being captured: nothing is set up then).
+  // `stream` becomes the handle to synchronise.
+  CounterStep Prepare(CUstream& stream, bool per_thread, Context** out, std::string* skip_reason);
   std::shared_ptr<Plan> PlanFor(CUcontext ctx, const std::string& chip, CounterStep* step);
   void StopQuietly();
 

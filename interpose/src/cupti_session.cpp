@@ -498,15 +498,17 @@ void CuptiSession::Drain(ActivityDrain& drain) {
                         "); GPU records of the last kernels may be missing");
       }
     }
-  } else if (pool_.refused() > refused_at_forced_flush_) {
+  } else if (pool_.refused() > refused_at_forced_flush_ &&
+             (forced_flushes_ == 0 || before - last_forced_ns_ >= options_.periodic_flush_ns)) {
     // CUPTI asked for a buffer and every one was taken. CUPTI 13 keeps one buffer per thread
     // that makes records and a plain flush withholds any holding unfinished work, so only a
     // forced flush brings the part-filled ones back (work still running comes back without an
     // end and is counted as incomplete: fewer records lost than with no buffer at all).
+    // At most once per periodic flush interval: each one ends running work's records early.
     refused_at_forced_flush_ = pool_.refused();
     api_.cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
     ++forced_flushes_;
-    last_flush_ns_ = before;
+    last_flush_ns_ = last_forced_ns_ = before;
   } else if (before - last_flush_ns_ >= options_.periodic_flush_ns) {
     api_.cuptiActivityFlushAll(0);
     last_flush_ns_ = before;

@@ -180,6 +180,7 @@ class CuptiSession final : public ActivitySource {
   uint64_t refused_reported_ = 0;
   uint64_t refused_at_forced_flush_ = 0;  // pool refusals when the last forced flush was made
   uint64_t forced_flushes_ = 0;           // made because the pool ran dry
+  uint64_t last_forced_ns_ = 0;
   uint64_t off_clock_reported_ = 0;
 };
 

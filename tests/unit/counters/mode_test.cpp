@@ -271,15 +271,19 @@ TEST_F(Mode, PassGroupsOfASample) {
   EXPECT_EQ(mode->cost().switches, 1u);
   const auto& first = said_.records[0].record;
   EXPECT_EQ(first.samples, 1);
-  // Group 0 has 8 FP instruction counters but not hfma: FP16 is not complete yet.
-  EXPECT_EQ(first.valid, uint32_t{trace::kMetricsFp32 | trace::kMetricsFp64});
+  // Group 0 has 8 FP instruction counters but not hfma: FP16 is not complete yet, so its part
+  // is left out (0) and the record says it holds part of a sample.
+  EXPECT_EQ(first.valid,
+            uint32_t{trace::kMetricsFp32 | trace::kMetricsFp64 | trace::kMetricsPartialSample});
   EXPECT_DOUBLE_EQ(first.flops_fp32, 1000);
+  EXPECT_DOUBLE_EQ(first.flops_fp16, 0);
   EXPECT_EQ(said_.records[1].record.samples, 2);
   EXPECT_EQ(said_.records[1].record.valid, first.valid);
   const auto& second = said_.records[2].record;
   EXPECT_EQ(second.samples, 1);
   EXPECT_EQ(second.correlation, 103u);
-  EXPECT_EQ(second.valid & trace::kMetricsTensor, 0u);  // never measured for an ATen kernel
+  EXPECT_EQ(second.valid & trace::kMetricsPartialSample, 0u);  // sample 1 is whole now
+  EXPECT_EQ(second.valid & trace::kMetricsTensor, 0u);         // never measured for an ATen kernel
   EXPECT_NE(second.valid & trace::kMetricsDram, 0u);
   EXPECT_NE(second.valid & trace::kMetricsFp16, 0u);
   EXPECT_DOUBLE_EQ(second.flops_fp32, 1000);

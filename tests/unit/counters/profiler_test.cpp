@@ -31,10 +31,10 @@ std::vector<std::string> DeviceCalls() {
 const std::vector<std::string> kFirstMeasurementThenDisable = {
     "cuptiProfilerInitialize",
     "cuCtxGetCurrent",
+    "cuStreamIsCapturing",
     "cuCtxGetDevice",
     "cuptiDeviceGetChipName",
     "cuptiRangeProfilerEnable",
-    "cuStreamIsCapturing",
     "cuptiRangeProfilerGetCounterDataSize",
     "cuptiRangeProfilerCounterDataImageInitialize",
     "cuptiRangeProfilerSetConfig",
@@ -65,7 +65,7 @@ class Profiler : public ::testing::Test {
   static const gpuroof::CounterPlan* PlanOf(CounterProfiler& p, uint32_t* configured) {
     std::string skip;
     CounterStep step = CounterStep::kSkipped;
-    const gpuroof::CounterPlan* plan = p.CurrentPlan(&step, &skip, configured);
+    const gpuroof::CounterPlan* plan = p.CurrentPlan(kStream, false, &step, &skip, configured);
     EXPECT_NE(plan, nullptr) << skip;
     return plan;
   }
@@ -210,10 +210,17 @@ TEST_F(Profiler, LaunchesThatCannotBeMeasuredAreSkippedNotFatal) {
   EXPECT_THAT(skip, HasSubstr("context"));
   RangeMock().context = 0xC0;
 
+  // A launch into a stream being captured: nothing is set up for it, not even the context.
   RangeMock().capturing = true;
   EXPECT_EQ(p.Before(kStream, false, 0, &skip), CounterStep::kSkipped);
   EXPECT_THAT(skip, HasSubstr("captured"));
-  EXPECT_TRUE(CallsOf({"cuptiRangeProfilerStart", "cuStreamSynchronize"}).empty());
+  CounterStep step = CounterStep::kMeasured;
+  uint32_t configured = 0;
+  EXPECT_EQ(p.CurrentPlan(kStream, false, &step, &skip, &configured), nullptr);
+  EXPECT_EQ(step, CounterStep::kSkipped);
+  EXPECT_TRUE(CallsOf({"cuptiRangeProfilerStart", "cuStreamSynchronize", "cuptiRangeProfilerEnable",
+                       "cuptiProfilerHost", "cuCtxGetDevice"})
+                  .empty());
   RangeMock().capturing = false;
 
   // The program's launch failed: profiling stops, nothing is decoded.

@@ -145,27 +145,31 @@ TEST_F(CounterReport, ACounterOnlyKernelTakesTheMeasuredFiguresForEveryLaunch) {
 }
 
 // Counter mode measures a sample one pass group per launch; each launch's record carries the
-// sample so far. The fullest record of a sample counts once, and a sample cut short by the end of
-// the program gives only what it measured.
+// sample so far. The fullest record of a sample counts once; a sample cut short by the end of the
+// program (its records marked partial) gives its DRAM bytes but not its FLOPs.
 TEST_F(CounterReport, ASampleOfSeveralLaunchesCountsOnceAndPartsCountWhereMeasured) {
+  constexpr uint32_t kPart = trace::kMetricsPartialSample;
   constexpr uint32_t kFp = trace::kMetricsFp32;
   constexpr uint32_t kBoth = trace::kMetricsFp32 | trace::kMetricsDram;
-  // Sample 1: FLOPs from launch 1, then DRAM bytes from launch 2.
-  Launch(2, 1, 0), Metrics(2, 1, 1, 2e6, 0, 0, kFp), Gpu(2, 1, 1000);
+  // Sample 1: FLOPs from launch 1, then DRAM bytes from launch 2, which completes it.
+  Launch(2, 1, 0), Metrics(2, 1, 1, 2e6, 0, 0, kFp | kPart), Gpu(2, 1, 1000);
   Launch(2, 2, 0), Metrics(2, 2, 1, 2e6, 3e6, 1e6, kBoth), Gpu(2, 2, 1000);
-  // Sample 2: FLOPs only (the program ended before its DRAM launch).
-  Launch(2, 3, 0), Metrics(2, 3, 2, 4e6, 0, 0, kFp), Gpu(2, 3, 1000);
-  Launch(2, 4, 0), Gpu(2, 4, 1000);
+  // Sample 2: the FP group only (the program ended before its other groups): FP32 FLOPs that may
+  // lack a tensor or FP16 part are not the kernel's FLOPs.
+  Launch(2, 3, 0), Metrics(2, 3, 2, 4e6, 0, 0, kFp | kPart), Gpu(2, 3, 1000);
+  // Sample 3: the DRAM group only: its bytes are whole.
+  Launch(2, 4, 0), Metrics(2, 4, 3, 0, 5e6, 1e6, trace::kMetricsDram | kPart), Gpu(2, 4, 1000);
   const auto run = Analyze();
   const KernelGroup* g = Named(run, kCustom);
   ASSERT_NE(g, nullptr);
-  EXPECT_EQ(g->counter_samples, 2u);
-  EXPECT_EQ(g->counter_flops_samples, 2u);
-  EXPECT_EQ(g->counter_bytes_samples, 1u);
-  EXPECT_DOUBLE_EQ(g->counter_flops, 3e6);  // the mean of 2e6 and 4e6
-  EXPECT_DOUBLE_EQ(g->counter_bytes, 4e6);  // sample 1's, not halved by sample 2's missing part
-  EXPECT_DOUBLE_EQ(g->timed.bytes, 4 * 4e6);
-  EXPECT_DOUBLE_EQ(g->timed.flops, 4 * 3e6);
+  EXPECT_EQ(g->counter_samples, 3u);
+  EXPECT_EQ(g->counter_flops_samples, 1u);
+  EXPECT_EQ(g->counter_bytes_samples, 2u);
+  EXPECT_DOUBLE_EQ(g->counter_flops, 2e6);  // sample 1's only
+  EXPECT_DOUBLE_EQ(g->counter_bytes, 5e6);  // the mean of 4e6 and 6e6
+  EXPECT_EQ(g->counter_valid & kPart, 0u);
+  EXPECT_DOUBLE_EQ(g->timed.bytes, 4 * 5e6);
+  EXPECT_DOUBLE_EQ(g->timed.flops, 4 * 2e6);
 }
 
 TEST_F(CounterReport, WhereTheCatalogModelsTheKernelTheRowKeepsItAndTheCheckShowsBoth) {

@@ -138,6 +138,11 @@ TEST(CounterSampler, StopsTrackingNewSignaturesWhenFull) {
   EXPECT_EQ(Claim(sampler, Sig("b")), 1u);
   EXPECT_EQ(Claim(sampler, Sig("c")), 0u);
   EXPECT_EQ(sampler.untracked_launches(), 1u);
+  // The launch hooks ask Finished first: a signature that can never be tracked counts as
+  // finished, so its launches skip the measuring path.
+  EXPECT_TRUE(sampler.Finished(Sig("d")));
+  EXPECT_EQ(sampler.untracked_launches(), 2u);
+  EXPECT_FALSE(CounterSampler(1).Finished(Sig("d")));  // room left: not claimed yet
 }
 
 TEST(CounterSampler, ClaimsFromManyThreadsNeverExceedTheSamples) {

@@ -467,11 +467,14 @@ TEST_F(Session, FlushesFinishedBuffersNowAndThenAndEverythingAtTheEnd) {
 }
 
 TEST_F(Session, ARunDryPoolGetsItsPartFilledBuffersBackWithAForcedFlush) {
+  uint64_t now = interpose::NowNs();
+  auto env = MockEnvironment(&said_);
+  env.now = [&] { return now; };
   options_hook = [](CuptiSessionOptions& o) {
     o.buffer_count = 2;
-    o.periodic_flush_ns = uint64_t{1} << 62;  // no periodic flush in this test
+    o.periodic_flush_ns = 1'000'000;
   };
-  auto s = Make();
+  auto s = Make(std::move(env));
   ASSERT_EQ(s->Start(CuptiSession::Trigger::kFirstCudaCall), CuptiState::kActive);
   Flusher flusher;
   flusher.Pass(*s);
@@ -490,9 +493,19 @@ TEST_F(Session, ARunDryPoolGetsItsPartFilledBuffersBackWithAForcedFlush) {
   flusher.Pass(*s);
   EXPECT_EQ(Mock().flush_forced, 1);
   EXPECT_EQ(Mock().flush_default, 0);
-  // Once per dry spell: the next pass, with no new refusal, does not force again.
+  // The next pass, with no new refusal, does not force again.
   flusher.Pass(*s);
   EXPECT_EQ(Mock().flush_forced, 1);
+  // Still dry: refused again, but forced at most once per flush interval.
+  uint8_t* none = nullptr;
+  size_t size = 0, max_records = 0;
+  Mock().request(&none, &size, &max_records);
+  EXPECT_EQ(none, nullptr);
+  flusher.Pass(*s);
+  EXPECT_EQ(Mock().flush_forced, 1);
+  now += 1'000'000;
+  flusher.Pass(*s);
+  EXPECT_EQ(Mock().flush_forced, 2);
   // What the forced flush handed back goes back to the pool.
   Mock().complete(nullptr, 0, held[0], s->pool().buffer_bytes(), 0);
   Mock().complete(nullptr, 0, held[1], s->pool().buffer_bytes(), 0);
@@ -506,8 +519,8 @@ TEST_F(Session, ARunDryPoolGetsItsPartFilledBuffersBackWithAForcedFlush) {
     return m.find("gpu_timing_stats") != std::string::npos;
   });
   ASSERT_NE(stats, seen.metadata.end());
-  EXPECT_EQ(Json(*stats)["gpu_timing_stats"]["forced_flushes"], 1);
-  EXPECT_EQ(Json(*stats)["gpu_timing_stats"]["buffer_requests_refused"], 1);
+  EXPECT_EQ(Json(*stats)["gpu_timing_stats"]["forced_flushes"], 2);
+  EXPECT_EQ(Json(*stats)["gpu_timing_stats"]["buffer_requests_refused"], 2);
 }
 
 TEST_F(Session, NoFlushAllWhileAFatalSignalIsHandled) {

@@ -70,7 +70,7 @@ class CounterSampler {
   SampleSlot Claim(const CounterSignature& signature, std::span<const uint32_t> groups,
                    uint32_t preferred = 0);
   // Every slot of `signature` is taken (its launches run untouched); false before its first
-  // claim.
+  // claim, unless the table is full and it can never be claimed (counted as untracked).
   bool Finished(const CounterSignature& signature) const;
   // A claimed slot could not be measured: it goes to a later launch.
   void Abandon(const CounterSignature& signature, SampleSlot slot);
@@ -120,7 +120,7 @@ class CounterSampler {
   const size_t max_signatures_;
   mutable std::mutex mutex_;
   std::map<CounterSignature, Entry> entries_;
-  uint64_t untracked_ = 0;
+  mutable uint64_t untracked_ = 0;  // counted by Claim and Finished, under the mutex
 };
 
 // Relative spread (max - min) / |mean|; 0 when all are 0, 1 when the mean is 0 but not all are.

@@ -583,6 +583,10 @@ enum KernelMetricsValid : uint32_t {
   kMetricsDram = 1u << 4,
   kMetricsL2 = 1u << 5,
   kMetricsDuration = 1u << 6,
+  // The record holds part of a sample (FLOPSPY_COUNTERS_REPLAY=launches: not every pass group
+  // of its sample measured yet); figures whose bit is not set are 0. Never set by older writers,
+  // whose records are whole samples.
+  kMetricsPartialSample = 1u << 7,
 };
 
 // Hardware-counter figures of one measured kernel launch (docs/gpu-counters.md). FLOPs use
@@ -591,7 +595,7 @@ enum KernelMetricsValid : uint32_t {
 struct KernelMetricsRecord {
   static constexpr RecordType kType = RecordType::kKernelMetrics;
   RecordHeader h;
-  uint16_t samples;      // this launch is the n-th measured of its signature (1, 2, ...)
+  uint16_t samples;      // the sample of its signature this launch measured (1, 2, ...)
   uint16_t passes;       // replay passes the measurement took; 0 if unknown (was reserved)
   uint64_t correlation;  // the measured launch
   uint32_t signature;
