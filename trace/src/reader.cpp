@@ -21,6 +21,7 @@ class FileSource final : public ByteSource {
   FileSource& operator=(const FileSource&) = delete;
 
   int64_t ReadAt(uint64_t offset, std::span<uint8_t> out) override {
+    if (out.empty()) return 0;  // an empty chunk: nothing to read (and no buffer to read into)
     if (offset != position_) {
       if (std::fseek(file_, static_cast<long>(offset), SEEK_SET) != 0) return -1;
       position_ = offset;
@@ -44,7 +45,9 @@ class BufferSource final : public ByteSource {
   int64_t ReadAt(uint64_t offset, std::span<uint8_t> out) override {
     if (offset >= bytes_.size()) return 0;
     const size_t n = std::min<uint64_t>(out.size(), bytes_.size() - offset);
-    std::memcpy(out.data(), bytes_.data() + offset, n);
+    // An empty chunk's payload is an empty vector whose data() may be null: memcpy must not
+    // see it even for 0 bytes (found by the fuzzer).
+    if (n > 0) std::memcpy(out.data(), bytes_.data() + offset, n);
     return static_cast<int64_t>(n);
   }
   uint64_t Size() const override { return bytes_.size(); }
