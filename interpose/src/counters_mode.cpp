@@ -283,6 +283,16 @@ void CounterMode::NoteContexts() {
   fresh.clear();
 }
 
+CounterMode::GiveUpOnThrow::~GiveUpOnThrow() {
+  if (!armed) return;
+  mode->profiler_->Cancel();
+  try {
+    mode->sampler_.Abandon(ticket->signature, ticket->slot);
+  } catch (...) {  // the slot stays claimed: one sample fewer
+  }
+  mode->DoneMeasuring();
+}
+
 void CounterMode::Begin(const Launch& launch, Ticket* ticket) {
   if (off() || !Ready()) return;
   bool tensor_capable = true;
@@ -290,6 +300,7 @@ void CounterMode::Begin(const Launch& launch, Ticket* ticket) {
   if (sampler_.Finished(ticket->signature)) return;  // enough samples: run untouched
   // One measurement at a time; another thread's launch being measured: a later launch will do.
   if (!TryMeasure()) return;
+  GiveUpOnThrow give_up{this, ticket};
   std::string skip;
   const uint64_t setup_start = NowNs();
   CounterStep step = CounterStep::kSkipped;
@@ -333,9 +344,11 @@ void CounterMode::Begin(const Launch& launch, Ticket* ticket) {
     std::copy(std::begin(launch.shape->cluster), std::end(launch.shape->cluster),
               ticket->record.cluster);
     ticket->record.dynamic_smem = launch.shape->dynamic_smem;
+    give_up.armed = false;
     return;
   }
   const CounterFailure failure = profiler_->failure();
+  give_up.armed = false;
   DoneMeasuring();
   sampler_.Abandon(ticket->signature, ticket->slot);
   if (step == CounterStep::kFailed) TurnOff(failure.reason, failure.permission);
@@ -344,6 +357,7 @@ void CounterMode::Begin(const Launch& launch, Ticket* ticket) {
 void CounterMode::End(Ticket* ticket, int result) {
   if (!ticket->measuring) return;
   ticket->measuring = false;
+  GiveUpOnThrow give_up{this, ticket};
   CounterMeasurement m;
   std::string skip;
   const uint64_t readout_start = NowNs();
@@ -357,6 +371,7 @@ void CounterMode::End(Ticket* ticket, int result) {
     cost_.max_sample_ns.store(sample_ns, std::memory_order_relaxed);  // one measurer at a time
   }
   AddCost(step == CounterStep::kMeasured ? cost_.samples : cost_.abandoned, 1);
+  give_up.armed = false;
   DoneMeasuring();
   if (step != CounterStep::kMeasured) {
     sampler_.Abandon(ticket->signature, ticket->slot);

@@ -157,6 +157,15 @@ class CounterMode {
     return measuring_.compare_exchange_strong(expected, true, std::memory_order_acquire);
   }
   void DoneMeasuring() { measuring_.store(false, std::memory_order_release); }
+  // Armed from TryMeasure to DoneMeasuring: should anything between throw (the hook catches
+  // it), the measurement is stopped and given up rather than holding measuring_ for ever, which
+  // would stop counter mode without a word.
+  struct GiveUpOnThrow {
+    CounterMode* mode;
+    Ticket* ticket;
+    bool armed = true;
+    ~GiveUpOnThrow();
+  };
 };
 
 // The hook-side scope (see the top of this file).

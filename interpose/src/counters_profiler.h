@@ -80,6 +80,8 @@ class CounterProfiler {
 
   // Disables the range profiler on every context where it was enabled.
   void DisableAll();
+  // Stops a measurement Before started, without reading it (its launch will not reach After).
+  void Cancel() { StopQuietly(); }
 
   const CounterFailure& failure() const { return failure_; }
   // Configuration switches so far (a new range profiler object each; one-pass groups only).

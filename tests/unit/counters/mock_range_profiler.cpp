@@ -3,6 +3,7 @@
 #include <cupti_profiler_host.h>
 
 #include <cstring>
+#include <new>
 
 namespace flopspy::testing {
 namespace {
@@ -25,6 +26,10 @@ const auto kHost = reinterpret_cast<CUpti_Profiler_Host_Object*>(uintptr_t{0xCD}
 // Records the call; returns the failure configured for it, or 0.
 int Call(const char* name) {
   g_mock->calls.emplace_back(name);
+  if (g_mock->throw_in == name) {
+    g_mock->throw_in.clear();
+    throw std::bad_alloc();
+  }
   const auto it = g_mock->fail.find(name);
   return it == g_mock->fail.end() ? 0 : it->second;
 }

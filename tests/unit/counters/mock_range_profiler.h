@@ -18,6 +18,7 @@ namespace flopspy::testing {
 struct MockRangeProfiler {
   // --- Answers.
   std::map<std::string, int> fail;  // call name -> CUptiResult / CUresult it returns instead
+  std::string throw_in;             // a call that throws std::bad_alloc instead (once)
   std::string chip = "GH100";
   uintptr_t context = 0xC0;  // cuCtxGetCurrent (0: no current context)
   int device = 0;

@@ -374,6 +374,30 @@ TEST_F(Mode, ALaunchDuringAMeasurementRunsUntouchedAndKeepsItsSampleForLater) {
   EXPECT_EQ(said_.records[1].record.correlation, 3u);
 }
 
+// An exception inside counter mode (the hook catches it) gives the measurement up: the next
+// launch of the signature takes the sample, instead of counter mode never measuring again.
+TEST_F(Mode, AnExceptionWhileMeasuringGivesTheSampleUpAndMeasuringGoesOn) {
+  CounterOptions options;
+  options.samples = 1;
+  auto mode = Make(options);
+  const auto mul = Function(5);
+  // Before throws (a signature of 1024 elements), then After (one of 2048).
+  const std::pair<const char*, int32_t> cases[] = {{"cuptiRangeProfilerStart", 1024},
+                                                   {"cuptiProfilerHostEvaluateToGpuValues", 2048}};
+  for (const auto& [where, n] : cases) {
+    SCOPED_TRACE(where);
+    said_.records.clear();
+    RangeMock().throw_in = where;
+    EXPECT_THROW(Launch(*mode, mul.get(), n, 1), std::bad_alloc);  // the hook would catch it
+    EXPECT_EQ(RangeMock().started, 0);
+    EXPECT_TRUE(said_.records.empty());
+    Launch(*mode, mul.get(), n, 2);
+    ASSERT_EQ(said_.records.size(), 1u);
+    EXPECT_EQ(said_.records[0].record.correlation, 2u);
+  }
+  EXPECT_FALSE(mode->off());
+}
+
 TEST_F(Mode, MetricGroupsReachThePlan) {
   CounterOptions options;
   options.groups = gpuroof::kCounterFp64 | gpuroof::kCounterTime;

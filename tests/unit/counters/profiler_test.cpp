@@ -79,16 +79,26 @@ class Profiler : public ::testing::Test {
     RangeMock().calls.push_back("launch");
     return p.After(launch_result, m, &skip);
   }
+
+  // A context's first measurement, then DisableAll: the calls in order, auto range with kernel
+  // replay (a one-pass configuration is not replayed), the profiler stopped and disabled.
+  CounterMeasurement FirstMeasurementInOrder(CounterProfiler& p) {
+    CounterMeasurement m;
+    EXPECT_EQ(Measure(p, &m), CounterStep::kMeasured);
+    p.DisableAll();
+    EXPECT_THAT(DeviceCalls(), ::testing::ElementsAreArray(kFirstMeasurementThenDisable));
+    EXPECT_EQ(RangeMock().range, CUPTI_AutoRange);
+    EXPECT_EQ(RangeMock().replay, CUPTI_KernelReplay);
+    EXPECT_EQ(RangeMock().synchronized_stream, 0x77u);
+    EXPECT_EQ(RangeMock().enabled, 0);
+    EXPECT_EQ(RangeMock().started, 0);
+    return m;
+  }
 };
 
 TEST_F(Profiler, ReplayedMeasurementInOrder) {
   CounterProfiler p(MockCounterApi(), gpuroof::kAllCounterGroups, kReplayed);
-  CounterMeasurement m;
-  ASSERT_EQ(Measure(p, &m), CounterStep::kMeasured);
-  p.DisableAll();
-  EXPECT_THAT(DeviceCalls(), ::testing::ElementsAreArray(kFirstMeasurementThenDisable));
-  EXPECT_EQ(RangeMock().range, CUPTI_AutoRange);
-  EXPECT_EQ(RangeMock().replay, CUPTI_KernelReplay);
+  const CounterMeasurement m = FirstMeasurementInOrder(p);
   // Every metric from the one launch: fp32 = fadd + 2 ffma, DRAM read + write, in 3 passes
   // (18 metrics, 8 to a pass).
   EXPECT_DOUBLE_EQ(m.values.fp32, 24 + 2 * 1000);
@@ -97,8 +107,6 @@ TEST_F(Profiler, ReplayedMeasurementInOrder) {
   EXPECT_EQ(m.values.valid, 0x7Fu);
   EXPECT_EQ(m.passes, 3);
   EXPECT_EQ(p.switches(), 0u);
-  EXPECT_EQ(RangeMock().enabled, 0);
-  EXPECT_EQ(RangeMock().started, 0);
 }
 
 TEST_F(Profiler, ReplayedPlanIsOneGroupMeasuredEveryLaunchWithoutSwitching) {
@@ -119,22 +127,13 @@ TEST_F(Profiler, ReplayedPlanIsOneGroupMeasuredEveryLaunchWithoutSwitching) {
 
 TEST_F(Profiler, OneMeasurementInOrder) {
   CounterProfiler p(MockCounterApi(), gpuroof::kAllCounterGroups, kOnePass);
-  CounterMeasurement m;
-  ASSERT_EQ(Measure(p, &m), CounterStep::kMeasured);
-  p.DisableAll();
-  EXPECT_THAT(DeviceCalls(), ::testing::ElementsAreArray(kFirstMeasurementThenDisable));
-  // Per launch: auto range, kernel replay mode (with one pass, CUPTI does not replay).
-  EXPECT_EQ(RangeMock().range, CUPTI_AutoRange);
-  EXPECT_EQ(RangeMock().replay, CUPTI_KernelReplay);
-  EXPECT_EQ(RangeMock().synchronized_stream, 0x77u);
+  const CounterMeasurement m = FirstMeasurementInOrder(p);
   // Group 0: the FP instruction counters only. fp32 = fadd + 2 ffma.
   EXPECT_DOUBLE_EQ(m.values.fp32, 24 + 2 * 1000);
   EXPECT_EQ(m.values.valid & trace::kMetricsDram, 0u);
   EXPECT_DOUBLE_EQ(m.values.DramBytes(), 0);
   EXPECT_EQ(m.passes, 1);
   EXPECT_EQ(m.chip, "GH100");
-  EXPECT_EQ(RangeMock().enabled, 0);
-  EXPECT_EQ(RangeMock().started, 0);
 }
 
 TEST_F(Profiler, EachPassGroupIsConfiguredAndEvaluatedOnItsOwn) {
