@@ -150,7 +150,8 @@ const std::vector<ConfigVariable>& ConfigVariables() {
        "CPU DRAM bandwidth roof to use instead of the ceilings"},
       {"FLOPSPY_CPU_MIN_MS", "10", "CPU points shorter than this are flagged too short to trust"},
       {"FLOPSPY_CPU_RECORD", "(none)",
-       "write raw CPU counter readings to this file (%p: pid), for replay:<file>"},
+       "write raw CPU counter readings to this new file (%p: pid; mode 0600, an existing file or "
+       "link is never overwritten), for replay:<file>"},
       {"FLOPSPY_PCM_URL", "http://127.0.0.1:9738/",
        "Intel pcm-sensor-server to read memory traffic from"},
       {"FLOPSPY_PCM_CSV", "(none)", "pcm-memory CSV file to read memory traffic from"},

@@ -1,7 +1,6 @@
 #include "cpu_sampling.h"
 
 #include <atomic>
-#include <cstdlib>
 #include <string>
 
 #include "clock.h"
@@ -40,11 +39,16 @@ void StartCpuSampling(Recorder& recorder) {
     return;
   }
   // The default (auto) stays silent about missing counters: most VMs and containers have none,
-  // and the trace records why. An explicitly requested source says so on stderr.
-  const char* asked = std::getenv("FLOPSPY_CPU_ROOFLINE");
-  const bool explicit_source = asked != nullptr && std::string_view(asked) != "auto";
+  // and the trace records why. A valid source asked for by name says so on stderr; a bad value
+  // was one warning above and falls back to auto.
+  const bool explicit_source = parsed.config.mode_explicit;
   cpuroof::Sampler::Options options;
   options.thread_only_with_counters = true;
+  // Once each: the counters' descriptors taken by the program, FLOPSPY_CPU_RECORD refused or
+  // ended.
+  options.warn = [](const std::string& line) {
+    ReportOnce("cpu-" + line, trace::WarningCode::kCountersUnavailable, line);
+  };
   std::unique_ptr<cpuroof::Sampler> sampler =
       cpuroof::Sampler::Start(parsed.config, OnPoint, std::move(options));
   if (sampler == nullptr) {
@@ -86,14 +90,6 @@ void CpuNoteGpuCopy(uint64_t begin_ns, uint64_t end_ns) {
   if (cpuroof::Sampler* s = g_sampler.load(std::memory_order_acquire)) {
     s->NoteGpuCopy(begin_ns, end_ns);
   }
-}
-
-void CpuSamplingBeforeFork() {
-  if (cpuroof::Sampler* s = g_sampler.load(std::memory_order_acquire)) s->BeforeFork();
-}
-
-void CpuSamplingAfterForkInParent() {
-  if (cpuroof::Sampler* s = g_sampler.load(std::memory_order_acquire)) s->AfterForkInParent();
 }
 
 void CpuSamplingAfterForkInChild(bool traced) {

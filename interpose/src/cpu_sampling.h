@@ -21,8 +21,6 @@ void CpuRegionEnd(std::string_view name, uint64_t now_ns);
 // A host<->device copy ran in [begin, end]: CPU points overlapping it are flagged.
 void CpuNoteGpuCopy(uint64_t begin_ns, uint64_t end_ns);
 
-void CpuSamplingBeforeFork();
-void CpuSamplingAfterForkInParent();
 // The child samples itself (or stops, when it is not to be traced).
 void CpuSamplingAfterForkInChild(bool traced);
 

@@ -27,7 +27,6 @@ void Encoder::Append(trace::ChunkBuilder& chunk, const void* record, size_t size
     on_full_(chunk);
     chunk.Append(record, size);
   }
-  ++records_written_;
 }
 
 void Encoder::AppendString(trace::ChunkBuilder& chunk, uint32_t id, std::string_view text) {

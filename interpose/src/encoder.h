@@ -34,9 +34,6 @@ class Encoder {
   // Everything defined so far is forgotten (a new file, or a chunk with definitions was lost).
   void ForgetDefinitions();
 
-  uint64_t records_written() const { return records_written_; }
-  void ResetCounts() { records_written_ = 0; }
-
   // --- GPU activity (CUPTI): kernels known by name ---------------------------------------------
   // The KernelSignatureDef id of a kernel CUPTI reports by mangled name: the id a launch of that
   // function with that shape gets when a FunctionTable entry carries the name, else one with
@@ -69,7 +66,6 @@ class Encoder {
                                   uint32_t, uint32_t, uint32_t, uint32_t, uint32_t>;
   std::map<SignatureKey, uint32_t> signatures_;
   std::map<std::tuple<uint64_t, int32_t, uint8_t>, uint32_t> streams_;
-  uint64_t records_written_ = 0;
 
   // --- GPU activity (CUPTI) ---
   // Signatures known only by name share signatures_ (one id sequence) under this tag | name id;

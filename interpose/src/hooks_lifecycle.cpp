@@ -1,5 +1,8 @@
 // Start at load, flush at every way a process can end or be replaced: exit() from any thread,
-// _exit(), execve() and its siblings, fork() (the child gets its own trace).
+// _exit(), quick_exit(), daemon(), execve() and its siblings, fork() (the child gets its own
+// trace).
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -23,22 +26,15 @@ namespace {
 std::atomic<int> g_exit_status{-1};
 std::atomic<bool> g_exit_flushed{false};
 
-constexpr int kExitWaitMs = 5000;
-constexpr int kExecWaitMs = 5000;
-
-// Only the process that owns the recorder may flush: a vfork() child shares our memory but is
-// another process, and must not write into its parent's trace.
-Recorder* OwnRecorder() {
-  Recorder* r = Recorder::Get();
-  if (r == nullptr || r->pid() != static_cast<uint32_t>(getpid())) return nullptr;
-  return r;
-}
+// exit() and exec() wait for the last records, but not for a file system that has stopped
+// answering: at most 5 s, and no more than 500 ms without progress.
+constexpr Recorder::Wait kExitWait{.stall_ms = 500, .total_ms = 5000};
 
 void FinishOnExit(int status) {
-  Recorder* r = OwnRecorder();
+  Recorder* r = Recorder::OfThisProcess();
   if (r == nullptr || g_exit_flushed.exchange(true)) return;
   StopCpuSampling();  // its last points go into the final flush
-  r->Finish(trace::EndReason::kExit, status, kExitWaitMs, /*from_signal=*/false);
+  r->Finish(trace::EndReason::kExit, status, kExitWait, /*from_signal=*/false);
   g_recording.store(false, std::memory_order_release);
 }
 
@@ -46,14 +42,9 @@ void AtExit() {
   FinishOnExit(g_exit_status.load());
 }
 
-void BeforeFork() {
-  CpuSamplingBeforeFork();
-  if (Recorder* r = OwnRecorder()) r->BeforeFork();
-}
-void AfterForkParent() {
-  if (Recorder* r = OwnRecorder()) r->AfterForkInParent();
-  CpuSamplingAfterForkInParent();
-}
+// Nothing is locked before fork(): fork() never waits for the flusher, whose write may be stuck
+// on a frozen or hung file system, nor for threads marking regions (docs/guarantees.md). The
+// child starts its own state over.
 void AfterForkChild() {
   // getpid() changed: Recorder::pid() is the parent's until AfterForkInChild runs.
   if (Recorder* r = Recorder::Get()) {
@@ -65,8 +56,8 @@ void AfterForkChild() {
 }
 
 void BeforeExec() {
-  if (Recorder* r = OwnRecorder()) {
-    r->Finish(trace::EndReason::kExec, 0, kExecWaitMs, /*from_signal=*/false);
+  if (Recorder* r = Recorder::OfThisProcess()) {
+    r->Finish(trace::EndReason::kExec, 0, kExitWait, /*from_signal=*/false);
   }
 }
 
@@ -79,8 +70,9 @@ __attribute__((constructor)) void Initialize() {
   Recorder::Start();
   Recorder* r = Recorder::Get();
   if (r == nullptr) return;
-  pthread_atfork(BeforeFork, AfterForkParent, AfterForkChild);
+  pthread_atfork(nullptr, nullptr, AfterForkChild);
   atexit(AtExit);
+  at_quick_exit(AtExit);
   if (r->config().handle_signals) InstallSignalHandlers();
   StartCpuSampling(*r);
 }
@@ -137,6 +129,36 @@ FLOPSPY_EXPORT void exit(int status) {
   g_exit_status.store(status);
   Next(real, "exit")(status);
   __builtin_unreachable();
+}
+
+FLOPSPY_EXPORT void quick_exit(int status) {
+  static void (*real)(int) = nullptr;
+  g_exit_status.store(status);  // the at_quick_exit handler writes the end record
+  Next(real, "quick_exit")(status);
+  __builtin_unreachable();
+}
+
+// glibc's daemon() ends the parent with its internal _exit, which no hook sees: the parent's last
+// records and its end record would be lost. The same steps, through the hooked fork and _exit.
+FLOPSPY_EXPORT int daemon(int nochdir, int noclose) {
+  const pid_t child = fork();
+  if (child < 0) return -1;
+  if (child > 0) _exit(0);
+  if (setsid() < 0) return -1;
+  if (nochdir == 0) (void)!chdir("/");  // as daemon(3): a failed chdir is not an error
+  if (noclose == 0) {
+    const int null_fd = open("/dev/null", O_RDWR | O_CLOEXEC);
+    if (null_fd < 0) return -1;
+    struct stat st {};
+    if (fstat(null_fd, &st) != 0 || !S_ISCHR(st.st_mode)) {
+      close(null_fd);
+      errno = ENODEV;
+      return -1;
+    }
+    for (int fd = 0; fd <= 2; ++fd) dup2(null_fd, fd);  // dup2 leaves close-on-exec off
+    if (null_fd > 2) close(null_fd);
+  }
+  return 0;
 }
 
 FLOPSPY_EXPORT void _exit(int status) {

@@ -1,7 +1,8 @@
 // Fatal signals: flush what is safe, then hand the signal on exactly as the program expects.
 //
-// flopspy installs its handler for SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTERM and SIGINT
-// and keeps it installed: when the program installs its own handler (sigaction, signal), flopspy
+// flopspy installs its handler for the signals whose default action ends the process (faults,
+// SIGABRT, SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGPIPE, SIGALRM, SIGUSR1/2, SIGXCPU, SIGXFSZ) and
+// keeps it installed: when the program installs its own handler (sigaction, signal), flopspy
 // records it as the program's disposition and calls it from its own handler, mirroring the
 // program's flags (SA_RESTART, SA_NODEFER, SA_RESETHAND, SA_SIGINFO) and mask. The program sees
 // its own disposition when it asks. A signal the program ignores is ignored by the kernel itself.
@@ -19,8 +20,14 @@
 namespace flopspy::interpose {
 namespace {
 
-constexpr int kManagedSignals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTERM, SIGINT};
-constexpr int kFlushWaitMs = 2000;
+// SIGKILL and SIGSTOP cannot be caught; SIGTRAP, SIGPROF, SIGVTALRM and SIGSYS belong to
+// debuggers, profilers and sandboxes and are left alone.
+constexpr int kManagedSignals[] = {SIGSEGV, SIGBUS,  SIGFPE,  SIGILL,  SIGABRT,
+                                   SIGTERM, SIGINT,  SIGHUP,  SIGQUIT, SIGPIPE,
+                                   SIGALRM, SIGUSR1, SIGUSR2, SIGXCPU, SIGXFSZ};
+// A dying process writes its last records, but a flusher stuck on a frozen or hung file system
+// must not keep it from dying: at most 2 s, and no more than 100 ms without progress.
+constexpr Recorder::Wait kFatalWait{.stall_ms = 100, .total_ms = 2000};
 
 using SigactionFn = int (*)(int, const struct sigaction*, struct sigaction*);
 
@@ -78,12 +85,6 @@ void Apply(int sig) {
   RealSigaction(sig, &ours, nullptr);
 }
 
-Recorder* OwnRecorder() {
-  Recorder* r = Recorder::Get();
-  if (r == nullptr || r->pid() != static_cast<uint32_t>(getpid())) return nullptr;
-  return r;
-}
-
 void Handler(int sig, siginfo_t* info, void* context) {
   const int saved_errno = errno;
   struct sigaction program = g_slots[sig].program;
@@ -94,11 +95,11 @@ void Handler(int sig, siginfo_t* info, void* context) {
     errno = saved_errno;
     return;
   }
-  Recorder* recorder = OwnRecorder();
   if (is_default) {
+    Recorder* recorder = Recorder::OfThisProcess();
     // The process is about to die: write everything and the end record, then let it die.
     if (recorder != nullptr) {
-      recorder->Finish(trace::EndReason::kSignal, sig, kFlushWaitMs, /*from_signal=*/true);
+      recorder->Finish(trace::EndReason::kSignal, sig, kFatalWait, /*from_signal=*/true);
     }
     struct sigaction dfl {};
     dfl.sa_handler = SIG_DFL;
@@ -110,8 +111,16 @@ void Handler(int sig, siginfo_t* info, void* context) {
     errno = saved_errno;
     return;
   }
-  // The program handles it. Save the records so far: a crash handler may never return.
-  if (recorder != nullptr) recorder->FlushNow(IsFault(sig) || sig == SIGABRT ? kFlushWaitMs : 0);
+  // The program handles it, and may well return: JVMs, garbage collectors and sandboxes take
+  // faults by the thousand. Nothing is flushed here; if the handler ends the process, it does
+  // so through _exit, abort or the default action, and each of those flushes. SIGABRT is the
+  // exception: when its handler returns, abort() restores the default action behind every hook
+  // and raises it again, so the process is as good as dead: its trace ends here.
+  if (sig == SIGABRT) {
+    if (Recorder* recorder = Recorder::OfThisProcess()) {
+      recorder->Finish(trace::EndReason::kSignal, sig, kFatalWait, /*from_signal=*/true);
+    }
+  }
   if (program.sa_flags & SA_RESETHAND) {
     SlotsLock lock;
     g_slots[sig].program.sa_handler = SIG_DFL;

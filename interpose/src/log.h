@@ -1,6 +1,7 @@
 // Messages on stderr, each prefixed "flopspy:", and warnings recorded in the trace.
 // Written with write(2) so they interleave sanely with the program's own output and work in
-// any thread; never from a signal handler.
+// any thread. ReportOnce and Notice take a lock and allocate: never from a signal handler;
+// WriteStderr alone is async-signal-safe. None changes errno.
 #pragma once
 
 #include <string>
@@ -16,8 +17,16 @@ void ReportOnce(std::string_view key, trace::WarningCode code, std::string_view 
 // Information (where the trace goes); suppressed by FLOPSPY_QUIET=1.
 void Notice(std::string_view message);
 
-// Writes "flopspy: <message>\n" to stderr, async-signal-safe.
+// Writes "flopspy: <message>\n" to stderr as one line (control characters escaped), without
+// raising SIGPIPE, and only while descriptor 2 is still the stderr flopspy started with.
+// Async-signal-safe.
 void WriteStderr(std::string_view message);
+
+// Remembers which file stderr is; called once at start, before anything is written.
+void CaptureStderr();
+
+// In a fork() child: the report-once bookkeeping starts over with fresh locks.
+void ResetLogAfterFork();
 
 void SetQuiet(bool quiet);
 

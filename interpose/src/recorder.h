@@ -8,6 +8,7 @@
 
 #include <pthread.h>
 #include <semaphore.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <cstdint>
@@ -23,6 +24,7 @@
 #include "flopspy/trace/writer.h"
 #include "raw_events.h"
 #include "thread_buffer.h"
+#include "trace_sink.h"
 
 namespace flopspy::interpose {
 
@@ -33,7 +35,8 @@ extern std::atomic<bool> g_recording;
 // This thread's buffer, or nullptr before its first record.
 extern thread_local ThreadBuffer* tls_buffer __attribute__((tls_model("initial-exec")));
 
-// Slow path of Emit: gives the thread a buffer (first record of a thread).
+// Slow path of Emit: gives the thread a buffer (first record of a thread). Returns nullptr, and
+// counts the record as lost, when the thread cannot have one.
 ThreadBuffer* AcquireThreadBuffer();
 
 // Copies a record (trace record or raw event, size from its header) into this thread's buffer.
@@ -77,6 +80,12 @@ class Recorder {
  public:
   // The process's recorder, or nullptr when flopspy is disabled or not yet started.
   static Recorder* Get() { return instance_.load(std::memory_order_acquire); }
+  // The recorder if it is this process's own: a vfork() child shares its parent's memory but is
+  // another process, and must never flush into its parent's trace.
+  static Recorder* OfThisProcess() {
+    Recorder* r = Get();
+    return r != nullptr && r->pid() == static_cast<uint32_t>(getpid()) ? r : nullptr;
+  }
 
   // Library constructor: reads the configuration and prepares output. Idempotent.
   static void Start();
@@ -91,20 +100,34 @@ class Recorder {
   // Thread-safe: queues a metadata block (JSON object text) for the next flush.
   void AddMetadata(std::string json);
 
-  // Flushes and writes the end record. `wait_ms` bounds how long the caller waits for the
-  // flusher; safe to call from a signal handler when `from_signal` is set.
-  void Finish(trace::EndReason reason, int32_t value, int wait_ms, bool from_signal);
+  // How long a caller waits for the flusher: at most `total_ms`, and no longer than `stall_ms`
+  // while the flusher makes no progress (a write stuck on a frozen or hung file system).
+  struct Wait {
+    int stall_ms = 0;
+    int total_ms = 0;
+  };
 
-  // Writes everything buffered now and waits up to `wait_ms` (0: do not wait).
-  void FlushNow(int wait_ms);
+  // Writes everything buffered now and waits as `wait` says ({}: do not wait).
+  void FlushNow(Wait wait);
 
-  // fork() handling, run by pthread_atfork.
-  void BeforeFork();
-  void AfterForkInParent();
+  // Flushes and writes the end record (or removes the file of a process that recorded nothing).
+  // Safe to call from a signal handler when `from_signal` is set.
+  void Finish(trace::EndReason reason, int32_t value, Wait wait, bool from_signal);
+
+  // fork() handling in the child, run by pthread_atfork. The parent takes no lock before fork:
+  // the flusher may be anywhere, even stuck in a write, so the child starts over with fresh
+  // synchronisation objects and, at its first flush, fresh flusher state.
   void AfterForkInChild();
 
-  // Used by AcquireThreadBuffer.
+  // An application thread ended: when no free buffer is left for the next thread, the flusher
+  // drains and recycles this one now rather than a pass later.
+  void OnThreadRetired() {
+    if (free_buffers_.load(std::memory_order_acquire) == 0) sem_post(&wake_);
+  }
+
+  // Used by AcquireThreadBuffer: a buffer for this thread, or nullptr (budget spent, no memory).
   ThreadBuffer* NewBuffer();
+  uint64_t buffers_freed() const { return buffers_freed_.load(std::memory_order_acquire); }
 
   // Monotonic time of the start of this process's trace.
   uint64_t start_ns() const { return start_monotonic_ns_; }
@@ -126,15 +149,25 @@ class Recorder {
 
   void StartFlusherOnce();
   static void* FlusherMain(void* self);
+  void WaitForFlush(uint64_t ticket, Wait wait);
   // Drains every buffer into chunks and writes them. Caller holds flush_mutex_.
   void FlushPass(bool write_end, trace::EndReason reason, int32_t value);
+  void FlushPassBody(bool write_end, trace::EndReason reason, int32_t value);
   void DrainBuffer(ThreadBuffer& buffer);
+  // Retired buffers drained, memory beyond a small pool of free buffers given back.
+  void RecycleBuffers();
   // Queued metadata blocks and warnings into process_chunk_. Caller holds flush_mutex_.
   void AppendPending();
-  void WriteChunk(trace::ChunkBuilder& chunk);
+  // Losses not yet in a LostRecords record (failed writes, threads without a buffer).
+  void AppendLosses();
+  bool WriteChunk(trace::ChunkBuilder& chunk);
+  void KeepLossRecordsOf(const trace::ChunkBuilder& chunk);
   bool HasContent();
   bool EnsureFileOpen();
+  bool EnsureHeader();
   bool SinkWrite(const uint8_t* bytes, size_t size);
+  // In a fork child, at its first flush: what the parent's flusher may have left mid-change.
+  void ResetFlusherState();
   std::string InitialMetadata() const;
   void EmitThreadNames(trace::ChunkBuilder& chunk, ThreadBuffer& buffer);
 
@@ -155,6 +188,13 @@ class Recorder {
   // Registry of every buffer ever handed out (a push-only list).
   std::atomic<ThreadBuffer*> buffers_{nullptr};
   pthread_key_t thread_exit_key_{};
+  // Buffer memory mapped now, and the most flopspy maps (a share of RLIMIT_AS, if one is set).
+  std::atomic<size_t> mapped_bytes_{0};
+  size_t buffer_budget_bytes_ = 0;
+  // Bumped whenever a buffer becomes free: a thread that got none tries again after it changes.
+  std::atomic<uint64_t> buffers_freed_{0};
+  std::atomic<int> free_buffers_{0};  // kFree buffers now (mapped, ready for a new thread)
+  std::atomic<bool> budget_reported_{false};
 
   // Flusher thread and flush requests. Requests are counted; a waiter compares counts.
   std::atomic<bool> flusher_started_{false};
@@ -163,20 +203,26 @@ class Recorder {
   sem_t wake_{};
   std::atomic<uint64_t> flush_requested_{0};
   std::atomic<uint64_t> flush_completed_{0};
+  std::atomic<uint64_t> flush_progress_{0};  // bumped as a pass goes: writes, buffers, CUPTI
+  std::atomic<bool> pass_running_{false};
   std::atomic<int> end_reason_{0};  // 0: none; else trace::EndReason of the pending request
   std::atomic<int32_t> end_value_{0};
 
   // Everything below is touched only with flush_mutex_ held.
   std::mutex flush_mutex_;
-  int fd_ = -1;
+  TraceSink sink_;
   bool file_failed_ = false;
-  std::string path_;
-  uint64_t good_offset_ = 0;
+  bool header_written_ = false;
+  bool reset_flusher_state_ = false;
+  uint64_t write_losses_unreported_ = 0;
+  std::vector<trace::LostRecordsRecord> losses_to_restate_;  // stated in chunks that failed
+  uint64_t no_buffer_losses_reported_ = 0;
   trace::TraceWriter writer_;
   trace::ChunkBuilder thread_chunk_;
   trace::ChunkBuilder process_chunk_;
   Encoder encoder_;
   uint64_t records_lost_ = 0;
+  uint64_t records_in_file_ = 0;
   bool metadata_written_ = false;
 
   std::atomic<ActivitySource*> activity_source_{nullptr};

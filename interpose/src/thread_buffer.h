@@ -15,11 +15,12 @@ namespace flopspy::interpose {
 class ThreadBuffer {
  public:
   enum class State : uint32_t {
-    kActive = 0,    // owned by a live thread
-    kRetired = 1,   // its thread exited; the flusher drains what is left
-    kFree = 2,      // drained, may be handed to a new thread
-    kOrphaned = 3,  // inherited across fork() from a thread that does not exist in this process
-    kClaiming = 4,  // being handed to a thread; the flusher leaves it alone
+    kActive = 0,     // owned by a live thread
+    kRetired = 1,    // its thread exited; the flusher drains what is left
+    kFree = 2,       // drained, may be handed to a new thread
+    kClaiming = 4,   // being handed to a thread; the flusher leaves it alone
+    kUnmapped = 5,   // its memory was given back; a new thread may map it again
+    kUnmapping = 6,  // the flusher is giving its memory back
   };
 
   // `capacity` must be a power of two and at least 4 KiB; `memory` must hold that many bytes.
@@ -78,20 +79,46 @@ class ThreadBuffer {
   // Throws away everything written (used in a fork child for the parent's records).
   void Discard() { tail_.store(head_.load(std::memory_order_acquire), std::memory_order_release); }
 
+  // Gives the ring new memory of the same capacity (a buffer whose memory was unmapped, handed
+  // to a new thread), empty and with no drops. Only while no thread writes and no flusher reads.
+  void Attach(uint8_t* memory) {
+    data_ = memory;
+    head_.store(0, std::memory_order_relaxed);
+    tail_.store(0, std::memory_order_relaxed);
+    cached_tail_ = 0;
+    dropped_.store(0, std::memory_order_relaxed);
+    reported_drops = 0;
+    thread_named = false;
+  }
+  // Takes the memory away (to unmap it); the buffer must be empty and unowned.
+  uint8_t* Detach() {
+    uint8_t* memory = data_;
+    data_ = nullptr;
+    return memory;
+  }
+  // Forgets everything, as after fork() in the child: what it held was the parent's.
+  void ResetAfterFork() {
+    Discard();
+    reported_drops = dropped();
+    thread_named = false;
+  }
+
   uint64_t dropped() const { return dropped_.load(std::memory_order_relaxed); }
   bool empty() const {
     return head_.load(std::memory_order_acquire) == tail_.load(std::memory_order_relaxed);
   }
   size_t capacity() const { return capacity_; }
+  bool has_memory() const { return data_ != nullptr; }
 
   uint32_t thread_id() const { return thread_id_.load(std::memory_order_relaxed); }
   void set_thread_id(uint32_t tid) { thread_id_.store(tid, std::memory_order_relaxed); }
 
   State state() const { return state_.load(std::memory_order_acquire); }
   void set_state(State s) { state_.store(s, std::memory_order_release); }
-  bool TryClaim() {  // kFree -> kClaiming, for reuse by a new thread (then set kActive)
-    State expected = State::kFree;
-    return state_.compare_exchange_strong(expected, State::kClaiming, std::memory_order_acq_rel);
+  // `from` -> `to` if the state is `from` (kFree -> kClaiming for reuse by a new thread, then
+  // kActive; kFree -> kUnmapping by the flusher; kUnmapped -> kClaiming to map it again).
+  bool TryMove(State from, State to) {
+    return state_.compare_exchange_strong(from, to, std::memory_order_acq_rel);
   }
 
   // Drops counted but not yet reported in a LostRecords record (flusher bookkeeping).
@@ -108,7 +135,7 @@ class ThreadBuffer {
   alignas(64) std::atomic<uint64_t> dropped_{0};
   std::atomic<uint32_t> thread_id_{0};
   std::atomic<State> state_{State::kActive};
-  uint8_t* data_;
+  uint8_t* data_;  // nullptr while kUnmapped
   size_t capacity_;
   size_t mask_;
 };

@@ -7,6 +7,8 @@
 #include <cerrno>
 #include <cstring>
 
+#include "flopspy/platform/safe_file.h"
+
 namespace flopspy::interpose {
 
 std::string TraceFileName(const TraceFileIdentity& id, int attempt) {
@@ -25,14 +27,9 @@ std::string TraceFileName(const TraceFileIdentity& id, int attempt) {
 }
 
 bool PrepareOutputFolder(const std::string& dir, std::string* error) {
-  // mkdir -p, one component at a time.
-  for (size_t pos = 1; pos <= dir.size(); ++pos) {
-    if (pos != dir.size() && dir[pos] != '/') continue;
-    const std::string prefix = dir.substr(0, pos);
-    if (mkdir(prefix.c_str(), 0755) != 0 && errno != EEXIST) {
-      *error = "cannot create " + prefix + ": " + std::strerror(errno);
-      return false;
-    }
+  // mkdir -p: the folders above a file in `dir`.
+  if (!platform::PrepareFolderFor(dir + "/", platform::Destination::kUserNamed, error)) {
+    return false;
   }
   struct stat st {};
   if (stat(dir.c_str(), &st) != 0) {
@@ -54,7 +51,7 @@ int CreateTraceFile(const std::string& dir, const TraceFileIdentity& id, std::st
                     std::string* error) {
   for (int attempt = 0; attempt < 100; ++attempt) {
     *path = dir + "/" + TraceFileName(id, attempt);
-    const int fd = open(path->c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    const int fd = platform::CreateExclusive(AT_FDCWD, *path, platform::kPrivateFileMode);
     if (fd >= 0) return fd;
     if (errno != EEXIST) {
       *error = "cannot create " + *path + ": " + std::strerror(errno);

@@ -55,6 +55,15 @@ ChildResult RunChild(const std::vector<std::string>& argv, const ChildOptions& o
   if (pid == 0) {
     dup2(out_pipe[1], STDOUT_FILENO);
     dup2(err_pipe[1], STDERR_FILENO);
+    if (options.stderr_broken_pipe) {
+      int broken[2];
+      if (pipe(broken) != 0) _exit(126);
+      close(broken[0]);
+      dup2(broken[1], STDERR_FILENO);
+      close(broken[1]);
+      signal(SIGPIPE, SIG_DFL);
+    }
+    if (!options.cwd.empty() && chdir(options.cwd.c_str()) != 0) _exit(126);
     execve(args[0], args.data(), envp.data());
     _exit(127);
   }

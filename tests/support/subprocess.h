@@ -26,6 +26,10 @@ struct ChildOptions {
   std::map<std::string, std::string> env;  // added to (or replacing in) this process's environment
   std::vector<std::string> unset;          // removed from the environment
   std::chrono::milliseconds timeout{60000};
+  std::string cwd;  // the child's working folder; empty: this process's
+  // The child's stderr is a pipe whose reader is gone, and SIGPIPE has its default action (a
+  // vanished log collector): whatever it writes there raises SIGPIPE. `err` stays empty.
+  bool stderr_broken_pipe = false;
   // Called repeatedly (every 10 ms) while the child runs, with its pid; return true once done.
   std::function<bool(pid_t)> while_running;
 };

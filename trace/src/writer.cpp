@@ -27,8 +27,8 @@ FileHeader MakeFileHeader(const FileIdentity& identity) {
   return header;
 }
 
-ChunkBuilder::ChunkBuilder(size_t capacity_bytes)
-    : capacity_(std::min<size_t>(capacity_bytes, kMaxChunkPayload)) {
+ChunkBuilder::ChunkBuilder(size_t capacity_bytes, std::pmr::memory_resource* memory)
+    : buffer_(memory), capacity_(std::min<size_t>(capacity_bytes, kMaxChunkPayload)) {
   buffer_.reserve(sizeof(ChunkHeader) + capacity_);
   Reset(ChunkSource::kProcess, 0);
 }

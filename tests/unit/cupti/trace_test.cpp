@@ -52,7 +52,9 @@ interpose::CuptiEnvironment RealCuptiWithFakeDriver() {
 }
 
 int FinishTrace() {
-  interpose::Recorder::Get()->Finish(trace::EndReason::kExit, 0, 5000, /*from_signal=*/false);
+  interpose::Recorder::Get()->Finish(trace::EndReason::kExit, 0,
+                                     {.stall_ms = 5000, .total_ms = 5000},
+                                     /*from_signal=*/false);
   return 0;
 }
 

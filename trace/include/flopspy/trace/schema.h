@@ -558,8 +558,9 @@ static_assert(sizeof(RegionRecord) == 24);
 enum class LossSource : uint16_t {
   kThreadBuffer = 1,  // an application thread's buffer was full
   kCuptiBuffer = 2,   // CUPTI dropped activity records
-  kWriteFailed = 3,   // chunks that could not be written
+  kWriteFailed = 3,   // chunks that could not be written (reported once writing works again)
   kCounterSamples = 4,
+  kNoBuffer = 5,  // threads that got no buffer: flopspy's address-space budget was spent
 };
 
 struct LostRecordsRecord {

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory_resource>
 #include <span>
 #include <string_view>
 #include <vector>
@@ -32,7 +33,9 @@ FileHeader MakeFileHeader(const FileIdentity& identity);
 // never allocates; Append returns false when the chunk is full and the caller finishes it first.
 class ChunkBuilder {
  public:
-  explicit ChunkBuilder(size_t capacity_bytes = 1u << 20);
+  // `memory`: where the buffer comes from (the recorder's is wiped on fork).
+  explicit ChunkBuilder(size_t capacity_bytes = 1u << 20,
+                        std::pmr::memory_resource* memory = std::pmr::get_default_resource());
 
   void Reset(ChunkSource source, uint32_t thread_id);
 
@@ -53,6 +56,10 @@ class ChunkBuilder {
   bool empty() const { return record_count_ == 0; }
   uint32_t record_count() const { return record_count_; }
   size_t payload_size() const { return buffer_.size() - sizeof(ChunkHeader); }
+  // The records appended so far, one after another, each starting with its RecordHeader.
+  std::span<const uint8_t> payload() const {
+    return {buffer_.data() + sizeof(ChunkHeader), payload_size()};
+  }
   ChunkSource source() const { return source_; }
   uint32_t thread_id() const { return thread_id_; }
 
@@ -62,7 +69,7 @@ class ChunkBuilder {
  private:
   bool AppendWithTail(const void* fixed, size_t fixed_size, std::string_view tail);
 
-  std::vector<uint8_t> buffer_;
+  std::pmr::vector<uint8_t> buffer_;
   size_t capacity_;
   uint32_t record_count_ = 0;
   ChunkSource source_ = ChunkSource::kProcess;
