@@ -39,6 +39,11 @@ bool CompositeBackend::Read(uint64_t now_ns, bool fast, Snapshot* out) {
   return core_ok || mem_ok;
 }
 
+std::string CompositeBackend::LostReason() const {
+  std::string why = core_->LostReason();
+  return why.empty() ? memory_->LostReason() : why;
+}
+
 bool CompositeBackend::ReopenInChild(std::string* why) {
   const bool core_ok = core_->ReopenInChild(why);
   std::string mem_why;
@@ -91,6 +96,7 @@ OpenedBackend OpenBackend(const SamplerConfig& config, const BackendDeps& deps) 
     if (!data) {
       caps.cpu = "unknown";
       AllUnavailable(&caps, error);
+      caps.failure = error;
       return out;
     }
     caps = data->capabilities;

@@ -1,16 +1,9 @@
 // The ceilings file: JSON keyed by CPU model, ~/.cache/flopspy/ceilings-cpu-<key>.json.
-#include <stdio.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
-#include <cerrno>
 #include <cstdlib>
-#include <cstring>
-#include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
 
 #include "flopspy/cpu_roofline/ceilings.h"
+#include "flopspy/platform/safe_file.h"
 
 namespace flopspy::cpuroof {
 
@@ -195,46 +188,16 @@ std::string CeilingsPathForKey(const std::string& cpu_key) {
   return dir + "/flopspy/ceilings-cpu-" + cpu_key + ".json";
 }
 
-bool SaveCeilings(const CpuCeilings& ceilings, const std::string& path, std::string* error) {
-  // mkdir -p of the parent folders.
-  for (size_t pos = path.find('/', 1); pos != std::string::npos; pos = path.find('/', pos + 1)) {
-    const std::string dir = path.substr(0, pos);
-    if (mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST) {
-      *error = "cannot create " + dir + ": " + std::strerror(errno);
-      return false;
-    }
-  }
-  // Written beside and renamed: a reader never sees half a file.
-  const std::string tmp = path + ".tmp." + std::to_string(getpid());
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) {
-      *error = "cannot write " + tmp + ": " + std::strerror(errno);
-      return false;
-    }
-    out << CeilingsToJson(ceilings) << "\n";
-    if (!out.flush()) {
-      *error = "cannot write " + tmp;
-      return false;
-    }
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    *error = "cannot rename " + tmp + " to " + path + ": " + std::strerror(errno);
-    std::remove(tmp.c_str());
-    return false;
-  }
-  return true;
+bool SaveCeilings(const CpuCeilings& ceilings, const std::string& path, std::string* error,
+                  platform::Destination destination) {
+  return platform::SaveFile(path, CeilingsToJson(ceilings) + "\n", destination, error);
 }
 
 std::optional<CpuCeilings> LoadCeilings(const std::string& path, std::string* error) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    *error = "cannot read " + path;
+  std::string text;
+  if (!platform::ReadRegularFile(path, platform::kMaxSettingsFileBytes, &text, error))
     return std::nullopt;
-  }
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  auto c = CeilingsFromJson(ss.str(), error);
+  auto c = CeilingsFromJson(text, error);
   if (!c) *error = path + ": " + *error;
   return c;
 }

@@ -53,6 +53,11 @@ std::string_view DirectionName(Direction d) {
 std::vector<std::string> Capabilities::Lines() const {
   std::vector<std::string> lines;
   if (backend == "off") return lines;
+  if (!failure.empty()) {
+    lines.push_back("flopspy: CPU roofline (" + backend + ") unavailable: " + failure +
+                    "; no CPU roofline for this process");
+    return lines;
+  }
   auto yes = [](const QuantityStatus& s) { return s.available ? "yes" : "no"; };
   lines.push_back("flopspy: CPU roofline (" + backend + ", " + cpu + "): time " + yes(time) +
                   ", cycles " + yes(cycles) + ", FLOPs " + yes(work) + ", memory traffic " +
@@ -95,6 +100,7 @@ std::string Capabilities::ToJson() const {
   j["valid"] = ValidNameList(valid_mask);
   if (perf_event_paranoid != -100) j["perf_event_paranoid"] = perf_event_paranoid;
   j["notes"] = notes;
+  if (!failure.empty()) j["failure"] = failure;
   return j.dump();
 }
 

@@ -7,14 +7,17 @@
 #include <poll.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "flopspy/platform/owned_fd.h"
+#include "flopspy/platform/safe_file.h"
 #include "flopspy/trace/schema.h"
 #include "text_util.h"
 
@@ -429,8 +432,11 @@ PcmCsvBackend::PcmCsvBackend(std::string path) : path_(std::move(path)) {
 
 std::unique_ptr<PcmCsvBackend> PcmCsvBackend::Open(const std::string& path, std::string* why) {
   std::unique_ptr<PcmCsvBackend> b(new PcmCsvBackend(path));
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
+  if (std::string not_file = platform::NotARegularFile(path); !not_file.empty()) {
+    *why = "pcm-memory CSV: " + not_file;
+    return nullptr;
+  }
+  if (access(path.c_str(), R_OK) != 0) {
     *why = "cannot read pcm-memory CSV '" + path + "' (run e.g. sudo pcm-memory 0.1 -csv=" + path +
            " -silent -nc)";
     return nullptr;
@@ -447,16 +453,29 @@ std::unique_ptr<PcmCsvBackend> PcmCsvBackend::Open(const std::string& path, std:
 }
 
 bool PcmCsvBackend::Poll() {
-  std::ifstream in(path_, std::ios::binary);
-  if (!in) return false;
-  in.seekg(0, std::ios::end);
-  const auto size = static_cast<uint64_t>(in.tellg());
+  // pcm-memory appends to a regular file; a FIFO or device put in its place is never opened (it
+  // would block the sampler or never end), and one poll reads a bounded part of what is new.
+  constexpr uint64_t kMaxPollBytes = uint64_t{64} << 20;
+  platform::OwnedFd fd = platform::OwnedFd::Adopt(platform::OpenRegularForReading(path_, nullptr));
+  if (!fd.valid()) return false;
+  struct stat st {};
+  if (fstat(fd.get(), &st) != 0) {
+    fd.CloseIfOurs();
+    return false;
+  }
+  const auto size = static_cast<uint64_t>(st.st_size);
   if (size < offset_) offset_ = 0;  // truncated and rewritten
-  if (size == offset_) return true;
-  in.seekg(static_cast<std::streamoff>(offset_));
-  std::string chunk(size - offset_, '\0');
-  in.read(chunk.data(), static_cast<std::streamsize>(chunk.size()));
-  chunk.resize(static_cast<size_t>(in.gcount()));
+  std::string chunk(std::min(size - offset_, kMaxPollBytes), '\0');
+  size_t got = 0;
+  while (got < chunk.size() && fd.StillOurs()) {
+    const ssize_t n =
+        pread(fd.get(), chunk.data() + got, chunk.size() - got, static_cast<off_t>(offset_ + got));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    got += static_cast<size_t>(n);
+  }
+  fd.CloseIfOurs();
+  chunk.resize(got);
   offset_ += chunk.size();
   parser_.Feed(chunk);
   for (const PcmMemoryRow& row : parser_.TakeRows()) integrator_.Add(row);

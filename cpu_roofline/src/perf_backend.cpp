@@ -12,15 +12,23 @@
 #include <map>
 #include <set>
 
+#include "flopspy/platform/owned_fd.h"
 #include "flopspy/trace/schema.h"
 
 namespace flopspy::cpuroof {
 
 PerfSyscalls RealPerfSyscalls() {
   PerfSyscalls s;
-  s.open = [](perf_event_attr* attr, pid_t pid, int cpu, int group_fd, unsigned long flags) {
+  s.open = [](perf_event_attr* attr, pid_t pid, int cpu, int group_fd, unsigned long flags,
+              int* error) {
     const long fd = syscall(SYS_perf_event_open, attr, pid, cpu, group_fd, flags);
-    return fd < 0 ? -errno : static_cast<int>(fd);
+    if (fd < 0) {
+      *error = errno;
+      return platform::OwnedFd();
+    }
+    platform::OwnedFd owned = platform::OwnedFd::Adopt(static_cast<int>(fd));
+    *error = owned.valid() ? 0 : errno;
+    return owned;
   };
   s.read = [](int fd, void* buf, size_t size) -> long {
     const ssize_t n = ::read(fd, buf, size);
@@ -223,7 +231,8 @@ void PerfEventBackend::OpenAll() {
     for (const PlannedEvent* e : events) {
       const bool leader = group.members.empty() || !group_read;
       perf_event_attr attr;
-      int fd = -EINVAL;
+      platform::OwnedFd fd;
+      int error = EINVAL;
       // Kernels before 5.13 reject inherit_thread/remove_on_exec; some reject group reads of
       // inherited counters. On EINVAL a leader tries the other combinations, in this order.
       const bool inherited = cpu < 0 && options_.inherit;
@@ -235,21 +244,21 @@ void PerfEventBackend::OpenAll() {
       }
       for (const auto& [thread, grouped] : modes) {
         FillAttr(*e, leader, grouped, options_.inherit, thread, &attr);
-        const int group_fd = leader ? -1 : group.members.front().fd;
-        fd = sys_.open(&attr, pid, cpu, group_fd, PERF_FLAG_FD_CLOEXEC);
-        if (fd >= 0) {
+        const int group_fd = leader ? -1 : group.members.front().fd.get();
+        fd = sys_.open(&attr, pid, cpu, group_fd, PERF_FLAG_FD_CLOEXEC, &error);
+        if (fd.valid()) {
           thread_inherit_ = thread_inherit_ && (thread || !inherited);
           group_read = grouped;
           break;
         }
-        if (fd != -EINVAL) break;
+        if (error != EINVAL) break;
       }
-      if (fd < 0) {
-        failed.emplace_back(e, -fd);
+      if (!fd.valid()) {
+        failed.emplace_back(e, error);
         continue;
       }
       uint64_t id = 0;
-      if (sys_.ioctl(fd, PERF_EVENT_IOC_ID, &id) < 0) id = 0;
+      if (sys_.ioctl(fd.get(), PERF_EVENT_IOC_ID, &id) < 0) id = 0;
       Member m{fd, id, channels_.size()};
       channels_.push_back(ChannelFor(*e));
       statuses_.push_back(EventOpenStatus{*e, 0, ""});
@@ -283,28 +292,55 @@ void PerfEventBackend::OpenAll() {
     c.counted = complete[{c.quantity, sub}];
   }
   for (const Group& g : groups_) {
-    sys_.ioctl(g.members.front().fd, PERF_EVENT_IOC_RESET, nullptr);
-    sys_.ioctl(g.members.front().fd, PERF_EVENT_IOC_ENABLE, nullptr);
+    sys_.ioctl(g.members.front().fd.get(), PERF_EVENT_IOC_RESET, nullptr);
+    sys_.ioctl(g.members.front().fd.get(), PERF_EVENT_IOC_ENABLE, nullptr);
   }
+  lost_.store(false);
+}
+
+bool PerfEventBackend::StillOurs(const Member& m) const {
+  if (!m.fd.StillOurs()) return false;
+  if (m.id == 0) return true;
+  // Only an anonymous-inode file (eventfd, epoll, another perf event...) gets this far, and
+  // none of those answers this ioctl but a perf event.
+  uint64_t id = 0;
+  return sys_.ioctl(m.fd.get(), PERF_EVENT_IOC_ID, &id) >= 0 && id == m.id;
 }
 
 void PerfEventBackend::CloseAll(bool disable) {
   // In a forked child the fds still name the parent's counters: never disable those, even when
   // the child destroys the backend without having reopened it.
   if (getpid() != owner_pid_) disable = false;
-  for (const Group& g : groups_) {
-    if (disable) sys_.ioctl(g.members.front().fd, PERF_EVENT_IOC_DISABLE, nullptr);
-    for (auto it = g.members.rbegin(); it != g.members.rend(); ++it) sys_.close(it->fd);
+  for (Group& g : groups_) {
+    if (disable && StillOurs(g.members.front())) {
+      sys_.ioctl(g.members.front().fd.get(), PERF_EVENT_IOC_DISABLE, nullptr);
+    }
+    // A number the program closed or reused is its own now: forgotten, never closed.
+    for (auto it = g.members.rbegin(); it != g.members.rend(); ++it) {
+      if (StillOurs(*it)) sys_.close(it->fd.get());
+      it->fd.Forget();
+    }
   }
   groups_.clear();
 }
 
-bool PerfEventBackend::ReadGroup(const Group& g, std::vector<ChannelValue>* values) const {
+std::string PerfEventBackend::LostReason() const {
+  if (!lost_.load(std::memory_order_relaxed)) return {};
+  return "the program closed or replaced the descriptors of the CPU counters (close_range, "
+         "dup2...); flopspy leaves those numbers alone and stops sampling the CPU";
+}
+
+bool PerfEventBackend::ReadGroup(const Group& g, std::vector<ChannelValue>* values,
+                                 bool* gone) const {
   uint64_t buf[3 + 2 * 64];
   if (g.group_read) {
     const size_t n = g.members.size();
     if (n > 64) return false;
-    const long got = sys_.read(g.members.front().fd, buf, (3 + 2 * n) * sizeof(uint64_t));
+    if (!StillOurs(g.members.front())) {
+      *gone = true;
+      return false;
+    }
+    const long got = sys_.read(g.members.front().fd.get(), buf, (3 + 2 * n) * sizeof(uint64_t));
     if (got < static_cast<long>(3 * sizeof(uint64_t))) return false;
     const uint64_t nr = buf[0];
     if (nr > n || got < static_cast<long>((3 + 2 * nr) * sizeof(uint64_t))) return false;
@@ -324,7 +360,11 @@ bool PerfEventBackend::ReadGroup(const Group& g, std::vector<ChannelValue>* valu
   }
   bool ok = true;
   for (const Member& m : g.members) {
-    const long got = sys_.read(m.fd, buf, 4 * sizeof(uint64_t));
+    if (!StillOurs(m)) {
+      *gone = true;
+      return false;
+    }
+    const long got = sys_.read(m.fd.get(), buf, 4 * sizeof(uint64_t));
     if (got < static_cast<long>(3 * sizeof(uint64_t))) {
       ok = false;
       continue;
@@ -337,9 +377,15 @@ bool PerfEventBackend::ReadGroup(const Group& g, std::vector<ChannelValue>* valu
 bool PerfEventBackend::Read(uint64_t now_ns, bool /*fast*/, Snapshot* out) {
   out->t_ns = now_ns;
   out->values.assign(channels_.size(), ChannelValue{0, 0, 0, false});
+  if (lost_.load(std::memory_order_relaxed)) return false;
   bool any = false;
   for (const Group& g : groups_) {
-    if (ReadGroup(g, &out->values)) any = true;
+    bool gone = false;
+    if (ReadGroup(g, &out->values, &gone)) any = true;
+    if (gone) {
+      lost_.store(true, std::memory_order_relaxed);
+      return false;
+    }
   }
   return any || channels_.empty();
 }

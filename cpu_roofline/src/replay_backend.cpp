@@ -1,11 +1,10 @@
 #include "flopspy/cpu_roofline/replay_backend.h"
 
 #include <algorithm>
-#include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
 
 #include "flopspy/cpu_roofline/roofline_method.h"
+#include "flopspy/platform/safe_file.h"
 #include "flopspy/trace/schema.h"
 #include "text_util.h"
 
@@ -257,14 +256,14 @@ std::string ReplayEntryLine(const Snapshot& snapshot, std::string_view begin_reg
 }
 
 std::optional<ReplayData> LoadReplay(const std::string& path, std::string* error) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    *error = "cannot read replay file '" + path + "'";
+  // Read before main: a FIFO would block the program and /dev/zero never ends, so only a
+  // regular file of bounded size is read.
+  std::string text, why;
+  if (!platform::ReadRegularFile(path, kMaxReplayBytes, &text, &why)) {
+    *error = "replay file: " + why;
     return std::nullopt;
   }
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  auto d = ParseReplay(ss.str(), error);
+  auto d = ParseReplay(text, error);
   if (!d) *error = path + ": " + *error;
   return d;
 }

@@ -1,15 +1,19 @@
 #include "flopspy/cpu_roofline/sampler.h"
 
+#include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
-#include <cstdio>
+#include <cstring>
 #include <new>
 #include <nlohmann/json.hpp>
+
+#include "flopspy/platform/safe_file.h"
 
 namespace flopspy::cpuroof {
 
@@ -46,6 +50,7 @@ Sampler::Sampler(const SamplerConfig& config, Callback callback, Options options
     : config_(config),
       callback_(std::move(callback)),
       clock_(options.clock ? options.clock : std::function<uint64_t()>(MonotonicNowNs)),
+      warn_(std::move(options.warn)),
       want_thread_(options.start_thread) {
   method_.min_trusted_ns = config.min_trusted_ns;
   if (options.backend) {
@@ -66,22 +71,67 @@ Sampler::Sampler(const SamplerConfig& config, Callback callback, Options options
   if (!config.record_path.empty()) OpenRecording();
 }
 
+void Sampler::Warn(const std::string& line) {
+  if (!warn_) return;
+  try {
+    warn_(line);
+  } catch (...) {
+    problems_.fetch_add(1, std::memory_order_relaxed);
+  }
+}
+
+void Sampler::CheckLost() {
+  const std::string why = backend_->LostReason();
+  if (why.empty()) return;
+  active_.store(false);
+  if (!lost_reported_.exchange(true)) Warn(why);
+}
+
 void Sampler::OpenRecording() {
   std::string path = config_.record_path;
-  if (size_t p = path.find("%p"); p != std::string::npos) {
-    path.replace(p, 2, std::to_string(getpid()));
+  const bool per_process = path.find("%p") != std::string::npos;
+  if (per_process) path.replace(path.find("%p"), 2, std::to_string(getpid()));
+  // Never through a link and never over a file: a name already there may be a planted link.
+  int fd = platform::CreateExclusive(AT_FDCWD, path, platform::kPrivateFileMode);
+  std::string moved;
+  if (fd < 0 && errno == EEXIST && !per_process) {
+    // Without %p every process of a run (an exec'd image) and every later run share the name:
+    // the first keeps it, the others record beside it.
+    const std::string beside = path + "." + std::to_string(getpid());
+    fd = platform::CreateExclusive(AT_FDCWD, beside, platform::kPrivateFileMode);
+    if (fd >= 0) {
+      moved = "FLOPSPY_CPU_RECORD file " + path +
+              " already exists (never overwritten or followed); recording to " + beside;
+      path = beside;
+    } else if (errno == EEXIST) {
+      path += " (and " + beside + ")";
+    }
   }
-  FILE* f = std::fopen(path.c_str(), "we");
-  if (!f) {
-    caps_.notes.push_back("cannot write FLOPSPY_CPU_RECORD file " + path);
+  const int open_errno = errno;
+  platform::OwnedFd owned = platform::OwnedFd::Adopt(fd);
+  if (!owned.valid()) {
+    Warn(open_errno == EEXIST
+             ? "FLOPSPY_CPU_RECORD file " + path +
+                   " already exists (never overwritten or followed); no recording is written"
+             : "cannot create FLOPSPY_CPU_RECORD file " + path + ": " + std::strerror(open_errno) +
+                   "; no recording is written");
     return;
   }
-  const std::string header =
-      ReplayHeaderLine(backend_->channels(), caps_, "recorded by flopspy from " + caps_.backend);
-  std::fprintf(f, "%s\n%s\n", header.c_str(), ReplayEntryLine(run_start_).c_str());
-  std::fflush(f);
-  std::lock_guard<std::mutex> lock(record_mu_);
-  record_file_ = f;
+  const std::string text =
+      ReplayHeaderLine(backend_->channels(), caps_, "recorded by flopspy from " + caps_.backend) +
+      "\n" + ReplayEntryLine(run_start_) + "\n";
+  if (!platform::WriteAll(owned.get(), text.data(), text.size())) {
+    Warn("cannot write FLOPSPY_CPU_RECORD file " + path + ": " + std::strerror(errno) +
+         "; no recording is written");
+    owned.CloseIfOurs();
+    return;
+  }
+  {
+    std::lock_guard<std::mutex> lock(record_mu_);
+    record_fd_ = owned;
+    record_name_ = path;
+  }
+  if (!moved.empty()) Warn(moved);
 }
 
 void Sampler::RecordLocked(const Snapshot& s, std::string_view begin, std::string_view end) {
@@ -99,14 +149,25 @@ void Sampler::FlushRecording(bool close) {
     std::lock_guard<std::mutex> lock(mu_);
     lines.swap(record_pending_);
   }
-  std::lock_guard<std::mutex> lock(record_mu_);
-  if (!record_file_) return;
-  for (const std::string& l : lines) std::fprintf(record_file_, "%s\n", l.c_str());
-  std::fflush(record_file_);
-  if (close) {
-    std::fclose(record_file_);
-    record_file_ = nullptr;
+  std::string warning;
+  {
+    std::lock_guard<std::mutex> lock(record_mu_);
+    if (!record_fd_.valid()) return;
+    std::string text;
+    for (const std::string& l : lines) text += l + "\n";
+    if (!record_fd_.StillOurs()) {
+      warning = "the program closed or replaced the descriptor of FLOPSPY_CPU_RECORD file " +
+                record_name_ + "; the recording ends here (what that number is now is left alone)";
+      record_fd_.Forget();
+    } else if (!text.empty() && !platform::WriteAll(record_fd_.get(), text.data(), text.size())) {
+      warning = "cannot write FLOPSPY_CPU_RECORD file " + record_name_ + ": " +
+                std::strerror(errno) + "; the recording ends here";
+      record_fd_.CloseIfOurs();
+    } else if (close) {
+      record_fd_.CloseIfOurs();
+    }
   }
+  if (!warning.empty()) Warn(warning);
 }
 
 Sampler::~Sampler() {
@@ -138,6 +199,7 @@ std::string Sampler::MetadataJson() const {
 bool Sampler::ReadNow(uint64_t now_ns, bool fast, Snapshot* out) {
   if (!backend_->Read(now_ns, fast, out)) {
     problems_.fetch_add(1, std::memory_order_relaxed);
+    CheckLost();
     return false;
   }
   return true;
@@ -288,8 +350,12 @@ void Sampler::Stop(uint64_t now_ns) {
     if (thread_ && thread_->joinable()) thread_->join();
     thread_.reset();
     if (!active()) {
-      std::lock_guard<std::mutex> lock(mu_);
-      stopped_ = true;
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        stopped_ = true;
+      }
+      // Stopped early (descriptors taken): what was queued is written, if the file is ours.
+      if (!config_.record_path.empty()) FlushRecording(true);
       return;
     }
     if (now_ns == 0) now_ns = Now();
@@ -345,31 +411,25 @@ void Sampler::ThreadMain() {
   }
 }
 
-void Sampler::BeforeFork() {
-  mu_.lock();
-}
-
-void Sampler::AfterForkInParent() {
-  mu_.unlock();
-}
-
 void Sampler::AfterForkInChild(uint64_t now_ns) {
-  // Only the forking thread exists here; the lock may be held (by BeforeFork, or by a thread
-  // that is gone). Start from fresh synchronisation objects.
+  // Only the forking thread exists here; a lock may be held, and a container half-changed, by a
+  // thread that is gone. Start from fresh objects; the old ones are leaked, never read.
   new (&mu_) std::mutex();
   new (&cv_) std::condition_variable();
   new (&record_mu_) std::mutex();
-  // The parent's recording stays the parent's: the child neither writes nor closes it.
-  record_file_ = nullptr;
-  record_pending_.clear();
+  new (&open_regions_) decltype(open_regions_)();
+  new (&copies_) decltype(copies_)();
+  new (&record_pending_) decltype(record_pending_)();
+  // The parent's recording stays the parent's: the child never writes it, and closes its own
+  // copy of the descriptor only while that is still ours.
+  record_fd_.CloseIfOurs();
   config_.record_path.clear();
   (void)thread_.release();  // the parent's thread does not exist in the child: never join it
   try {
-    open_regions_.clear();
-    copies_.clear();
     any_copy_ = false;
     stop_requested_ = false;
-    if (stopped_ || !backend_) return;
+    // A sampler the parent stopped (its descriptors taken) stays stopped.
+    if (stopped_ || !backend_ || !active()) return;
     std::string why;
     if (!backend_->ReopenInChild(&why) || backend_->channels().empty()) {
       active_.store(false);

@@ -1,11 +1,40 @@
 #include "flopspy/cpu_roofline/sampler_config.h"
 
+#include <charconv>
 #include <cmath>
 #include <cstdlib>
 
 #include "text_util.h"
 
 namespace flopspy::cpuroof {
+namespace {
+
+bool AllDigits(std::string_view s) {
+  return !s.empty() && s.find_first_not_of("0123456789") == std::string_view::npos;
+}
+
+// The whole value in plain decimal digits, as the recorder's own integers are read.
+std::optional<uint64_t> StrictUint(std::string_view s) {
+  if (!AllDigits(s)) return std::nullopt;
+  uint64_t v = 0;
+  const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || end != s.data() + s.size()) return std::nullopt;
+  return v;
+}
+
+// Digits with an optional ".digits": no sign, spaces, exponent, hexadecimal, inf or nan.
+std::optional<double> StrictDecimal(std::string_view s) {
+  const size_t dot = s.find('.');
+  if (!AllDigits(s.substr(0, dot))) return std::nullopt;
+  if (dot != std::string_view::npos && !AllDigits(s.substr(dot + 1))) return std::nullopt;
+  double v = 0;
+  const auto [end, ec] =
+      std::from_chars(s.data(), s.data() + s.size(), v, std::chars_format::fixed);
+  if (ec != std::errc() || end != s.data() + s.size()) return std::nullopt;
+  return v;
+}
+
+}  // namespace
 
 std::string_view BackendModeName(BackendMode mode) {
   switch (mode) {
@@ -29,10 +58,12 @@ ParsedSamplerConfig ParseSamplerConfig(
     const std::function<std::optional<std::string>(std::string_view)>& lookup) {
   ParsedSamplerConfig out;
   SamplerConfig& c = out.config;
+  // The recorder's wording (interpose/src/config.cpp), so every bad FLOPSPY_* value reads alike.
   auto warn = [&](std::string_view var, std::string_view value, std::string_view expected,
                   std::string_view fallback) {
-    out.warnings.push_back(std::string(var) + "='" + std::string(value) + "' is not " +
-                           std::string(expected) + "; using " + std::string(fallback));
+    out.warnings.push_back(std::string(var) + "=\"" + std::string(value) +
+                           "\" is not valid (expected " + std::string(expected) + "); using " +
+                           std::string(fallback));
   };
 
   if (auto v = lookup("FLOPSPY_CPU_ROOFLINE")) {
@@ -54,9 +85,10 @@ ParsedSamplerConfig ParseSamplerConfig(
       c.mode = BackendMode::kReplay;
       c.replay_path = std::string(s.substr(7));
     } else {
-      warn("FLOPSPY_CPU_ROOFLINE", s, "off, auto, perf, pcm-http, pcm-csv[:FILE] or replay:FILE",
+      warn("FLOPSPY_CPU_ROOFLINE", *v, "off, auto, perf, pcm-http, pcm-csv[:FILE] or replay:FILE",
            "auto");
     }
+    c.mode_explicit = c.mode != BackendMode::kAuto && c.mode != BackendMode::kOff;
   }
 
   auto interval = lookup("FLOPSPY_CPU_INTERVAL_MS");
@@ -65,11 +97,11 @@ ParsedSamplerConfig ParseSamplerConfig(
     if ((interval = lookup("FLOPSPY_CPU_SAMPLE_MS"))) interval_var = "FLOPSPY_CPU_SAMPLE_MS";
   }
   if (interval) {
-    auto v = ParseUint(*interval);
+    auto v = StrictUint(*interval);
     if (v && *v >= 10 && *v <= 60000) {
       c.interval_ms = static_cast<uint32_t>(*v);
     } else {
-      warn(interval_var, *interval, "a whole number of milliseconds in 10..60000", "100");
+      warn(interval_var, *interval, "a whole number of milliseconds from 10 to 60000", "100");
     }
   }
 
@@ -90,11 +122,12 @@ ParsedSamplerConfig ParseSamplerConfig(
 
   auto positive = [&](const char* var, std::optional<double>* dst) {
     if (auto v = lookup(var)) {
-      auto d = ParseDouble(*v);
+      auto d = StrictDecimal(*v);
       if (d && std::isfinite(*d) && *d > 0) {
         *dst = *d;
       } else {
-        warn(var, *v, "a positive number", "the measured or theoretical value");
+        warn(var, *v, "a positive decimal number such as 850 or 42.5",
+             "the measured or theoretical value");
       }
     }
   };
@@ -102,11 +135,11 @@ ParsedSamplerConfig ParseSamplerConfig(
   positive("FLOPSPY_CPU_BW_GBS", &c.bandwidth_gbs);
 
   if (auto v = lookup("FLOPSPY_CPU_MIN_MS")) {
-    auto d = ParseDouble(*v);
-    if (d && std::isfinite(*d) && *d >= 0 && *d <= 3.6e6) {
+    auto d = StrictDecimal(*v);
+    if (d && *d <= 3.6e6) {
       c.min_trusted_ns = static_cast<uint64_t>(*d * 1e6);
     } else {
-      warn("FLOPSPY_CPU_MIN_MS", *v, "a number of milliseconds >= 0", "10");
+      warn("FLOPSPY_CPU_MIN_MS", *v, "a decimal number of milliseconds from 0 to 3600000", "10");
     }
   }
 

@@ -1,16 +1,10 @@
 // The measured-ceilings file: JSON reading, writing and merging into DeviceRoofs.
 #include "flopspy/gpu_roofline/ceilings.h"
 
-#include <unistd.h>
-
 #include <cmath>
 #include <cstdio>
 #include <exception>
-#include <filesystem>
-#include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
-#include <system_error>
 
 namespace flopspy::gpuroof {
 namespace {
@@ -145,11 +139,11 @@ CeilingsLoad ParseCeilings(std::string_view json_text) {
 }
 
 CeilingsLoad LoadCeilingsFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Fail("cannot open " + path);
-  std::ostringstream text;
-  text << in.rdbuf();
-  CeilingsLoad out = ParseCeilings(text.str());
+  std::string text, error;
+  if (!platform::ReadRegularFile(path, platform::kMaxSettingsFileBytes, &text, &error)) {
+    return Fail(error);
+  }
+  CeilingsLoad out = ParseCeilings(text);
   if (!out.error.empty()) out.error = path + ": " + out.error;
   return out;
 }
@@ -178,37 +172,16 @@ std::string SerializeCeilings(const CeilingsFile& file) {
   return root.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
 }
 
-bool SaveCeilingsFile(const std::string& path, const CeilingsFile& file, std::string* error) {
-  auto fail = [&](const std::string& why) {
-    if (error != nullptr) *error = why;
-    return false;
-  };
+bool SaveCeilingsFile(const std::string& path, const CeilingsFile& file,
+                      platform::Destination destination, std::string* error) {
   std::string text;
   try {
     text = SerializeCeilings(file);
   } catch (const std::exception& e) {
-    return fail(std::string("cannot serialise ceilings: ") + e.what());
+    if (error != nullptr) *error = std::string("cannot serialise ceilings: ") + e.what();
+    return false;
   }
-  const std::string tmp = path + ".tmp." + std::to_string(::getpid());
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) return fail("cannot write " + tmp);
-    out << text;
-    out.flush();
-    if (!out) {
-      std::error_code ignored;
-      std::filesystem::remove(tmp, ignored);
-      return fail("cannot write " + tmp);
-    }
-  }
-  std::error_code ec;
-  std::filesystem::rename(tmp, path, ec);
-  if (ec) {
-    std::error_code ignored;
-    std::filesystem::remove(tmp, ignored);
-    return fail("cannot rename " + tmp + " to " + path + ": " + ec.message());
-  }
-  return true;
+  return platform::SaveFile(path, text, destination, error);
 }
 
 void UpsertCeilings(CeilingsFile& file, MeasuredCeilings entry) {

@@ -1,10 +1,13 @@
 // Reducing GPU benchmark results to ceilings, and printing them as a table or JSON.
 #include "flopspy/gpu_roofline/ceilings_results.h"
 
+#include <sys/stat.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
-#include <filesystem>
+#include <cstring>
 #include <nlohmann/json.hpp>
 #include <system_error>
 
@@ -214,35 +217,31 @@ std::string GpuCeilingsRunJson(const GpuCeilingsRun& run, const analyzers::Devic
   return j.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
 }
 
-bool SaveCeilingsEntry(const std::string& path, const MeasuredCeilings& entry, std::string* note,
-                       std::string* error) {
+bool SaveCeilingsEntry(const std::string& path, const MeasuredCeilings& entry,
+                       platform::Destination destination, std::string* note, std::string* error) {
+  if (!platform::PrepareFolderFor(path, destination, error)) return false;
   CeilingsFile file;
-  std::error_code ec;
-  if (std::filesystem::exists(path, ec)) {
+  // What is there already is kept. In the cache only a regular file at the name itself is read
+  // (never a link); a name the user chose is followed, as they asked.
+  struct stat st {};
+  const bool private_cache = destination == platform::Destination::kPrivateCache;
+  const bool exists = (private_cache ? lstat(path.c_str(), &st) : stat(path.c_str(), &st)) == 0;
+  if (exists && S_ISREG(st.st_mode)) {
     CeilingsLoad load = LoadCeilingsFile(path);
     if (load.file) {
       file = std::move(*load.file);
     } else {
       // Lose nothing: keep the unreadable file beside the new one.
       const std::string aside = path + ".unreadable";
-      std::filesystem::rename(path, aside, ec);
-      if (ec) {
-        if (error) *error = load.error + "; and it cannot be moved aside: " + ec.message();
+      if (std::rename(path.c_str(), aside.c_str()) != 0) {
+        if (error) *error = load.error + "; and it cannot be moved aside: " + std::strerror(errno);
         return false;
       }
       if (note) *note = load.error + "; moved it to " + aside + " and started a new file";
     }
   }
-  const std::filesystem::path parent = std::filesystem::path(path).parent_path();
-  if (!parent.empty()) {
-    std::filesystem::create_directories(parent, ec);
-    if (ec) {
-      if (error) *error = "cannot create " + parent.string() + ": " + ec.message();
-      return false;
-    }
-  }
   UpsertCeilings(file, entry);
-  return SaveCeilingsFile(path, file, error);
+  return SaveCeilingsFile(path, file, destination, error);
 }
 
 }  // namespace flopspy::gpuroof

@@ -159,7 +159,9 @@ TEST_F(GoldenReport, SingleGpuTrace) {
 TEST_F(GoldenReport, CountersCeilingsWarningsRegions) {
   const std::string ceilings = dir_.path() + "/gpu-ceilings.json";
   std::string error;
-  ASSERT_TRUE(gpuroof::SaveCeilingsFile(ceilings, GoldenCeilings(), &error)) << error;
+  ASSERT_TRUE(gpuroof::SaveCeilingsFile(ceilings, GoldenCeilings(),
+                                        platform::Destination::kUserNamed, &error))
+      << error;
   Check("counters", {Write("counters.fspy", CountersTrace()), "--ceilings", ceilings});
 }
 

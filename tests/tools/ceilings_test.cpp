@@ -2,6 +2,7 @@
 // the path flopspy-report reads for this CPU model and used by it for a trace's CPU roofline,
 // drawn as SVG; and the GPU half saying clearly that there is no device.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <cmath>
 #include <filesystem>
@@ -332,12 +333,53 @@ TEST_F(SimulatedGpu, SavesWhereTheReportLooksKeyedByDevice) {
   EXPECT_TRUE(entry.at("flops").contains("bf16_tensor"));
 }
 
+// The cache is the user's private folder: one that is a link (planted where ~/.cache or
+// /tmp/flopspy is shared) is refused, and nothing is written where it points.
+TEST_F(SimulatedGpu, ACacheFolderThatIsALinkIsRefused) {
+  const std::string elsewhere = dir_.path() + "/elsewhere";
+  std::filesystem::create_directories(elsewhere);
+  std::filesystem::create_directory_symlink(elsewhere, dir_.path() + "/flopspy");
+  const auto r = Run({});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("not saved: " + dir_.path() + "/flopspy is a link"), std::string::npos)
+      << r.err;
+  EXPECT_TRUE(std::filesystem::is_empty(elsewhere));
+}
+
+// Whatever is at the cache's name is replaced by a new file, never read or written through: a
+// FIFO there would block the command for ever.
+TEST_F(SimulatedGpu, AFifoAtTheCacheIsReplacedWithoutBeingOpened) {
+  std::filesystem::create_directories(dir_.path() + "/flopspy");
+  const std::string path = dir_.path() + "/flopspy/gpu-ceilings.json";
+  ASSERT_EQ(mkfifo(path.c_str(), 0600), 0);
+  const auto r = Run({});
+  ASSERT_FALSE(r.timed_out);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(std::filesystem::is_regular_file(path));
+  EXPECT_TRUE(json::parse(ReadFile(path), nullptr, false).is_object());
+}
+
 TEST_F(SimulatedGpu, AnotherDeviceIndexIsRefused) {
   const auto r = Run({"--device", "3"});
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find("no CUDA device 3: the driver sees 1"), std::string::npos) << r.err;
 }
 #endif
+
+TEST(CpuCeilingsCommand, ACacheFolderThatIsALinkIsRefused) {
+  TempDir dir;
+  const std::string elsewhere = dir.path() + "/elsewhere";
+  std::filesystem::create_directories(elsewhere);
+  std::filesystem::create_directory_symlink(elsewhere, dir.path() + "/flopspy");
+  ChildOptions options;
+  options.env["XDG_CACHE_HOME"] = dir.path();
+  options.timeout = std::chrono::milliseconds(120000);
+  const auto r = RunChild({kLauncher, "ceilings", "--cpu", "--quick"}, options);
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("not saved: " + dir.path() + "/flopspy is a link"), std::string::npos)
+      << r.err;
+  EXPECT_TRUE(std::filesystem::is_empty(elsewhere));
+}
 
 // Neither --cpu nor --gpu: both, and a missing GPU is a remark, not a failure.
 TEST(CeilingsCommand, WithoutFlagsMeasuresWhatThereIs) {
@@ -362,7 +404,7 @@ TEST(CeilingsCommand, RejectsOptionsThatDoNotFit) {
   EXPECT_EQ(svg.exit_code, 2);
   EXPECT_NE(svg.err.find("--svg draws the CPU roofs"), std::string::npos) << svg.err;
   const auto device = RunChild({kLauncher, "ceilings", "--gpu", "--device", "-1"});
-  EXPECT_NE(device.exit_code, 0);
+  EXPECT_EQ(device.exit_code, 2) << device.err;
 }
 
 }  // namespace

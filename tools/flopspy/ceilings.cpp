@@ -16,12 +16,10 @@ int Ceilings(CeilingsCommand command) {
   const bool both = command.cpu == command.gpu;  // neither flag: both, the GPU where there is one
   if (both) command.cpu = command.gpu = true;
   if (both && !command.output.empty()) {
-    std::cerr << "flopspy ceilings: -o names one file; use it with --cpu or --gpu alone\n";
-    return 2;
+    return UsageError("ceilings", "-o names one file; use it with --cpu or --gpu alone");
   }
   if (!command.svg.empty() && !command.cpu) {
-    std::cerr << "flopspy ceilings: --svg draws the CPU roofs; use it with --cpu\n";
-    return 2;
+    return UsageError("ceilings", "--svg draws the CPU roofs; use it with --cpu");
   }
   if (!both) {
     return command.cpu ? RunCpuCeilingsCommand(command, nullptr)
@@ -69,7 +67,7 @@ void RegisterCeilings(CLI::App& app, CommandFn* run) {
   sub->add_flag("--json", command->json, "print JSON instead of a table");
   sub->add_option("--svg", command->svg, "draw the CPU roofs as an SVG chart in FILE");
   sub->add_option("--device", command->device, "the GPU to measure (CUDA device index)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(CLI::Range(0, 65535));
   sub->callback([command, run] { *run = [command] { return Ceilings(*command); }; });
 }
 

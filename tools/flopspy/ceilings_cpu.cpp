@@ -1,26 +1,15 @@
 // flopspy ceilings --cpu: runs the CPU microbenchmarks of cpu_roofline/, prints the measured
 // peaks beside the theoretical ones, and saves the JSON flopspy-report reads for traces taken on
 // the same CPU model.
-#include <fstream>
 #include <iostream>
 
 #include "flopspy/ceilings.h"
 #include "flopspy/cpu_roofline/ceilings.h"
 #include "flopspy/cpu_roofline/cpu_identity.h"
 #include "flopspy/cpu_roofline/cpu_roofline_report.h"
+#include "flopspy/platform/safe_file.h"
 
 namespace flopspy::tools {
-namespace {
-
-bool WriteFile(const std::string& path, const std::string& text, std::string* error) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out << text;
-  out.flush();
-  if (!out) *error = "cannot write " + path;
-  return static_cast<bool>(out);
-}
-
-}  // namespace
 
 int RunCpuCeilingsCommand(const CeilingsCommand& command, std::string* json_text) {
   const cpuroof::CpuIdentity cpu = cpuroof::DetectCpuIdentity();
@@ -47,7 +36,9 @@ int RunCpuCeilingsCommand(const CeilingsCommand& command, std::string* json_text
     const std::string path =
         command.output.empty() ? cpuroof::DefaultCeilingsPath(cpu) : command.output;
     std::string error;
-    if (cpuroof::SaveCeilings(ceilings, path, &error)) {
+    const auto target = command.output.empty() ? platform::Destination::kPrivateCache
+                                               : platform::Destination::kUserNamed;
+    if (cpuroof::SaveCeilings(ceilings, path, &error, target)) {
       saved = path;
     } else {
       std::cerr << "flopspy ceilings --cpu: not saved: " << error << "\n";
@@ -59,7 +50,7 @@ int RunCpuCeilingsCommand(const CeilingsCommand& command, std::string* json_text
     inputs.ceilings = &ceilings;
     const std::string svg = cpuroof::CpuRooflineSvg(cpuroof::BuildCpuRoofline({}, inputs));
     std::string error;
-    if (!WriteFile(command.svg, svg, &error)) {
+    if (!platform::WriteOutputFile(command.svg, svg, platform::kSharedFileMode, &error)) {
       std::cerr << "flopspy ceilings --svg: " << error << "\n";
       status = 1;
     }

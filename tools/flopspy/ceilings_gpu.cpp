@@ -1,12 +1,14 @@
 // flopspy ceilings --gpu: runs the GPU microbenchmarks of gpu_roofline/ on one device, prints
 // them against the datasheet, and adds the entry (key: device UUID and driver version) to the
 // ceilings file flopspy-report reads.
+#include <cstdlib>
 #include <iostream>
 
 #include "flopspy/ceilings.h"
 #include "flopspy/gpu_roofline/ceilings_results.h"
 #include "flopspy/gpu_roofline/ceilings_runner.h"
 #include "flopspy/gpu_roofline/device_table.h"
+#include "flopspy/platform/safe_file.h"
 #include "report/trace_report.h"
 
 namespace flopspy::tools {
@@ -44,12 +46,16 @@ int RunGpuCeilingsCommand(const CeilingsCommand& command, bool skip_missing_gpu,
   std::string note;
   if (command.save && status == 0) {
     const std::string path = command.output.empty() ? DefaultCeilingsPath() : command.output;
+    // -o FILE or FLOPSPY_CEILINGS: a name the user chose, not the private cache.
+    const bool user_named = !command.output.empty() || std::getenv("FLOPSPY_CEILINGS") != nullptr;
+    const auto destination =
+        user_named ? platform::Destination::kUserNamed : platform::Destination::kPrivateCache;
     std::string error;
     if (path.empty()) {
       std::cerr << "flopspy ceilings --gpu: not saved: neither HOME nor XDG_CACHE_HOME is set "
                    "(use -o FILE)\n";
       status = 1;
-    } else if (gpuroof::SaveCeilingsEntry(path, entry, &note, &error)) {
+    } else if (gpuroof::SaveCeilingsEntry(path, entry, destination, &note, &error)) {
       saved = path;
     } else {
       std::cerr << "flopspy ceilings --gpu: not saved: " << error << "\n";

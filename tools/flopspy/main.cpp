@@ -3,10 +3,20 @@
 #include <iostream>
 
 #include "flopspy/commands.h"
+#include "flopspy/platform/terminal_text.h"
 #include "report/crash_handler.h"
 
-int main(int argc, char** argv) {
-  flopspy::tools::InstallCrashHandler("flopspy");
+namespace flopspy::tools {
+
+int UsageError(const std::string& verb, const std::string& what) {
+  std::cerr << "flopspy: " << platform::EscapeControls(what) << " (flopspy "
+            << (verb.empty() ? "" : verb + " ") << "--help for usage)\n";
+  return 2;
+}
+
+namespace {
+
+int Main(int argc, char** argv) {
   CLI::App app{
       "flopspy: FLOPs, bytes, GPU time and launch cost of every kernel and cuBLAS call of an "
       "unmodified program.\n\nExamples:\n  flopspy run -- python train.py\n  flopspy info\n"
@@ -14,10 +24,10 @@ int main(int argc, char** argv) {
       "flopspy"};
   app.require_subcommand(1);
   app.set_version_flag("--version", std::string("flopspy ") + FLOPSPY_VERSION);
-  flopspy::tools::CommandFn command;
-  flopspy::tools::RegisterRun(app, &command);
-  flopspy::tools::RegisterInfo(app, &command);
-  flopspy::tools::RegisterCeilings(app, &command);
+  CommandFn command;
+  RegisterRun(app, &command);
+  RegisterInfo(app, &command);
+  RegisterCeilings(app, &command);
   // Everything after the first "--" is the command to run, verbatim (its own options included).
   std::vector<std::string> program;
   for (int i = 1; i < argc; ++i) {
@@ -27,7 +37,36 @@ int main(int argc, char** argv) {
       break;
     }
   }
-  flopspy::tools::SetCommandAfterDashes(std::move(program));
-  CLI11_PARSE(app, argc, argv);
+  const bool dashes = !program.empty();
+  SetCommandAfterDashes(std::move(program));
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    // --help and --version arrive here too, with exit code 0.
+    if (e.get_exit_code() == 0) return app.exit(e);
+    const std::vector<CLI::App*> verbs = app.get_subcommands();
+    if (verbs.empty() && argc > 1) {
+      // No command was recognised: say what the first word was rather than CLI11's "a
+      // subcommand is required".
+      const std::string first = argv[1];
+      return UsageError("", first.starts_with('-') ? "unknown option " + first
+                                                   : "unknown command " + first +
+                                                         "; the commands are run, info and "
+                                                         "ceilings");
+    }
+    return UsageError(verbs.empty() ? "" : verbs.front()->get_name(), e.what());
+  }
+  if (dashes && !app.got_subcommand("run")) {
+    const std::string verb = app.get_subcommands().front()->get_name();
+    return UsageError(verb, "flopspy " + verb + " runs no command: nothing may follow --");
+  }
   return command ? command() : 2;
+}
+
+}  // namespace
+}  // namespace flopspy::tools
+
+int main(int argc, char** argv) {
+  flopspy::tools::InstallCrashHandler("flopspy");
+  return flopspy::tools::Main(argc, argv);
 }

@@ -15,6 +15,8 @@
 #include <random>
 
 #include "flopspy/commands.h"
+#include "flopspy/platform/terminal_text.h"
+#include "flopspy/untraceable.h"
 #include "report/run_summary.h"
 #include "report/text_report.h"
 
@@ -84,8 +86,7 @@ std::vector<std::string> ChildEnvironment(const RunOptions& options, const std::
 
 int Run(RunOptions& options) {
   if (options.command.empty()) {
-    std::cerr << "flopspy run: no command given (usage: flopspy run [options] -- CMD ARGS)\n";
-    return 2;
+    return UsageError("run", "no command given: flopspy run [options] -- CMD ARGS");
   }
   std::string error;
   const std::string library = FindLibrary(&error);
@@ -103,6 +104,9 @@ int Run(RunOptions& options) {
   std::vector<char*> argv;
   for (auto& s : options.command) argv.push_back(s.data());
   argv.push_back(nullptr);
+  // Looked at before it starts, said after it ends: the program runs either way.
+  const std::string executable = ResolveExecutable(options.command[0], std::getenv("PATH"));
+  const std::string untraceable = executable.empty() ? "" : WhyUntraceable(executable);
 
   // Like a shell running a foreground job: the terminal's ^C and ^\ reach the program; flopspy
   // waits for it and then reports. Signals sent to flopspy alone are passed on.
@@ -128,6 +132,8 @@ int Run(RunOptions& options) {
     _exit(err == ENOENT ? 127 : 126);
   }
   g_child = child;
+  // No PR_SET_PDEATHSIG for the child: the program comes first, and a launcher killed with
+  // SIGKILL must not take the program with it (it runs on, as under a shell).
   struct sigaction forward {};
   forward.sa_handler = ForwardSignal;
   sigemptyset(&forward.sa_mask);
@@ -147,10 +153,19 @@ int Run(RunOptions& options) {
     for (const auto& path : FindRunTraces(options.out_dir, std::stoull(run_id, nullptr, 16))) {
       traces.push_back(AnalyzeTrace(path));
     }
+    if (!untraceable.empty()) {
+      std::cerr << "flopspy: " << platform::EscapeControls(executable) << " ran untraced: it "
+                << platform::EscapeControls(untraceable)
+                << (traces.empty() ? "; no trace was written\n"
+                                   : "; the traces are of programs it started\n");
+    }
     if (options.full_report) {
       WriteTextReport(traces, TextOptions{isatty(STDERR_FILENO) != 0}, std::cerr);
     }
-    WriteRunSummary(options.out_dir, traces, std::cerr);
+    // "Nothing was recorded" would suggest it ran traced and did nothing.
+    if (untraceable.empty() || !traces.empty()) {
+      WriteRunSummary(options.out_dir, traces, std::cerr);
+    }
   }
 
   if (WIFEXITED(status)) return WEXITSTATUS(status);
@@ -225,7 +240,19 @@ void RegisterRun(CLI::App& app, CommandFn* run) {
   sub->add_flag("-v,--verbose", options->verbose, "let libflopspy.so print its notices");
   *run = nullptr;
   sub->callback([options, sub, run] {
+    // Parsing stops at the first word it does not know; that is the command (`flopspy run
+    // python x.py`) unless it looks like an option, which is then a misspelt one of ours. A
+    // command that starts with '-' goes after "--".
     options->command = sub->remaining();
+    if (!options->command.empty() && options->command.front().size() > 1 &&
+        options->command.front().front() == '-') {
+      const std::string unknown = options->command.front();
+      *run = [unknown] {
+        return UsageError(
+            "run", "unknown option " + unknown + "; a command that starts with '-' goes after --");
+      };
+      return;
+    }
     options->command.insert(options->command.end(), g_command_after_dashes.begin(),
                             g_command_after_dashes.end());
     *run = [options] { return Run(*options); };

@@ -1,10 +1,16 @@
 // A fake perf_event_open kernel for tests: records every open, returns injected errnos, and
 // serves read() in the formats the backend asks for.
+//
+// Each fake event is a real descriptor (a memfd of its own), held by identity as the backend
+// holds real counters, so tests can close or dup2 over it as a program would; events are keyed
+// by the number the backend uses.
 #pragma once
 
 #include <errno.h>
 #include <linux/perf_event.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include <functional>
 #include <map>
@@ -28,6 +34,7 @@ struct FakeEvent {
   uint64_t enabled_ns = 0;
   uint64_t running_ns = 0;
   bool read_fails = false;
+  platform::OwnedFd handle;  // the descriptor standing in for the counter
 };
 
 class FakePerf {
@@ -39,25 +46,45 @@ class FakePerf {
   // Fail with EMFILE once this many fds are open (0: no limit).
   size_t max_fds = 0;
 
+  FakePerf() = default;
+  FakePerf(const FakePerf&) = delete;
+  FakePerf& operator=(const FakePerf&) = delete;
+  ~FakePerf() {
+    for (const auto& [fd, e] : events) {
+      if (e.handle.StillOurs()) ::close(fd);
+    }
+  }
+
   PerfSyscalls Syscalls() {
     PerfSyscalls s;
-    s.open = [this](perf_event_attr* attr, pid_t pid, int cpu, int group_fd, unsigned long) {
+    s.open = [this](perf_event_attr* attr, pid_t pid, int cpu, int group_fd, unsigned long,
+                    int* error) {
       std::lock_guard<std::mutex> lock(mu);
       opens.push_back(*attr);
-      if (max_fds && events.size() >= max_fds) return -EMFILE;
-      if (int err = error_for(*attr, cpu)) return -err;
+      *error = 0;
+      if (max_fds && events.size() >= max_fds) *error = EMFILE;
+      if (*error == 0) *error = error_for(*attr, cpu);
+      if (*error != 0) return platform::OwnedFd();
+      platform::OwnedFd handle =
+          platform::OwnedFd::Adopt(memfd_create("flopspy-fake-perf", MFD_CLOEXEC));
+      if (!handle.valid()) {
+        *error = EMFILE;
+        return handle;
+      }
       FakeEvent e;
       e.attr = *attr;
       e.pid = pid;
       e.cpu = cpu;
       e.group_fd = group_fd;
-      e.fd = next_fd++;
+      e.fd = handle.get();
       e.id = next_id++;
+      e.handle = handle;
       events[e.fd] = e;
-      return e.fd;
+      return handle;
     };
     s.read = [this](int fd, void* buf, size_t size) -> long {
       std::lock_guard<std::mutex> lock(mu);
+      reads.push_back(fd);
       auto it = events.find(fd);
       if (it == events.end()) return -EBADF;
       const FakeEvent& leader = it->second;
@@ -85,6 +112,7 @@ class FakePerf {
     };
     s.ioctl = [this](int fd, unsigned long request, void* arg) {
       std::lock_guard<std::mutex> lock(mu);
+      ioctls.push_back(fd);
       auto it = events.find(fd);
       if (it == events.end()) return -EBADF;
       if (request == PERF_EVENT_IOC_ID) {
@@ -100,6 +128,7 @@ class FakePerf {
       std::lock_guard<std::mutex> lock(mu);
       events.erase(fd);
       closed.push_back(fd);
+      ::close(fd);
     };
     return s;
   }
@@ -129,8 +158,8 @@ class FakePerf {
   std::map<int, FakeEvent> events;
   std::vector<perf_event_attr> opens;
   std::vector<int> closed;
+  std::vector<int> reads, ioctls;  // the numbers each call was given
   std::set<int> disabled, enabled;
-  int next_fd = 100;
   uint64_t next_id = 1;
 };
 

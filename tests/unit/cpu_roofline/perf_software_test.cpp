@@ -13,24 +13,12 @@
 #include "flopspy/cpu_roofline/roofline_method.h"
 #include "flopspy/cpu_roofline/sampler.h"
 #include "flopspy/cpu_roofline/sysfs_pmu.h"
+#include "software_events.h"
 
 namespace flopspy::cpuroof {
 namespace {
 
-EventPlan TaskClockPlan() {
-  EventPlan plan;
-  PlannedEvent tc;
-  tc.name = "task-clock";
-  tc.kind = EventTypeKind::kSoftware;
-  tc.config = PERF_COUNT_SW_TASK_CLOCK;
-  tc.quantity = Quantity::kTaskClock;
-  PlannedEvent faults = tc;
-  faults.name = "page-faults";
-  faults.config = PERF_COUNT_SW_PAGE_FAULTS;
-  faults.quantity = Quantity::kInstructions;  // any counted quantity: only the plumbing matters
-  plan.events = {tc, faults};
-  return plan;
-}
+using testing::TaskClockPlan;
 
 std::unique_ptr<PerfEventBackend> OpenOrSkip() {
   auto b = PerfEventBackend::Open(TaskClockPlan(), RealPerfSyscalls(), {});

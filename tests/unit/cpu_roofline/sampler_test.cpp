@@ -10,62 +10,17 @@
 #include <atomic>
 #include <mutex>
 #include <thread>
+#include <tuple>
 
+#include "clock_backend.h"
 #include "fake_perf.h"
 #include "test_paths.h"
 
 namespace flopspy::cpuroof {
 namespace {
 
-// Counts grow with the clock: 1 flop and 1 byte-count per ns, task-clock = wall.
-class ClockBackend : public CounterBackend {
- public:
-  ClockBackend() {
-    Channel f;
-    f.name = "flops";
-    f.quantity = Quantity::kFlops;
-    f.precision = Precision::kDp;
-    Channel b;
-    b.name = "bytes";
-    b.quantity = Quantity::kBytes;
-    b.direction = Direction::kRead;
-    b.weight = 64;
-    Channel t;
-    t.name = "task-clock";
-    t.quantity = Quantity::kTaskClock;
-    channels_ = {f, b, t};
-  }
-  std::string_view name() const override { return "clock"; }
-  const std::vector<Channel>& channels() const override { return channels_; }
-  bool Read(uint64_t now_ns, bool fast, Snapshot* out) override {
-    ++reads;
-    if (fast) ++fast_reads;
-    if (fail) return false;
-    out->t_ns = now_ns;
-    out->values = {ChannelValue{now_ns, now_ns, now_ns, true},
-                   ChannelValue{now_ns / 64, now_ns, now_ns, true},
-                   ChannelValue{now_ns, now_ns, now_ns, true}};
-    return true;
-  }
-  bool ReopenInChild(std::string*) override {
-    ++reopened;
-    return true;
-  }
-  std::atomic<int> reads{0}, fast_reads{0}, reopened{0};
-  std::atomic<bool> fail{false};
-
- private:
-  std::vector<Channel> channels_;
-};
-
-Capabilities AllCaps() {
-  Capabilities c;
-  c.backend = "test";
-  c.valid_mask = trace::kCpuFlopsDp | trace::kCpuFlopsAny | trace::kCpuBytesRead |
-                 trace::kCpuBytesAny | trace::kCpuTaskClock;
-  c.traffic_flags = trace::kCpuSystemWideMemory;
-  return c;
-}
+using testing::AllCaps;
+using testing::ClockBackend;
 
 struct Collected {
   std::mutex mu;
@@ -317,7 +272,6 @@ TEST(Sampler, EverythingFailingStillRunsTheProgram) {
 
 TEST(Sampler, ForkedChildReopensAndSamplesOnItsOwn) {
   Rig rig(true, 5);
-  rig.sampler->BeforeFork();
   const pid_t pid = fork();
   if (pid == 0) {
     rig.sampler->AfterForkInChild();
@@ -327,7 +281,6 @@ TEST(Sampler, ForkedChildReopensAndSamplesOnItsOwn) {
     rig.sampler->Stop();
     _exit(before == 1 && rig.sampler->active() == false ? 0 : 3);
   }
-  rig.sampler->AfterForkInParent();
   ASSERT_GT(pid, 0);
   int status = 0;
   ASSERT_EQ(waitpid(pid, &status, 0), pid);
@@ -406,7 +359,9 @@ TEST(SamplerConfig, BadValuesWarnAndKeepDefaults) {
   EXPECT_EQ(p.config.interval_ms, 100u);
   EXPECT_FALSE(p.config.peak_gflops);
   EXPECT_FALSE(p.config.cpu_override);
-  EXPECT_NE(p.warnings[0].find("FLOPSPY_CPU_ROOFLINE='sometimes'"), std::string::npos);
+  EXPECT_NE(p.warnings[0].find("FLOPSPY_CPU_ROOFLINE=\"sometimes\" is not valid"),
+            std::string::npos)
+      << p.warnings[0];
 }
 
 TEST(SamplerConfig, ModesAndTheOldIntervalName) {
@@ -424,6 +379,61 @@ TEST(SamplerConfig, ModesAndTheOldIntervalName) {
   const auto old =
       ParseSamplerConfig(std::map<std::string, std::string>{{"FLOPSPY_CPU_SAMPLE_MS", "50"}});
   EXPECT_EQ(old.config.interval_ms, 50u);
+}
+
+// The recorder reads its integers whole and in plain decimal (interpose/src/config.cpp); the
+// CPU numbers read the same way, so " 5", "0x10" or "1e3" is one warning and the default.
+TEST(SamplerConfig, NumbersAreReadAsStrictlyAsTheRecordersOwn) {
+  for (const std::string bad :
+       {" 50", "50 ", "+50", "0x10", "1e3", "50.0", "", "-50", "99999999999999999999999"}) {
+    const auto p =
+        ParseSamplerConfig(std::map<std::string, std::string>{{"FLOPSPY_CPU_INTERVAL_MS", bad}});
+    ASSERT_EQ(p.warnings.size(), 1u) << "'" << bad << "'";
+    EXPECT_EQ(p.warnings[0], "FLOPSPY_CPU_INTERVAL_MS=\"" + bad +
+                                 "\" is not valid (expected a whole number of milliseconds from "
+                                 "10 to 60000); using 100");
+    EXPECT_EQ(p.config.interval_ms, 100u);
+  }
+  for (const std::string bad :
+       {" 5", "5 ", "0x10", "1e3", "+5", "-5", "inf", "nan", ".5", "5.", "", "0", "1,5"}) {
+    const auto p = ParseSamplerConfig(std::map<std::string, std::string>{
+        {"FLOPSPY_CPU_PEAK_GFLOPS", bad}, {"FLOPSPY_CPU_BW_GBS", bad}});
+    EXPECT_EQ(p.warnings.size(), 2u) << "'" << bad << "'";
+    EXPECT_FALSE(p.config.peak_gflops) << "'" << bad << "'";
+    EXPECT_FALSE(p.config.bandwidth_gbs) << "'" << bad << "'";
+  }
+  for (const std::string bad : {"1e1", " 2", "0x1", "-0", "3600001"}) {
+    const auto p =
+        ParseSamplerConfig(std::map<std::string, std::string>{{"FLOPSPY_CPU_MIN_MS", bad}});
+    EXPECT_EQ(p.warnings.size(), 1u) << "'" << bad << "'";
+    EXPECT_EQ(p.config.min_trusted_ns, 10'000'000u) << "'" << bad << "'";
+  }
+  const auto good =
+      ParseSamplerConfig(std::map<std::string, std::string>{{"FLOPSPY_CPU_INTERVAL_MS", "050"},
+                                                            {"FLOPSPY_CPU_PEAK_GFLOPS", "850"},
+                                                            {"FLOPSPY_CPU_BW_GBS", "42.25"},
+                                                            {"FLOPSPY_CPU_MIN_MS", "0"}});
+  EXPECT_TRUE(good.warnings.empty());
+  EXPECT_EQ(good.config.interval_ms, 50u);
+  EXPECT_DOUBLE_EQ(*good.config.peak_gflops, 850);
+  EXPECT_DOUBLE_EQ(*good.config.bandwidth_gbs, 42.25);
+  EXPECT_EQ(good.config.min_trusted_ns, 0u);
+}
+
+// Only a valid source named on purpose makes the capability lines appear on stderr
+// (interpose/src/cpu_sampling.cpp); a bad value is its one warning, an empty one is auto.
+TEST(SamplerConfig, OnlyAValidNamedSourceIsExplicit) {
+  const std::vector<std::tuple<std::string, bool, size_t>> cases = {
+      {"abc", false, 1},      {"", false, 0},        {"auto", false, 0},
+      {"off", false, 0},      {"perf", true, 0},     {"pcm-http", true, 0},
+      {"replay:/x", true, 0}, {"replay:", false, 1}, {"perf\nx", false, 1}};
+  for (const auto& [value, explicit_source, warnings] : cases) {
+    const auto p =
+        ParseSamplerConfig(std::map<std::string, std::string>{{"FLOPSPY_CPU_ROOFLINE", value}});
+    EXPECT_EQ(p.config.mode_explicit, explicit_source) << "'" << value << "'";
+    EXPECT_EQ(p.warnings.size(), warnings) << "'" << value << "'";
+  }
+  EXPECT_FALSE(ParseSamplerConfig(std::map<std::string, std::string>{}).config.mode_explicit);
 }
 
 }  // namespace

@@ -201,6 +201,7 @@ TEST(GpuCeilingsRunJson, EveryResultWithRatesAndNominals) {
 
 class SaveCeilingsEntryTest : public ::testing::Test {
  protected:
+  static constexpr platform::Destination kCache = platform::Destination::kPrivateCache;
   void SetUp() override {
     dir_ = std::filesystem::temp_directory_path() /
            ("flopspy_ceilings_entry_" + std::to_string(::getpid()));
@@ -222,7 +223,8 @@ class SaveCeilingsEntryTest : public ::testing::Test {
 
 TEST_F(SaveCeilingsEntryTest, ANewFileInNewFolders) {
   std::string note, error;
-  ASSERT_TRUE(SaveCeilingsEntry(Path(), Entry("GPU-a", "580.1", 7e14), &note, &error)) << error;
+  ASSERT_TRUE(SaveCeilingsEntry(Path(), Entry("GPU-a", "580.1", 7e14), kCache, &note, &error))
+      << error;
   EXPECT_TRUE(note.empty());
   const CeilingsLoad load = LoadCeilingsFile(Path());
   ASSERT_TRUE(load.file.has_value()) << load.error;
@@ -232,10 +234,10 @@ TEST_F(SaveCeilingsEntryTest, ANewFileInNewFolders) {
 
 TEST_F(SaveCeilingsEntryTest, ARerunReplacesOnlyItsOwnEntry) {
   std::string note, error;
-  ASSERT_TRUE(SaveCeilingsEntry(Path(), Entry("GPU-a", "580.1", 7e14), &note, &error));
-  ASSERT_TRUE(SaveCeilingsEntry(Path(), Entry("GPU-b", "580.1", 6e14), &note, &error));
-  ASSERT_TRUE(SaveCeilingsEntry(Path(), Entry("GPU-a", "590.2", 7.5e14), &note, &error));
-  ASSERT_TRUE(SaveCeilingsEntry(Path(), Entry("GPU-a", "580.1", 7.2e14), &note, &error));
+  ASSERT_TRUE(SaveCeilingsEntry(Path(), Entry("GPU-a", "580.1", 7e14), kCache, &note, &error));
+  ASSERT_TRUE(SaveCeilingsEntry(Path(), Entry("GPU-b", "580.1", 6e14), kCache, &note, &error));
+  ASSERT_TRUE(SaveCeilingsEntry(Path(), Entry("GPU-a", "590.2", 7.5e14), kCache, &note, &error));
+  ASSERT_TRUE(SaveCeilingsEntry(Path(), Entry("GPU-a", "580.1", 7.2e14), kCache, &note, &error));
   const CeilingsLoad load = LoadCeilingsFile(Path());
   ASSERT_TRUE(load.file.has_value()) << load.error;
   ASSERT_EQ(load.file->devices.size(), 3u);
@@ -252,7 +254,8 @@ TEST_F(SaveCeilingsEntryTest, AnUnreadableFileIsKeptAside) {
   std::filesystem::create_directories(dir_ / "sub");
   std::ofstream(Path()) << "{ not json";
   std::string note, error;
-  ASSERT_TRUE(SaveCeilingsEntry(Path(), Entry("GPU-a", "580.1", 7e14), &note, &error)) << error;
+  ASSERT_TRUE(SaveCeilingsEntry(Path(), Entry("GPU-a", "580.1", 7e14), kCache, &note, &error))
+      << error;
   EXPECT_NE(note.find("not valid JSON"), std::string::npos) << note;
   EXPECT_NE(note.find(".unreadable"), std::string::npos) << note;
   std::ifstream aside(Path() + ".unreadable");
@@ -261,11 +264,27 @@ TEST_F(SaveCeilingsEntryTest, AnUnreadableFileIsKeptAside) {
   EXPECT_TRUE(LoadCeilingsFile(Path()).file.has_value());
 }
 
+TEST_F(SaveCeilingsEntryTest, ALinkPlantedInTheCacheIsReplacedNeverReadOrFollowed) {
+  std::filesystem::create_directories(dir_ / "sub");
+  const std::string victim = (dir_ / "victim").string();
+  std::ofstream(victim) << "victim's data";
+  std::filesystem::create_symlink(victim, Path());
+  std::string note, error;
+  ASSERT_TRUE(SaveCeilingsEntry(Path(), Entry("GPU-a", "580.1", 7e14), kCache, &note, &error))
+      << error;
+  EXPECT_TRUE(note.empty()) << "the link's target was read: " << note;
+  std::ifstream in(victim);
+  std::string kept((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(kept, "victim's data");
+  EXPECT_FALSE(std::filesystem::is_symlink(Path()));
+  EXPECT_TRUE(LoadCeilingsFile(Path()).file.has_value());
+}
+
 TEST_F(SaveCeilingsEntryTest, AFolderThatCannotBeMadeIsAnError) {
   std::filesystem::create_directories(dir_);
   std::ofstream((dir_ / "sub").string()) << "a file, not a folder";
   std::string note, error;
-  EXPECT_FALSE(SaveCeilingsEntry(Path(), Entry("GPU-a", "580.1", 7e14), &note, &error));
+  EXPECT_FALSE(SaveCeilingsEntry(Path(), Entry("GPU-a", "580.1", 7e14), kCache, &note, &error));
   EXPECT_FALSE(error.empty());
 }
 

@@ -161,7 +161,7 @@ TEST(CeilingsFile, SavesAndLoads) {
   CeilingsFile file;
   file.devices.push_back(H200Ceilings());
   std::string error;
-  ASSERT_TRUE(SaveCeilingsFile(path, file, &error)) << error;
+  ASSERT_TRUE(SaveCeilingsFile(path, file, platform::Destination::kUserNamed, &error)) << error;
   const CeilingsLoad load = LoadCeilingsFile(path);
   ASSERT_TRUE(load.file) << load.error;
   ExpectSame(load.file->devices.at(0), file.devices[0]);
@@ -170,8 +170,11 @@ TEST(CeilingsFile, SavesAndLoads) {
             1);  // no temporary left behind
 
   EXPECT_FALSE(LoadCeilingsFile((dir / "missing.json").string()).file);
-  EXPECT_FALSE(SaveCeilingsFile((dir / "no" / "such" / "dir.json").string(), file, &error));
+  std::ofstream((dir / "a-file").string()) << "not a folder";
+  EXPECT_FALSE(SaveCeilingsFile((dir / "a-file" / "dir.json").string(), file,
+                                platform::Destination::kUserNamed, &error));
   EXPECT_FALSE(error.empty());
+  EXPECT_FALSE(LoadCeilingsFile("/dev/zero").file) << "a device is never read as ceilings";
   std::filesystem::remove_all(dir);
 }
 

@@ -23,6 +23,7 @@ class CompositeBackend : public CounterBackend {
   const std::vector<Channel>& channels() const override { return channels_; }
   bool Read(uint64_t now_ns, bool fast, Snapshot* out) override;
   bool ReopenInChild(std::string* why) override;
+  std::string LostReason() const override;
 
  private:
   std::unique_ptr<CounterBackend> core_, memory_;

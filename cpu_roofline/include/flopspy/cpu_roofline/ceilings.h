@@ -12,6 +12,7 @@
 
 #include "flopspy/cpu_roofline/counters.h"
 #include "flopspy/cpu_roofline/cpu_identity.h"
+#include "flopspy/platform/safe_file.h"
 
 namespace flopspy::cpuroof {
 
@@ -123,7 +124,13 @@ std::string DefaultCeilingsPath(const CpuIdentity& cpu);
 std::string CeilingsPathForKey(const std::string& cpu_key);
 std::string CeilingsToJson(const CpuCeilings& ceilings);
 std::optional<CpuCeilings> CeilingsFromJson(std::string_view json, std::string* error);
-bool SaveCeilings(const CpuCeilings& ceilings, const std::string& path, std::string* error);
+
+// Writes the ceilings to `path` without ever following a link or truncating a file in place:
+// the cache (DefaultCeilingsPath) or a file the user named (-o), as platform::SaveFile says.
+bool SaveCeilings(const CpuCeilings& ceilings, const std::string& path, std::string* error,
+                  platform::Destination destination = platform::Destination::kPrivateCache);
+// Reads a regular file of at most platform::kMaxSettingsFileBytes; FIFOs and devices are
+// refused unopened.
 std::optional<CpuCeilings> LoadCeilings(const std::string& path, std::string* error);
 
 }  // namespace flopspy::cpuroof

@@ -83,8 +83,12 @@ struct Capabilities {
   uint32_t valid_mask = 0;
   int perf_event_paranoid = -100;  // -100: unknown
   std::vector<std::string> notes;  // further one-line caveats (hybrid E-cores, multiplexing, ...)
+  // Set when the source as a whole could not be opened (a replay file that cannot be read):
+  // what was wrong, in one line; Lines() then says only that.
+  std::string failure;
 
-  // One line per unavailable quantity (and per note), each starting with "flopspy: ".
+  // One line per unavailable quantity (and per note), each starting with "flopspy: "; one line
+  // in all when `failure` is set.
   std::vector<std::string> Lines() const;
   std::string ToJson() const;
 };
@@ -105,6 +109,9 @@ class CounterBackend {
     *why = "not supported by this backend";
     return false;
   }
+  // Non-empty once the backend has stopped for good because the program closed or replaced its
+  // descriptors (close_range, dup2): why, in one line. Read() then fails without touching any.
+  virtual std::string LostReason() const { return {}; }
 };
 
 }  // namespace flopspy::cpuroof

@@ -50,6 +50,10 @@ std::string ReplayHeaderLine(const std::vector<Channel>& channels, const Capabil
 std::string ReplayEntryLine(const Snapshot& snapshot, std::string_view begin_region = {},
                             std::string_view end_region = {},
                             std::optional<std::pair<uint64_t, uint64_t>> gpu_copy = std::nullopt);
+// The most LoadReplay reads: a day of readings every 10 ms is about 100 MiB.
+inline constexpr uint64_t kMaxReplayBytes = uint64_t{256} << 20;
+// Reads a replay file: a regular file of at most kMaxReplayBytes. A FIFO, a device or a folder
+// is refused without being opened, so a bad name never blocks or fills memory.
 std::optional<ReplayData> LoadReplay(const std::string& path, std::string* error);
 
 class ReplayBackend : public CounterBackend {

@@ -7,6 +7,10 @@
 //
 // No public function throws, aborts or blocks for long: region markers read the counters with
 // one read() per perf group (slow sources such as PCM's HTTP daemon give their latest value).
+//
+// Every descriptor it holds (counters, the FLOPSPY_CPU_RECORD file) is held by identity and
+// checked before each use: when the program closes or replaces them, the sampler stops (with one
+// warning) and never reads, writes or closes what is now the program's.
 #pragma once
 
 #include <sys/types.h>
@@ -14,7 +18,6 @@
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
-#include <cstdio>
 #include <functional>
 #include <map>
 #include <memory>
@@ -31,6 +34,7 @@
 #include "flopspy/cpu_roofline/replay_backend.h"
 #include "flopspy/cpu_roofline/roofline_method.h"
 #include "flopspy/cpu_roofline/sampler_config.h"
+#include "flopspy/platform/owned_fd.h"
 #include "flopspy/trace/schema.h"
 
 namespace flopspy::cpuroof {
@@ -51,6 +55,11 @@ class Sampler {
     // Use this backend instead of opening one from the config (tests, replay).
     std::unique_ptr<CounterBackend> backend;
     Capabilities capabilities;  // with `backend`
+    // Receives, once each and without the "flopspy: " prefix, the lines that something stopped
+    // or was refused while running: the counters' descriptors taken by the program, the
+    // FLOPSPY_CPU_RECORD file refused, failing or taken. Called from any thread, never with a
+    // lock of the sampler held.
+    std::function<void(const std::string&)> warn;
   };
 
   // Opens the backend the config asks for and starts the interval thread. Never fails: what
@@ -84,10 +93,11 @@ class Sampler {
   // now_ns == 0 reads the clock.
   void Stop(uint64_t now_ns = 0);
 
-  // pthread_atfork handlers: BeforeFork holds the sampler's lock across fork(); in the child,
-  // the counters are reopened for the child alone and the thread restarted.
-  void BeforeFork();
-  void AfterForkInParent();
+  // pthread_atfork child handler. The parent takes no lock before fork() (fork must not wait for
+  // threads marking regions): the child starts from fresh locks and containers, whatever they
+  // were at the fork, reopens the counters for itself alone and restarts the thread (a sampler
+  // already stopped stays stopped). The child writes no FLOPSPY_CPU_RECORD file and closes its
+  // inherited descriptors only while they are still the sampler's.
   void AfterForkInChild(uint64_t now_ns = 0);
 
   // Region ends without a begin, failed reads and exceptions from the callback.
@@ -104,6 +114,9 @@ class Sampler {
   void PruneCopiesLocked();
   void StartThread();
   void ThreadMain();
+  // Stops for good when the backend's descriptors are no longer ours; says so once.
+  void CheckLost();
+  void Warn(const std::string& line);
   // FLOPSPY_CPU_RECORD: lines are queued by any thread and written by the sampler thread.
   void OpenRecording();
   void RecordLocked(const Snapshot& s, std::string_view begin, std::string_view end);
@@ -112,12 +125,14 @@ class Sampler {
   SamplerConfig config_;
   Callback callback_;
   std::function<uint64_t()> clock_;
+  std::function<void(const std::string&)> warn_;
   bool want_thread_;
   std::unique_ptr<CounterBackend> backend_;
   Capabilities caps_;
   MethodOptions method_;
   std::atomic<bool> active_{false};
   std::atomic<uint64_t> problems_{0};
+  std::atomic<bool> lost_reported_{false};
 
   std::mutex mu_;  // guards everything below
   std::condition_variable cv_;
@@ -131,8 +146,9 @@ class Sampler {
   std::unique_ptr<std::thread> thread_;
   std::vector<std::string> record_pending_;                   // guarded by mu_
   std::optional<std::pair<uint64_t, uint64_t>> record_copy_;  // copies since the last line
-  std::mutex record_mu_;                                      // guards record_file_
-  FILE* record_file_ = nullptr;
+  std::mutex record_mu_;                                      // guards the two below
+  platform::OwnedFd record_fd_;
+  std::string record_name_;  // the file actually written (after %p and a fallback)
 };
 
 // Plays a recording through the whole pipeline (sampler, method, flags) with the recorded

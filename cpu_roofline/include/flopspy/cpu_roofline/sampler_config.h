@@ -1,8 +1,11 @@
 // Configuration of the CPU roofline sampler from FLOPSPY_* environment variables, parsed by a
-// pure function: a bad value gives a warning and the default (design.md §3, decision 9).
+// pure function: a bad value gives one warning line and the default (design.md §3, decision 9).
+// Numbers are read as the recorder reads its own (interpose/src/config.cpp): the whole value,
+// plain decimal digits (and for the fractional ones an optional ".digits"); no spaces, signs,
+// hexadecimal or exponents.
 //
 //   FLOPSPY_CPU_ROOFLINE     off | auto (default) | perf | pcm-http | pcm-csv[:FILE] | replay:FILE
-//   FLOPSPY_CPU_INTERVAL_MS  sampler period, 1..60000, default 100
+//   FLOPSPY_CPU_INTERVAL_MS  sampler period, 10..60000, default 100
 //   FLOPSPY_CPU_EVENTS       extra events, see extra_events.h
 //   FLOPSPY_CPU_PRECISION    all (default) | dp | sp: which FP events to open
 //   FLOPSPY_CPU_PEAK_GFLOPS  compute roof override (GFLOP/s, all cores)
@@ -32,6 +35,9 @@ std::string_view BackendModeName(BackendMode mode);
 
 struct SamplerConfig {
   BackendMode mode = BackendMode::kAuto;
+  // FLOPSPY_CPU_ROOFLINE named a valid source other than auto: what that source cannot measure
+  // is then said on stderr (auto, the default, only records it in the trace).
+  bool mode_explicit = false;
   std::string replay_path;
   std::string pcm_url = "http://127.0.0.1:9738/";
   std::string pcm_csv_path;

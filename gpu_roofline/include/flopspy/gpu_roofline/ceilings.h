@@ -10,6 +10,7 @@
 
 #include "flopspy/analyzers/compute_path.h"
 #include "flopspy/analyzers/roofline.h"
+#include "flopspy/platform/safe_file.h"
 
 namespace flopspy::gpuroof {
 
@@ -43,10 +44,14 @@ struct CeilingsLoad {
 };
 
 CeilingsLoad ParseCeilings(std::string_view json_text);
+// Reads a regular file of at most platform::kMaxSettingsFileBytes: a FIFO, device or folder is
+// refused without being opened, an unreadable path is an error, never an exception.
 CeilingsLoad LoadCeilingsFile(const std::string& path);
 std::string SerializeCeilings(const CeilingsFile& file);
-// Writes a temporary file beside `path` and renames it over `path`.
-bool SaveCeilingsFile(const std::string& path, const CeilingsFile& file, std::string* error);
+// Writes the file as platform::SaveFile does: never through a link planted at the name, never
+// truncated in place (a new file is renamed over it), the cache only into a folder of the user's.
+bool SaveCeilingsFile(const std::string& path, const CeilingsFile& file,
+                      platform::Destination destination, std::string* error);
 
 // Adds `entry`, replacing any entry with the same UUID and driver version.
 void UpsertCeilings(CeilingsFile& file, MeasuredCeilings entry);

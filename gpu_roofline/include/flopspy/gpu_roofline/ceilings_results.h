@@ -72,9 +72,10 @@ std::string GpuCeilingsRunJson(const GpuCeilingsRun& run, const analyzers::Devic
 
 // Adds `entry` to the ceilings file at `path`, keeping every other device's and driver's entry:
 // a missing file is created (with its folders); an unreadable one is moved aside to
-// `<path>.unreadable` and a new one written, and `*note` says so. False with `*error` when
+// `<path>.unreadable` and a new one written, and `*note` says so. Written as SaveCeilingsFile
+// says; in the cache a link or device at the name is never read. False with `*error` when
 // nothing could be written.
-bool SaveCeilingsEntry(const std::string& path, const MeasuredCeilings& entry, std::string* note,
-                       std::string* error);
+bool SaveCeilingsEntry(const std::string& path, const MeasuredCeilings& entry,
+                       platform::Destination destination, std::string* note, std::string* error);
 
 }  // namespace flopspy::gpuroof

@@ -1,0 +1,97 @@
+// The launcher's usage errors: status 2 (CLI11's own codes, 105 or 114, could be mistaken for
+// the program's status), one "flopspy:" line, and a misspelt option is never run as the command.
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+#include "subprocess.h"
+
+namespace flopspy::testing {
+namespace {
+
+const std::string kLauncher = FLOPSPY_LAUNCHER_PATH;
+const std::string kProbe = FLOPSPY_PROBE_PATH;
+
+std::vector<std::string> Lines(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+struct UsageCase {
+  std::vector<std::string> args;
+  std::string said;  // part of the line
+};
+
+TEST(FlopspyUsage, EveryUsageErrorIsOneLineWithStatus2) {
+  const std::vector<UsageCase> cases = {
+      {{"run", "--buffer-kb", "5", "--", kProbe, "regions", "1"}, "--buffer-kb"},
+      {{"run", "--cpu-interval-ms", "abc", "--", kProbe}, "--cpu-interval-ms"},
+      {{"run", "-o"}, "--output"},
+      {{"run", "--bogus", "--", kProbe, "regions", "1"}, "unknown option --bogus"},
+      {{"run", "--bogus", kProbe, "regions", "1"}, "unknown option --bogus"},
+      {{"run", "-x", kProbe}, "unknown option -x"},
+      {{"run"}, "no command given"},
+      {{"run", "--"}, "no command given"},
+      {{"info", "--bogus"}, "--bogus"},
+      {{"info", "--", kProbe}, "nothing may follow --"},
+      {{"ceilings", "--bogus"}, "--bogus"},
+      {{"ceilings", "--device", "x"}, "--device"},
+      {{"ceilings", "-o", "x.json"}, "-o names one file"},
+      {{"ceilings", "--gpu", "--svg", "x.svg"}, "--svg draws the CPU roofs"},
+      {{}, "A subcommand is required"},
+      {{"--bogus"}, "--bogus"},
+      {{"bogus"}, "unknown command bogus"},
+  };
+  for (const UsageCase& c : cases) {
+    std::vector<std::string> argv{kLauncher};
+    argv.insert(argv.end(), c.args.begin(), c.args.end());
+    std::string shown;
+    for (const auto& a : c.args) shown += a + " ";
+    SCOPED_TRACE("flopspy " + shown);
+    const ChildResult r = RunChild(argv);
+    ASSERT_TRUE(r.exited);
+    EXPECT_EQ(r.exit_code, 2);
+    EXPECT_EQ(r.out, "") << "the command ran";
+    const std::vector<std::string> lines = Lines(r.err);
+    ASSERT_EQ(lines.size(), 1u) << r.err;
+    EXPECT_EQ(lines[0].rfind("flopspy: ", 0), 0u) << lines[0];
+    EXPECT_NE(lines[0].find(c.said), std::string::npos) << lines[0];
+    EXPECT_NE(lines[0].find("--help for usage)"), std::string::npos) << lines[0];
+  }
+}
+
+// A value with a newline is echoed on the same line, made visible.
+TEST(FlopspyUsage, AnEchoedValueCannotSplitTheLine) {
+  const ChildResult r = RunChild({kLauncher, "run", "--buffer-kb", "5\n\x1b[2J", "--", "true"});
+  EXPECT_EQ(r.exit_code, 2);
+  ASSERT_EQ(Lines(r.err).size(), 1u) << r.err;
+  EXPECT_EQ(r.err.find('\x1b'), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("5\\n\\x1b[2J"), std::string::npos) << r.err;
+}
+
+TEST(FlopspyUsage, HelpAndVersionAreNotErrors) {
+  for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
+           {"--help"}, {"run", "--help"}, {"ceilings", "--help"}, {"--version"}}) {
+    std::vector<std::string> argv{kLauncher};
+    argv.insert(argv.end(), args.begin(), args.end());
+    const ChildResult r = RunChild(argv);
+    EXPECT_EQ(r.exit_code, 0) << args.front() << "\n" << r.err;
+    EXPECT_NE(r.out, "") << args.front();
+  }
+}
+
+// Without "--" the first word flopspy does not know is the command, and everything after it is
+// the command's own, options included.
+TEST(FlopspyUsage, TheCommandsOwnOptionsAreNotFlopspys) {
+  TempDir dir;
+  const ChildResult r =
+      RunChild({kLauncher, "run", "-o", dir.path(), "sh", "-c", "echo \"$0 $1\"", "--bogus", "-o"});
+  ASSERT_TRUE(r.exited);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "--bogus -o\n");
+}
+
+}  // namespace
+}  // namespace flopspy::testing
