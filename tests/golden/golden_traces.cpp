@@ -112,10 +112,12 @@ class GpuTraceBuilder {
     b_.Chunk(ChunkSource::kProcess).Add(w);
   }
 
-  void End(uint64_t at) {
+  // `records_lost`: as the recorder counts them, every loss record's count included.
+  void End(uint64_t at, uint64_t records_lost = 0) {
     trace::TraceEndRecord end{};
     end.reason = static_cast<uint8_t>(trace::EndReason::kExit);
     end.time_ns = kBase + at;
+    end.records_lost = records_lost;
     b_.Chunk(ChunkSource::kProcess).Add(end);
   }
 
@@ -211,7 +213,7 @@ std::vector<uint8_t> CountersTrace() {
   lost.count = 3;
   lost.time_ns = kBase + 9'000'000;
   b.Chunk(ChunkSource::kProcess).Add(lost);
-  g.End(10'000'000);
+  g.End(10'000'000, lost.count);
   return b.Bytes();
 }
 
@@ -352,7 +354,7 @@ std::vector<uint8_t> StressTrace() {
     b.Chunk(ChunkSource::kThread, kThread).Add(c);
     g.Gpu(3, 102 + 3 * i, 1'030'000 + i * 100'000'000ull, 123'456'789);
   }
-  g.End(2'100'000'000);
+  g.End(2'100'000'000, lost.count);
   return b.Bytes();
 }
 

@@ -36,6 +36,7 @@ std::vector<uint8_t> SampleTrace(int regions, bool with_end) {
     end.reason = static_cast<uint8_t>(trace::EndReason::kExit);
     end.value = 0;
     end.time_ns = 2'000'000'000ull;
+    end.records_lost = lost.count;  // as the recorder counts them
     b.Add(end);
   }
   return b.Bytes();

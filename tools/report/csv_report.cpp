@@ -5,10 +5,10 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <set>
 
+#include "flopspy/platform/safe_file.h"
 #include "report/html_util.h"
 
 namespace flopspy::tools {
@@ -305,10 +305,12 @@ SinkStatus CsvReportSink::Write(const json& report) {
   const std::vector<CsvFile> files = RenderCsvTables(report);
   for (const CsvFile& f : files) {
     const std::string path = (std::filesystem::path(dir_) / f.name).string();
-    std::ofstream out(path, std::ios::binary | std::ios::trunc);
-    out.write(f.content.data(), static_cast<std::streamsize>(f.content.size()));
-    out.close();
-    if (!out) return {false, "cannot write " + path};
+    if (inputs_.Contains(path)) {
+      return {false, "not writing " + path + ": it is one of the traces being read"};
+    }
+    std::string error;
+    if (!platform::WriteOutputFile(path, f.content, platform::kSharedFileMode, &error))
+      return {false, error};
   }
   std::string names;
   for (const CsvFile& f : files) names += (names.empty() ? "" : ", ") + f.name;

@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "report/output_files.h"
 #include "report/report_sink.h"
 
 namespace flopspy::tools {
@@ -27,13 +28,17 @@ std::vector<CsvFile> RenderCsvTables(const nlohmann::json& report);
 // One field as RFC 4180 writes it.
 std::string CsvField(std::string_view text);
 
+// Writes the tables into `dir` (created if needed); a table whose file would replace one of
+// `inputs` is refused.
 class CsvReportSink : public ReportSink {
  public:
-  explicit CsvReportSink(std::string dir) : dir_(std::move(dir)) {}
+  explicit CsvReportSink(std::string dir, InputFiles inputs = {})
+      : dir_(std::move(dir)), inputs_(std::move(inputs)) {}
   SinkStatus Write(const nlohmann::json& report) override;
 
  private:
   std::string dir_;
+  InputFiles inputs_;
 };
 
 }  // namespace flopspy::tools

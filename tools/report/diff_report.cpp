@@ -8,6 +8,7 @@
 #include <map>
 #include <memory>
 
+#include "flopspy/platform/terminal_text.h"
 #include "report/csv_report.h"
 #include "report/format.h"
 #include "report/html_report.h"
@@ -159,12 +160,13 @@ std::vector<std::string> RowLabels(const std::vector<analyzers::DiffRow>& rows, 
   std::vector<std::string> labels;
   std::map<std::string, int> uses;
   for (size_t i = 0; i < rows.size() && i < limit; ++i) {
-    labels.push_back(MiddleCut(rows[i].label, width));
+    labels.push_back(MiddleCut(platform::EscapeControls(rows[i].label), width));
     ++uses[labels.back()];
   }
   for (size_t i = 0; i < labels.size(); ++i) {
     if (uses[labels[i]] > 1) {
-      labels[i] = MiddleCut(rows[i].label, width - 6) + fmt::format(" (#{})", i + 1);
+      labels[i] = MiddleCut(platform::EscapeControls(rows[i].label), width - 6) +
+                  fmt::format(" (#{})", i + 1);
     }
   }
   return labels;
@@ -255,9 +257,10 @@ void WriteDiffText(const DiffRun& a, const DiffRun& b, const analyzers::RunDiff&
     const auto& g = r.views.aggregate;
     std::string models;
     for (const auto& m : g.models) models += (models.empty() ? "" : ", ") + m.name;
-    return fmt::format("{} ({} of {} traces readable{}{})", r.path, UsableTraces(r.traces),
-                       r.traces.size(), g.ranks > 0 ? fmt::format(", {} ranks", g.ranks) : "",
-                       models.empty() ? "" : ", " + models);
+    return fmt::format("{} ({} of {} traces readable{}{})", platform::EscapeControls(r.path),
+                       UsableTraces(r.traces), r.traces.size(),
+                       g.ranks > 0 ? fmt::format(", {} ranks", g.ranks) : "",
+                       models.empty() ? "" : ", " + platform::EscapeControls(models));
   };
   fmt::print(out, "flopspy-report --diff\n  A  {}\n  B  {}\n\n", side(a), side(b));
   fmt::print(out, "  {}\n", Wrap(d.summary, 96, 2));
@@ -276,10 +279,10 @@ int RunDiffReport(const std::string& a_path, const std::string& b_path,
   std::vector<std::string> errors;
   const DiffRun a = LoadDiffRun(a_path, options, &errors);
   const DiffRun b = LoadDiffRun(b_path, options, &errors);
-  for (const auto& e : errors) err << "flopspy-report: " << e << "\n";
+  for (const auto& e : errors) err << "flopspy-report: " << platform::EscapeControls(e) << "\n";
   for (const DiffRun* run : {&a, &b}) {
     if (UsableTraces(run->traces) == 0) {
-      err << "flopspy-report: --diff: no trace of " << run->path
+      err << "flopspy-report: --diff: no trace of " << platform::EscapeControls(run->path)
           << " could be read; nothing to compare\n";
       return 1;
     }
@@ -290,16 +293,24 @@ int RunDiffReport(const std::string& a_path, const std::string& b_path,
     model = BuildDiffJson(a, b, diff);
   }
   if (outputs.json) {
-    out << model.dump(2) << "\n";
+    // A path given on the command line may be any bytes: U+FFFD rather than an exception.
+    out << model.dump(2, ' ', false, json::error_handler_t::replace) << "\n";
   } else {
     WriteDiffText(a, b, diff, out);
   }
   std::vector<std::unique_ptr<ReportSink>> sinks;
   if (!outputs.html_path.empty())
     sinks.push_back(std::make_unique<HtmlReportSink>(outputs.html_path));
-  if (!outputs.csv_dir.empty()) sinks.push_back(std::make_unique<CsvReportSink>(outputs.csv_dir));
-  for (const auto& sink : sinks) err << "flopspy-report: " << sink->Write(model).message << "\n";
-  return 0;
+  if (!outputs.csv_dir.empty()) {
+    sinks.push_back(std::make_unique<CsvReportSink>(outputs.csv_dir, outputs.inputs));
+  }
+  int status = 0;
+  for (const auto& sink : sinks) {
+    const SinkStatus written = sink->Write(model);
+    err << "flopspy-report: " << platform::EscapeControls(written.message) << "\n";
+    if (!written.ok) status = 1;
+  }
+  return status;
 }
 
 }  // namespace flopspy::tools

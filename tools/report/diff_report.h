@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "flopspy/analyzers/run_diff.h"
+#include "report/output_files.h"
 #include "report/run_views.h"
 #include "report/trace_report.h"
 
@@ -41,10 +42,11 @@ struct DiffOutputs {
   bool json = false;      // print the JSON document instead of text
   std::string html_path;  // also write HTML here
   std::string csv_dir;    // also write CSV files here
+  InputFiles inputs;      // the traces of both runs, which no CSV file may replace
 };
 
 // The whole --diff command: reads both runs, prints the comparison, writes the files. Returns
-// the exit status: 0, or 1 when either run has no readable trace.
+// the exit status: 0, or 1 when either run has no readable trace or a file could not be written.
 int RunDiffReport(const std::string& a, const std::string& b, const ReportOptions& options,
                   const DiffOutputs& outputs, std::ostream& out, std::ostream& err);
 

@@ -8,6 +8,8 @@
 #include <functional>
 #include <vector>
 
+#include "flopspy/platform/terminal_text.h"
+
 namespace flopspy::tools {
 
 std::string Grouped(uint64_t value) {
@@ -78,8 +80,12 @@ size_t PrefixBytes(std::string_view text, size_t width) {
 
 // Splits `text` into lines whose widths are given by `room(line_index)`, at spaces where it
 // can and inside a word where one word is too long for a line.
-std::vector<std::string> BreakLines(std::string_view text,
+std::vector<std::string> BreakLines(std::string_view raw,
                                     const std::function<size_t(size_t)>& room) {
+  // Names, messages and command lines come from traces: a raw ESC or CR would reach the
+  // terminal, a LF would break the layout. Made visible before the widths are measured.
+  const std::string visible = platform::EscapeControls(raw);
+  const std::string_view text = visible;
   std::vector<std::string> lines;
   std::string line;
   size_t start = 0;

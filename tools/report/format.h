@@ -27,7 +27,8 @@ std::string MoreLine(uint64_t n, std::string_view singular, std::string_view plu
 size_t DisplayWidth(std::string_view text);
 
 // Breaks `text` into lines of at most `width` characters; lines after the first start with
-// `indent` spaces. A word longer than a line is cut.
+// `indent` spaces. A word longer than a line is cut. Control characters in `text` (it may come
+// from a trace) are made visible (platform::EscapeControls), here and in Paragraph.
 std::string Wrap(const std::string& text, size_t width, size_t indent);
 
 // `text` as a paragraph of lines no wider than `width` columns, broken at spaces (a word longer

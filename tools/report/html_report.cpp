@@ -3,9 +3,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <fstream>
 #include <set>
 
+#include "flopspy/platform/safe_file.h"
 #include "report/format.h"
 #include "report/html_assets.h"
 #include "report/html_run.h"
@@ -13,6 +13,7 @@
 #include "report/html_summary.h"
 #include "report/html_tables.h"
 #include "report/html_util.h"
+#include "report/output_files.h"
 
 namespace flopspy::tools {
 namespace {
@@ -29,6 +30,7 @@ const std::set<std::string, std::less<>> kTraceKeys = {"path",
                                                        "records",
                                                        "lost",
                                                        "lost_total",
+                                                       "lost_exact",
                                                        "warnings",
                                                        "end",
                                                        "threads",
@@ -73,6 +75,15 @@ std::string CommandLine(const json& trace) {
     }
   }
   return out;
+}
+
+// Records lost: "none", "400,000" (the traces' own count) or "at least 12" (a trace without an
+// end record to count them all); anything but "none" as a warning.
+std::string LostFact(double lost, bool exact) {
+  if (lost <= 0 && exact) return "none";
+  const std::string text =
+      lost <= 0 ? "none seen" : (exact ? "" : "at least ") + Grouped(static_cast<uint64_t>(lost));
+  return "<span class=\"warn\">" + Escape(text) + "</span>";
 }
 
 // "complete (exit status 0)", "incomplete: ...", "partial: ..."; `cls` gets warn/bad.
@@ -133,9 +144,7 @@ std::string Header(const json& report) {
                               : Escape(fmt::format("{} ({} to {})", ranks.size(), *ranks.begin(),
                                                    *ranks.rbegin()))},
       {"events", Escape(Grouped(static_cast<uint64_t>(NumOr(totals, "events", 0))))},
-      {"lost records",
-       lost > 0 ? "<span class=\"warn\">" + Escape(Grouped(static_cast<uint64_t>(lost))) + "</span>"
-                : "none"},
+      {"lost records", LostFact(lost, Bool(totals, "lost_exact"))},
       {"warnings",
        warnings > 0 ? "<span class=\"warn\">" + std::to_string(warnings) + "</span>" : "none"},
       {"kernel launches", Escape(Grouped(static_cast<uint64_t>(NumOr(totals, "launches", 0))))},
@@ -221,14 +230,17 @@ std::string TraceSection(const json& trace, size_t index) {
     facts.push_back({"launches", Escape(launches)});
     for (auto& fact : SummaryFacts(trace)) facts.push_back(std::move(fact));
     const double lost = NumOr(trace, "lost_total", 0);
-    if (lost > 0) {
+    const bool exact = Bool(trace, "lost_exact");
+    if (lost > 0 || !exact) {
       std::string by;
       const json& lost_by = Obj(trace, "lost");
       if (lost_by.is_object()) {
         for (const auto& [k, v] : lost_by.items())
           by += (by.empty() ? "" : ", ") + k + " " + Dump(v);
       }
-      facts.push_back({"lost records", "<span class=\"warn\">" + Escape(by) + "</span>"});
+      std::string fact = LostFact(lost, exact);
+      if (!by.empty()) fact += " <span class=\"warn\">(" + Escape(by) + ")</span>";
+      facts.push_back({"lost records", fact});
     }
   }
   s += R"(<dl class="facts">)";
@@ -369,11 +381,9 @@ std::string RenderHtmlReport(const json& report) {
 
 SinkStatus HtmlReportSink::Write(const json& report) {
   const std::string page = RenderHtmlReport(report);
-  std::ofstream out(path_, std::ios::binary | std::ios::trunc);
-  if (!out) return {false, "cannot write " + path_};
-  out.write(page.data(), static_cast<std::streamsize>(page.size()));
-  out.close();
-  if (!out) return {false, "cannot write " + path_};
+  std::string error;
+  if (!platform::WriteOutputFile(path_, page, platform::kSharedFileMode, &error))
+    return {false, error};
   return {true, fmt::format("wrote {} ({} KiB)", path_, (page.size() + 1023) / 1024)};
 }
 

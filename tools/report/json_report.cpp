@@ -9,6 +9,7 @@
 #include "flopspy/gpu_roofline/device_properties_json.h"
 #include "report/counter_check.h"
 #include "report/launch_overhead_section.h"
+#include "report/lost_records.h"
 #include "report/run_json.h"
 #include "report/sections_json.h"
 #include "report/text_labels.h"
@@ -372,10 +373,13 @@ json TraceJson(const TraceReport& t) {
         t.summary.record_counts[type];
   }
   j["records"] = counts;
+  // The end record's count when there is one; the causes add up to it (docs/report-json.md).
+  const LostRecords lost_records = LostRecordsOf(t);
   json lost = json::object();
-  for (const auto& [source, count] : t.summary.lost) lost[LossSourceName(source)] = count;
+  for (const auto& [cause, count] : lost_records.by_cause) lost[cause] = count;
   j["lost"] = lost;
-  j["lost_total"] = t.summary.TotalLost();
+  j["lost_total"] = lost_records.total;
+  j["lost_exact"] = lost_records.exact;
   json warnings = json::array();
   for (const auto& w : t.summary.warnings) {
     warnings.push_back(
@@ -450,13 +454,12 @@ nlohmann::json BuildJsonReport(const std::vector<TraceReport>& traces) {
   doc["schema_version"] = kReportJsonSchemaVersion;
   doc["flopspy_version"] = FLOPSPY_VERSION;
   json list = json::array();
-  uint64_t events = 0, lost = 0, launches = 0;
+  uint64_t events = 0, launches = 0;
   double gpu_ns = 0, flops = 0;
   size_t readable = 0;
   for (const auto& t : traces) {
     list.push_back(TraceJson(t));
     events += t.summary.EventCount();
-    lost += t.summary.TotalLost();
     readable += t.usable() ? 1 : 0;
     launches += t.run.launches;
     for (const auto& g : t.run.kernels) {
@@ -465,9 +468,10 @@ nlohmann::json BuildJsonReport(const std::vector<TraceReport>& traces) {
     }
   }
   doc["traces"] = list;
-  doc["totals"] = {
-      {"traces", traces.size()}, {"readable", readable},    {"events", events},     {"lost", lost},
-      {"launches", launches},    {"kernel_gpu_ns", gpu_ns}, {"kernel_flops", flops}};
+  const LostTotal lost = LostTotalOf(traces);
+  doc["totals"] = {{"traces", traces.size()}, {"readable", readable},     {"events", events},
+                   {"lost", lost.total},      {"lost_exact", lost.exact}, {"launches", launches},
+                   {"kernel_gpu_ns", gpu_ns}, {"kernel_flops", flops}};
   AddRunSections(doc, traces);  // aggregate, ranks, stragglers when several traces were read
   return doc;
 }

@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "flopspy/analyzers/demangle.h"
+#include "flopspy/platform/terminal_text.h"
 #include "report/format.h"
 
 namespace flopspy::tools {
@@ -28,7 +29,8 @@ std::string Dims(const std::array<uint32_t, 3>& d) {
   return fmt::format("{}", d[0]);
 }
 
-std::string Cut(std::string s, size_t width) {
+std::string Cut(const std::string& raw, size_t width) {
+  std::string s = platform::EscapeControls(raw);  // kernel names come from the trace
   if (s.size() <= width) return s;
   if (width <= 3) return s.substr(0, width);
   return s.substr(0, width - 3) + "...";
@@ -43,8 +45,10 @@ std::string StreamName(const analyzers::StreamOverhead& s) {
 
 // Prints `text` in lines of at most `width` columns, breaking at spaces: the first line after
 // `first`, the rest after `rest`.
-void Wrap(std::ostream& out, std::string_view text, std::string_view first, std::string_view rest,
+void Wrap(std::ostream& out, std::string_view raw, std::string_view first, std::string_view rest,
           size_t width = 100) {
+  const std::string visible = platform::EscapeControls(raw);  // notes may name kernels
+  const std::string_view text = visible;
   size_t start = 0;
   bool first_line = true;
   while (start < text.size()) {
@@ -133,7 +137,7 @@ std::string ShortKernelName(const SignatureOverhead& s, size_t width) {
   if (name.empty()) return Cut("(unnamed kernel)", width);
   const analyzers::FunctionNameParts parts = analyzers::SplitFunctionName(name);
   if (!parts.base.empty()) name = std::string(parts.base);
-  return Cut(std::move(name), width);
+  return Cut(name, width);
 }
 
 void WriteLaunchOverheadText(const LaunchOverheadReport& r,

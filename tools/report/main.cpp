@@ -2,17 +2,23 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
-#include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <memory>
+#include <sstream>
+#include <string_view>
+#include <utility>
 
+#include "flopspy/platform/output_file.h"
+#include "flopspy/platform/safe_file.h"
+#include "flopspy/platform/terminal_text.h"
+#include "report/ceilings_input.h"
 #include "report/chrome_export.h"
 #include "report/crash_handler.h"
 #include "report/csv_report.h"
 #include "report/diff_report.h"
 #include "report/html_report.h"
 #include "report/json_report.h"
+#include "report/output_files.h"
 #include "report/progress.h"
 #include "report/text_report.h"
 #include "report/trace_inputs.h"
@@ -21,11 +27,43 @@
 namespace flopspy::tools {
 namespace {
 
+// Text from a trace or the command line, safe to put in a one-line message on a terminal.
+std::string Shown(std::string_view text) {
+  return platform::EscapeControls(text);
+}
+
 // Every usage error exits 2 with one line, whatever CLI11's own code for it
 // (docs/flopspy-report.md).
 int UsageError(const std::string& what) {
-  std::cerr << "flopspy-report: " << what << " (flopspy-report --help for usage)\n";
+  std::cerr << "flopspy-report: " << Shown(what) << " (flopspy-report --help for usage)\n";
   return 2;
+}
+
+// The report on stdout; a write that fails (a full disk, /dev/full) is said and makes the exit
+// status 1, where a truncated report would otherwise look complete.
+bool PrintReport(std::string_view text) {
+  std::string error;
+  if (WriteStandardOutput(text, &error)) return true;
+  std::cerr << "flopspy-report: cannot write the report to standard output: " << error << "\n";
+  return false;
+}
+
+// --chrome: streamed into a new file put in place at the end, never half written.
+bool WriteChrome(const std::string& path, const std::vector<std::string>& traces) {
+  platform::OutputFile file;
+  std::string error;
+  if (!file.Open(path, platform::kSharedFileMode, &error)) {
+    std::cerr << "flopspy-report: " << Shown(error) << "\n";
+    return false;
+  }
+  const ChromeExportResult r = ExportChromeTrace(traces, file.stream());
+  if (!file.Commit(&error)) {
+    std::cerr << "flopspy-report: " << Shown(error) << "\n";
+    return false;
+  }
+  std::cerr << "flopspy-report: wrote " << Shown(path) << " (" << r.events << " events, " << r.flows
+            << " launch-to-kernel flows)\n";
+  return true;
 }
 
 int Main(int argc, char** argv) {
@@ -66,20 +104,23 @@ int Main(int argc, char** argv) {
   }
 
   const TraceInputs inputs = ExpandTraceArguments(arguments);
-  for (const auto& error : inputs.errors) std::cerr << "flopspy-report: " << error << "\n";
+  // An output that is one of the traces would be read, then replaced by the report about it.
+  const InputFiles input_files(inputs.files);
+  for (const auto& [option, path] : {std::pair{"--html", &html_path}, {"--chrome", &chrome_path}}) {
+    if (!path->empty() && input_files.Contains(*path)) {
+      std::cerr << "flopspy-report: " << option << " " << Shown(*path)
+                << " is one of the traces to read: refusing to overwrite it\n";
+      return 2;
+    }
+  }
+  for (const auto& error : inputs.errors) std::cerr << "flopspy-report: " << Shown(error) << "\n";
 
   ReportOptions options;
   if (ceilings_path.empty()) ceilings_path = DefaultCeilingsPath();
-  if (!ceilings_path.empty() && std::filesystem::exists(ceilings_path)) {
-    gpuroof::CeilingsLoad load = gpuroof::LoadCeilingsFile(ceilings_path);
-    if (load.file) {
-      options.ceilings = std::move(load.file);
-    } else {
-      std::cerr << "flopspy-report: ignoring measured ceilings in " << ceilings_path << ": "
-                << load.error << "; using datasheet roofs\n";
-    }
-    for (const auto& w : load.warnings)
-      std::cerr << "flopspy-report: " << ceilings_path << ": " << w << "\n";
+  if (!ceilings_path.empty()) {
+    std::vector<std::string> warnings;
+    options.ceilings = LoadGpuCeilings(ceilings_path, &warnings);
+    for (const auto& w : warnings) std::cerr << "flopspy-report: " << Shown(w) << "\n";
   }
   if (diff) {
     if (arguments.size() != 2) {
@@ -88,8 +129,11 @@ int Main(int argc, char** argv) {
                 << arguments.size() << "\n";
       return 2;
     }
-    return RunDiffReport(arguments[0], arguments[1], options, {json, html_path, csv_dir}, std::cout,
-                         std::cerr);
+    std::ostringstream out;
+    int status = RunDiffReport(arguments[0], arguments[1], options,
+                               {json, html_path, csv_dir, input_files}, out, std::cerr);
+    if (!PrintReport(out.str())) status = 1;
+    return status;
   }
   ProgressBar progress(FileSizes(inputs.files), StderrIsTerminal());
   std::vector<TraceReport> traces = AnalyzeTraces(
@@ -97,48 +141,44 @@ int Main(int argc, char** argv) {
   progress.Finish();
   size_t usable = 0;
   for (const TraceReport& t : traces) {
-    const std::string& path = t.path;
     if (t.usable()) ++usable;
     if (t.read.status != trace::ReadStatus::kOk) {
-      std::cerr << "flopspy-report: " << path << ": " << t.read.message
+      std::cerr << "flopspy-report: " << Shown(t.path) << ": " << Shown(t.read.message)
                 << (t.read.records > 0 ? " (reporting the " + std::to_string(t.read.records) +
                                              " records before that)"
                                        : "")
                 << "\n";
     }
+    for (const std::string& problem : t.problems) {
+      std::cerr << "flopspy-report: " << Shown(t.path) << ": " << Shown(problem) << "\n";
+    }
   }
+  // Non-zero when nothing at all could be read, or when an output could not be written.
+  int status = usable > 0 ? 0 : 1;
 
   // Every output but the text renders from the one report model.
   nlohmann::json model;
   if (json || !html_path.empty() || !csv_dir.empty()) model = BuildJsonReport(traces);
+  std::ostringstream out;
   if (json) {
     // A trace's path may be any bytes: ill-formed UTF-8 becomes U+FFFD rather than an exception.
-    std::cout << model.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+    out << model.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
   } else {
     TextOptions text_options;
     text_options.color = color == "always" || (color == "auto" && isatty(STDOUT_FILENO));
-    WriteTextReport(traces, text_options, std::cout);
+    WriteTextReport(traces, text_options, out);
   }
+  if (!PrintReport(out.str())) status = 1;
   std::vector<std::unique_ptr<ReportSink>> sinks;
   if (!html_path.empty()) sinks.push_back(std::make_unique<HtmlReportSink>(html_path));
-  if (!csv_dir.empty()) sinks.push_back(std::make_unique<CsvReportSink>(csv_dir));
+  if (!csv_dir.empty()) sinks.push_back(std::make_unique<CsvReportSink>(csv_dir, input_files));
   for (const auto& sink : sinks) {
-    const SinkStatus status = sink->Write(model);
-    std::cerr << "flopspy-report: " << status.message << "\n";
+    const SinkStatus written = sink->Write(model);
+    std::cerr << "flopspy-report: " << Shown(written.message) << "\n";
+    if (!written.ok) status = 1;
   }
-  if (!chrome_path.empty()) {
-    std::ofstream out(chrome_path, std::ios::trunc);
-    if (!out) {
-      std::cerr << "flopspy-report: cannot write " << chrome_path << "\n";
-    } else {
-      const ChromeExportResult r = ExportChromeTrace(inputs.files, out);
-      out.close();
-      std::cerr << "flopspy-report: wrote " << chrome_path << " (" << r.events << " events, "
-                << r.flows << " launch-to-kernel flows)\n";
-    }
-  }
-  // Non-zero only when nothing at all could be read.
-  return usable > 0 ? 0 : 1;
+  if (!chrome_path.empty() && !WriteChrome(chrome_path, inputs.files)) status = 1;
+  return status;
 }
 
 }  // namespace

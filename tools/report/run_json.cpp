@@ -153,6 +153,7 @@ void AddRunSections(json& doc, const RunViews& views) {
       views.ranks.step_region.empty() ? json(nullptr) : json(views.ranks.step_region);
   aggregate["straggler_checks"] = views.stragglers.checks;
   aggregate["regime"] = RunRegimeJson(views.regime);
+  aggregate["lost_exact"] = views.lost.exact;
   for (const std::string& note : views.ranks.notes) aggregate["notes"].push_back(note);
   doc["aggregate"] = std::move(aggregate);
   doc["ranks"] = RanksJson(views.ranks);

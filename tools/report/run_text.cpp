@@ -5,7 +5,9 @@
 
 #include <cmath>
 
+#include "flopspy/platform/terminal_text.h"
 #include "report/format.h"
+#include "report/lost_records.h"
 #include "report/text_labels.h"
 #include "report/text_table.h"
 
@@ -23,7 +25,8 @@ std::string Offset(int64_t ns) {
   return (ns < 0 ? "-" : "+") + Duration(static_cast<double>(ns < 0 ? -ns : ns));
 }
 
-void PrintTotals(const analyzers::RunAggregate& a, std::ostream& out) {
+void PrintTotals(const RunViews& views, std::ostream& out) {
+  const analyzers::RunAggregate& a = views.aggregate;
   std::string gpus = Counted(a.gpus, "GPU", "GPUs");
   if (!a.models.empty()) {
     std::string list;
@@ -55,7 +58,9 @@ void PrintTotals(const analyzers::RunAggregate& a, std::ostream& out) {
     fmt::print(out, "  MFU       {} over every GPU (analytic FLOPs over active span x peak)\n",
                Pct(a.mfu, 1));
   }
-  if (a.lost > 0) fmt::print(out, "  lost      {}\n", Counted(a.lost, "record", "records"));
+  if (a.lost > 0 || !views.lost.exact) {
+    fmt::print(out, "  lost      {}\n", LostText(a.lost, views.lost.exact));
+  }
   for (const auto& note : a.notes) fmt::print(out, "{}", Paragraph(note, "  note      ", kPad));
 }
 
@@ -166,8 +171,9 @@ void PrintRanks(const analyzers::RankTable& t, std::ostream& out) {
   }
   where.Print(out);
   fmt::print(out, "\n  Ranks at work ({})\n",
-             t.step_region.empty() ? "step time unknown: no trace marks regions"
-                                   : "step: the region \"" + t.step_region + "\"");
+             t.step_region.empty()
+                 ? "step time unknown: no trace marks regions"
+                 : "step: the region \"" + platform::EscapeControls(t.step_region) + "\"");
   TextTable work({{"rank"},
                   {"GPU busy"},
                   {"kernel time"},
@@ -203,7 +209,7 @@ void PrintStragglers(const analyzers::StragglerReport& s, std::ostream& out) {
 void WriteRunText(const RunViews& views, std::ostream& out) {
   fmt::print(out, "whole run: {} traces merged, aligned on their wall-clock anchors\n",
              Grouped(views.aggregate.processes));
-  PrintTotals(views.aggregate, out);
+  PrintTotals(views, out);
   fmt::print(out, "{}", Paragraph(views.regime.sentence, "  regime    ", kPad));
   PrintMergedKernels(views.aggregate, out, 15);
   PrintMergedLibraries(views.aggregate, out, 10);

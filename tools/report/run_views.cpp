@@ -39,7 +39,7 @@ std::vector<analyzers::TraceFacts> TraceFactsOf(const std::vector<TraceReport>& 
       f.last_ns = t.summary.last_ns;
       f.gpu_busy_ns = t.launch_overhead.judgement.busy_ns;
       f.gpu_window_ns = t.launch_overhead.judgement.window_ns;
-      f.lost = t.summary.TotalLost();
+      f.lost = LostRecordsOf(t).total;
       f.run = &t.run;
       f.regions = &t.regions;
       f.roofs = &t.roofs;
@@ -59,6 +59,7 @@ RunViews BuildRunViews(const std::vector<TraceReport>& traces,
   views.aggregate = analyzers::AggregateRun(views.facts, thresholds);
   views.ranks = analyzers::BuildRankTable(views.facts);
   views.stragglers = analyzers::FindStragglers(views.ranks);
+  views.lost = LostTotalOf(traces);
   analyzers::OverheadJudgement pooled;
   bool gpu_times = false;
   for (const TraceReport& t : traces) {

@@ -10,6 +10,7 @@
 #include "flopspy/analyzers/run_merge.h"
 #include "flopspy/analyzers/run_regime.h"
 #include "flopspy/analyzers/stragglers.h"
+#include "report/lost_records.h"
 #include "report/trace_report.h"
 
 namespace flopspy::tools {
@@ -22,6 +23,9 @@ struct RunViews {
   // The whole run's regime: the merged kernels' time by regime, and the traces' launch-overhead
   // judgements pooled.
   analyzers::RunRegime regime;
+  // Records lost, all traces: the aggregate's and the ranks' `lost` add up the same per-trace
+  // totals (LostRecordsOf); exact only when every trace gives its own count.
+  LostTotal lost;
 };
 
 // How a trace ended, in a few words: "exit 0", "signal 9", "incomplete", "damaged".

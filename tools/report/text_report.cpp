@@ -4,7 +4,9 @@
 #include <fmt/ostream.h>
 #include <string.h>
 
+#include "flopspy/platform/terminal_text.h"
 #include "report/format.h"
+#include "report/lost_records.h"
 #include "report/run_text.h"
 #include "report/text_sections.h"
 
@@ -34,26 +36,46 @@ std::string CommandLine(const nlohmann::json& metadata) {
   return out;
 }
 
-std::string Status(const TraceReport& t, const Style& style) {
+// How the trace ended, and whether that is bad news (red), a warning (yellow) or plain.
+enum class Tone { kPlain, kWarn, kBad };
+std::pair<std::string, Tone> Status(const TraceReport& t) {
   if (!t.header_ok || t.read.status != trace::ReadStatus::kOk) {
     const std::string what = t.read.records > 0 ? "partial: " : "unreadable: ";
-    return style.Bad(what + t.read.message);
+    return {what + t.read.message, Tone::kBad};
   }
   if (!t.summary.end) {
-    return style.Warn("incomplete: no end record (the process was killed or is still running)");
+    return {"incomplete: no end record (the process was killed or is still running)", Tone::kWarn};
   }
   const auto& end = *t.summary.end;
   const auto reason = static_cast<trace::EndReason>(end.reason);
   switch (reason) {
     case trace::EndReason::kExit:
-      return end.value >= 0 ? fmt::format("complete (exit status {})", end.value)
-                            : "complete (returned from main)";
+      return {end.value >= 0 ? fmt::format("complete (exit status {})", end.value)
+                             : "complete (returned from main)",
+              Tone::kPlain};
     case trace::EndReason::kSignal:
-      return style.Warn(
-          fmt::format("complete, ended by signal {} ({})", end.value, strsignal(end.value)));
+      return {fmt::format("complete, ended by signal {} ({})", end.value, strsignal(end.value)),
+              Tone::kWarn};
     default:
-      return "complete (" + EndReasonName(reason) + ")";
+      return {"complete (" + EndReasonName(reason) + ")", Tone::kPlain};
   }
+}
+
+// The status line, wrapped first (which makes a trace's control characters visible), then
+// coloured: the colour's own escape sequences must not be made visible.
+std::string StatusLines(const TraceReport& t, const Style& style) {
+  const auto [text, tone] = Status(t);
+  std::string lines = Paragraph(text, "  status    ", "            ");
+  lines.pop_back();  // the colour ends before the last newline
+  switch (tone) {
+    case Tone::kBad:
+      return style.Bad(lines) + "\n";
+    case Tone::kWarn:
+      return style.Warn(lines) + "\n";
+    case Tone::kPlain:
+      break;
+  }
+  return lines + "\n";
 }
 
 constexpr std::string_view kPad = "            ";  // under a 10-column label, indented 2
@@ -83,17 +105,61 @@ std::string RecordCounts(const TraceReport& t) {
   return text;
 }
 
-// Lost records, failed writes, and every warning the trace carries, under one heading.
-void PrintWarnings(const TraceReport& t, const Style& style, std::ostream& out) {
-  std::vector<std::string> lines;
-  for (const auto& [source, count] : t.summary.lost) {
-    std::string text = fmt::format("{} {} lost ({})", Grouped(count),
-                                   count == 1 ? "record" : "records", LossSourceName(source));
-    if (source == trace::LossSource::kThreadBuffer) {
-      text += ": a thread's buffer was full; raise FLOPSPY_BUFFER_KB or lower FLOPSPY_FLUSH_MS";
-    }
-    lines.push_back(text);
+// The `lost` line: the trace's own count when it has one, else a lower bound and why.
+std::string LostLine(const TraceReport& t, const LostRecords& lost) {
+  if (lost.exact) {
+    return lost.total == 0 ? "none"
+                           : LostText(lost.total, true) + " (the end record's count; see Warnings)";
   }
+  if (t.read.unread_bytes() > 0) {
+    // Losses written after where reading stopped are unknown: "none" would be a claim.
+    return fmt::format("{} in what was read; {} bytes were not read",
+                       lost.total == 0 ? "none" : LostText(lost.total, false),
+                       Grouped(t.read.unread_bytes()));
+  }
+  if (!t.summary.end) {
+    return LostText(lost.total, false) + " (no end record, which counts them all" +
+           (lost.total > 0 ? "; see Warnings)" : ")");
+  }
+  return LostText(lost.total, false) + " (the end record counts fewer; see Warnings)";
+}
+
+// One line per cause of loss; the advice to raise the buffer only where a full buffer was the
+// cause, not when records were lost because the trace file could not be written.
+void AddLossLines(const LostRecords& lost, std::vector<std::string>& lines) {
+  const std::string write_failed = LossSourceName(trace::LossSource::kWriteFailed);
+  bool writes_failed = lost.unwritten > 0;
+  for (const auto& [cause, count] : lost.by_cause) writes_failed |= cause == write_failed;
+  for (const auto& [cause, count] : lost.by_cause) {
+    std::string text = Counted(count, "record", "records") + " lost (" + cause + ")";
+    if (cause == LossSourceName(trace::LossSource::kThreadBuffer)) {
+      text += ": a thread's buffer was full";
+      if (!writes_failed) text += "; raise FLOPSPY_BUFFER_KB or lower FLOPSPY_FLUSH_MS";
+    } else if (cause == write_failed) {
+      text += ": in chunks that could not be written (see the write warning)";
+    } else if (cause == LossSourceName(trace::LossSource::kNoBuffer)) {
+      text += ": threads that got no record buffer";
+    } else if (cause == kUnwrittenCause) {
+      text += fmt::format(
+          ": the trace's end record counts {} lost in all and no loss record in the file names "
+          "these: they were in chunks that could not be written (see the write warning)",
+          Grouped(lost.total));
+    }
+    lines.push_back(std::move(text));
+  }
+  if (lost.end_record_count && *lost.end_record_count < lost.seen) {
+    lines.push_back(fmt::format(
+        "the end record counts {} lost records, fewer than the loss records in the file: the "
+        "trace contradicts itself, so at least {} were lost",
+        Grouped(*lost.end_record_count), Grouped(lost.total)));
+  }
+}
+
+// Lost records, failed writes, and every warning the trace carries, under one heading.
+void PrintWarnings(const TraceReport& t, const LostRecords& lost, const Style& style,
+                   std::ostream& out) {
+  std::vector<std::string> lines;
+  AddLossLines(lost, lines);
   if (t.read.sequence_gaps > 0) {
     lines.push_back(Counted(t.read.sequence_gaps, "chunk", "chunks") +
                     " missing from the file (failed writes)");
@@ -111,9 +177,9 @@ void PrintWarnings(const TraceReport& t, const Style& style, std::ostream& out) 
 }
 
 void WriteOne(const TraceReport& t, const Style& style, std::ostream& out) {
-  fmt::print(out, "{}\n", style.Bold("trace " + t.path));
+  fmt::print(out, "{}\n", style.Bold("trace " + platform::EscapeControls(t.path)));
   if (!t.header_ok) {
-    fmt::print(out, "{}\n", Paragraph(Status(t, style), "  status    ", kPad));
+    fmt::print(out, "{}\n", StatusLines(t, style));
     return;
   }
   const auto& h = t.header;
@@ -125,19 +191,16 @@ void WriteOne(const TraceReport& t, const Style& style, std::ostream& out) {
   if (const std::string cmd = CommandLine(t.metadata); !cmd.empty()) {
     fmt::print(out, "{}", Paragraph(cmd, "  command   ", kPad));
   }
-  fmt::print(out, "{}", Paragraph(Status(t, style), "  status    ", kPad));
+  fmt::print(out, "{}", StatusLines(t, style));
   fmt::print(out, "  span      {}\n", Duration(static_cast<double>(t.duration_ns())));
   fmt::print(out, "{}", Paragraph(RecordCounts(t), "  records   ", kPad));
-  // Losses written after where reading stopped are unknown: "none" would be a claim.
-  std::string lost = "none";
-  if (!t.summary.lost.empty()) {
-    lost = style.Warn(Counted(t.summary.TotalLost(), "record", "records") + " (see Warnings)");
-  } else if (t.read.unread_bytes() > 0) {
-    lost = style.Warn(fmt::format("none in what was read; {} bytes were not read",
-                                  Grouped(t.read.unread_bytes())));
-  }
-  fmt::print(out, "  lost      {}\n", lost);
-  PrintWarnings(t, style, out);
+  const LostRecords lost = LostRecordsOf(t);
+  const std::string lost_line = LostLine(t, lost);
+  fmt::print(out, "{}",
+             lost.exact && lost.total == 0
+                 ? Paragraph(lost_line, "  lost      ", kPad)
+                 : style.Warn(Paragraph(lost_line, "  lost      ", kPad)));
+  PrintWarnings(t, lost, style, out);
   WriteAnalysisSections(t, out, style.color);
   fmt::print(out, "\n");
 }

@@ -2,11 +2,13 @@
 
 #include <algorithm>
 
+#include "flopspy/platform/terminal_text.h"
 #include "report/format.h"
 
 namespace flopspy::tools {
 
-std::string Truncate(const std::string& text, size_t width) {
+std::string Truncate(const std::string& raw, size_t width) {
+  const std::string text = platform::EscapeControls(raw);
   if (DisplayWidth(text) <= width) return text;
   if (width <= 3) return text.substr(0, width);
   std::string out;
@@ -33,11 +35,17 @@ void TextTable::AddDetailText(std::string_view text, std::string_view first,
 }
 
 void TextTable::Print(std::ostream& out) const {
+  // Cells may hold names from a trace: control characters made visible before measuring.
+  std::vector<std::vector<std::string>> shown_rows;
+  for (const auto& row : rows_) {
+    std::vector<std::string>& shown = shown_rows.emplace_back();
+    for (const std::string& cell : row.cells) shown.push_back(platform::EscapeControls(cell));
+  }
   std::vector<size_t> widths(columns_.size(), 0);
   for (size_t c = 0; c < columns_.size(); ++c) widths[c] = DisplayWidth(columns_[c].header);
-  for (const auto& row : rows_) {
-    for (size_t c = 0; c < row.cells.size() && c < widths.size(); ++c) {
-      widths[c] = std::max(widths[c], DisplayWidth(row.cells[c]));
+  for (const auto& row : shown_rows) {
+    for (size_t c = 0; c < row.size() && c < widths.size(); ++c) {
+      widths[c] = std::max(widths[c], DisplayWidth(row[c]));
     }
   }
   // The last column gets what remains of the line.
@@ -77,9 +85,9 @@ void TextTable::Print(std::ostream& out) const {
   std::vector<std::string> header;
   for (const auto& c : columns_) header.push_back(c.header);
   print_row(header);
-  for (const auto& row : rows_) {
-    const auto detail = print_row(row.cells);
-    for (const auto& line : row.details) detail(line);
+  for (size_t r = 0; r < rows_.size(); ++r) {
+    const auto detail = print_row(shown_rows[r]);
+    for (const auto& line : rows_[r].details) detail(line);  // Truncate escapes
   }
 }
 

@@ -50,7 +50,9 @@ class TextTable {
   bool wrap_last_ = false;
 };
 
-// Cuts `text` to at most `width` characters (UTF-8 aware), marking the cut with "...".
+// Cuts `text` to at most `width` characters (UTF-8 aware), marking the cut with "...", after
+// making its control characters visible (platform::EscapeControls), as Print does for every
+// cell and detail line.
 std::string Truncate(const std::string& text, size_t width);
 
 }  // namespace flopspy::tools

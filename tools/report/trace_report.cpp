@@ -1,5 +1,7 @@
 #include "report/trace_report.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <atomic>
 #include <cstdlib>
@@ -9,6 +11,8 @@
 #include "flopspy/gpu_roofline/device_properties_json.h"
 #include "flopspy/gpu_roofline/device_table.h"
 #include "flopspy/trace/utf8.h"
+#include "report/ceilings_input.h"
+#include "report/crash_handler.h"
 
 namespace flopspy::tools {
 
@@ -41,6 +45,8 @@ std::string LossSourceName(trace::LossSource source) {
       return "write_failed";
     case trace::LossSource::kCounterSamples:
       return "counter_samples";
+    case trace::LossSource::kNoBuffer:
+      return "no_buffer";
   }
   return "unknown";
 }
@@ -144,8 +150,10 @@ void ResolveCpuRoofline(TraceReport& report) {
   if (report.cpu_samples.empty()) return;
   std::optional<cpuroof::CpuCeilings> ceilings;
   if (const std::string key = CpuKey(report.metadata); !key.empty()) {
-    std::string error;
-    ceilings = cpuroof::LoadCeilings(cpuroof::CeilingsPathForKey(key), &error);
+    // Bounded and never from a FIFO (LoadCeilings). A file that cannot be read leaves the
+    // chart without measured roofs, as a missing one does.
+    std::string unused;
+    ceilings = cpuroof::LoadCeilings(cpuroof::CeilingsPathForKey(key), &unused);
   }
   cpuroof::CpuRooflineInputs inputs;
   if (ceilings) inputs.ceilings = &*ceilings;
@@ -172,6 +180,43 @@ void ResolveDevices(TraceReport& report, const ReportOptions& options) {
     report.roofs[index] = std::move(roofs);
     ++index;
   }
+}
+
+// A metadata block as JSON, or null with `too_deep` set when it nests deeper than
+// kMaxMetadataDepth. nlohmann's parser keeps its own stack on the heap, but merge_patch, dump and
+// the CSV flattening recurse once per level: 60,000 levels overflowed the stack (fuzz regression
+// deep-metadata-nesting).
+nlohmann::json ParseMetadata(const std::string& text, bool& too_deep) {
+  too_deep = false;
+  const nlohmann::json::parser_callback_t limit =
+      [&too_deep](int depth, nlohmann::json::parse_event_t event, nlohmann::json&) {
+        const bool opens = event == nlohmann::json::parse_event_t::object_start ||
+                           event == nlohmann::json::parse_event_t::array_start;
+        // `depth` counts the containers around this one.
+        if (opens && depth >= kMaxMetadataDepth) too_deep = true;
+        return !too_deep;
+      };
+  // The JSON parser refuses ill-formed UTF-8 (a command line with a Latin-1 argument): keep the
+  // block, with U+FFFD in its place.
+  nlohmann::json block =
+      nlohmann::json::parse(trace::ValidUtf8(text), limit, /*allow_exceptions=*/false);
+  if (too_deep) return nullptr;
+  return block;
+}
+
+void MergeMetadata(TraceReport& report, const std::string& text, uint64_t offset) {
+  bool too_deep = false;
+  const nlohmann::json block = ParseMetadata(text, too_deep);
+  if (too_deep) {
+    const std::string why = fmt::format(
+        "the metadata block at byte {} nests deeper than {} levels; it was ignored (no flopspy "
+        "writes such metadata: the file is damaged or crafted)",
+        offset, kMaxMetadataDepth);
+    report.summary.warnings.push_back({trace::WarningCode::kGeneric, 0, why});
+    report.problems.push_back(why);
+    return;
+  }
+  if (block.is_object()) report.metadata.merge_patch(block);
 }
 
 }  // namespace
@@ -206,8 +251,11 @@ TraceReport AnalyzeTrace(trace::TraceReader reader, const std::string& path,
     for (const trace::RecordView& record : records) launch_overhead.Add(record, strings);
   };
   std::vector<std::pair<uint64_t, uint64_t>> host_copies;
+  std::vector<uint64_t> metadata_offsets;  // of the summary's metadata blocks, in file order
   const auto other_analyses = [&](std::span<const trace::RecordView> records) {
     for (const trace::RecordView& record : records) {
+      if (record.type == trace::RecordType::kMetadata)
+        metadata_offsets.push_back(record.file_offset);
       summarizer.Add(record, strings);
       run.Add(record, strings);
       regions.Add(record, strings);
@@ -222,7 +270,10 @@ TraceReport AnalyzeTrace(trace::TraceReader reader, const std::string& path,
           overhead_analysis(records);
           return;
         }
-        std::future<void> beside = std::async(std::launch::async, overhead_analysis, records);
+        std::future<void> beside = std::async(std::launch::async, [&overhead_analysis, records] {
+          UseCrashStackOnThisThread();
+          overhead_analysis(records);
+        });
         other_analyses(records);
         beside.get();  // rethrows what the overhead analysis threw
       },
@@ -241,12 +292,9 @@ TraceReport AnalyzeTrace(trace::TraceReader reader, const std::string& path,
              "missing from this report"});
   }
   report.launch_overhead = launch_overhead.Finish();
-  for (const std::string& text : report.summary.metadata) {
-    // The JSON parser refuses ill-formed UTF-8 (a command line with a Latin-1 argument): keep
-    // the block, with U+FFFD in its place.
-    const nlohmann::json block =
-        nlohmann::json::parse(trace::ValidUtf8(text), nullptr, /*allow_exceptions=*/false);
-    if (block.is_object()) report.metadata.merge_patch(block);
+  for (size_t i = 0; i < report.summary.metadata.size(); ++i) {
+    const uint64_t offset = i < metadata_offsets.size() ? metadata_offsets[i] : 0;
+    MergeMetadata(report, report.summary.metadata[i], offset);
   }
   ResolveDevices(report, options);
   report.run = run.Finish(report.roofs, options.thresholds);
@@ -281,6 +329,7 @@ std::vector<TraceReport> AnalyzeTraces(const std::vector<std::string>& paths,
   std::vector<std::thread> pool;
   for (size_t w = 0; w < workers; ++w) {
     pool.emplace_back([&] {
+      UseCrashStackOnThisThread();  // a crash while reading a file still says so
       for (size_t i = next++; i < paths.size(); i = next++) {
         reports[i] = AnalyzeTrace(
             paths[i], options,

@@ -40,11 +40,19 @@ struct TraceReport {
   std::vector<cpuroof::LabeledSample> cpu_samples;
   std::optional<cpuroof::CpuRooflineChart> cpu_roofline;
   analyzers::LaunchOverheadReport launch_overhead;  // empty() without launches or GPU work
+  // What the report refused in the file beside the reading's own stop (metadata nested too
+  // deep): also in summary.warnings; flopspy-report says each on stderr.
+  std::vector<std::string> problems;
 
   bool usable() const { return header_ok && read.records > 0; }
   // Wall time covered by the trace's events, 0 if none.
   uint64_t duration_ns() const;
 };
+
+// Metadata nested deeper than this is refused: flopspy writes a few levels, and every
+// consumer of the merged metadata (merge_patch, the JSON writer, the CSV flattening) recurses
+// once per level.
+inline constexpr int kMaxMetadataDepth = 64;
 
 struct ReportOptions {
   // Measured GPU ceilings (`flopspy ceilings --gpu`); preferred over datasheet roofs when present.

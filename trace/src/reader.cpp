@@ -1,9 +1,13 @@
 #include "flopspy/trace/reader.h"
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
-#include <cstdio>
+#include <cerrno>
 #include <string>
 
+#include "flopspy/platform/safe_file.h"
 #include "flopspy/trace/crc32c.h"
 #include "flopspy/trace/utf8.h"
 
@@ -15,28 +19,28 @@ constexpr size_t kMaxHeaderSize = 64 * 1024;
 
 class FileSource final : public ByteSource {
  public:
-  FileSource(std::FILE* file, uint64_t size) : file_(file), size_(size) {}
-  ~FileSource() override { std::fclose(file_); }
+  FileSource(int fd, uint64_t size) : fd_(fd), size_(size) {}
+  ~FileSource() override { close(fd_); }
   FileSource(const FileSource&) = delete;
   FileSource& operator=(const FileSource&) = delete;
 
   int64_t ReadAt(uint64_t offset, std::span<uint8_t> out) override {
-    if (out.empty()) return 0;  // an empty chunk: nothing to read (and no buffer to read into)
-    if (offset != position_) {
-      if (std::fseek(file_, static_cast<long>(offset), SEEK_SET) != 0) return -1;
-      position_ = offset;
+    size_t got = 0;
+    while (got < out.size()) {
+      const ssize_t n =
+          pread(fd_, out.data() + got, out.size() - got, static_cast<off_t>(offset + got));
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) return -1;
+      if (n == 0) break;
+      got += static_cast<size_t>(n);
     }
-    const size_t got = std::fread(out.data(), 1, out.size(), file_);
-    if (got < out.size() && std::ferror(file_)) return -1;
-    position_ += got;
     return static_cast<int64_t>(got);
   }
   uint64_t Size() const override { return size_; }
 
  private:
-  std::FILE* file_;
+  int fd_;
   uint64_t size_;
-  uint64_t position_ = 0;
 };
 
 class BufferSource final : public ByteSource {
@@ -101,24 +105,17 @@ std::string_view RecordView::Text(size_t fixed_size, size_t length) const {
 }
 
 std::unique_ptr<ByteSource> OpenFileSource(const std::string& path, std::string* error) {
-  std::FILE* file = std::fopen(path.c_str(), "rb");
-  if (file == nullptr) {
-    if (error) *error = "cannot open " + path + ": " + std::strerror(errno);
+  // A FIFO would block the open until a writer comes and a device never ends: anything but a
+  // regular file is refused before it is opened for reading.
+  const int fd = platform::OpenRegularForReading(path, error);
+  if (fd < 0) return nullptr;
+  struct stat st {};
+  if (fstat(fd, &st) != 0) {
+    if (error) *error = "cannot size " + path + ": " + std::strerror(errno);
+    close(fd);
     return nullptr;
   }
-  if (std::fseek(file, 0, SEEK_END) != 0) {
-    if (error) *error = "cannot seek in " + path + ": " + std::strerror(errno);
-    std::fclose(file);
-    return nullptr;
-  }
-  const long size = std::ftell(file);
-  std::rewind(file);
-  if (size < 0) {
-    if (error) *error = "cannot size " + path + " (is it a folder?)";
-    std::fclose(file);
-    return nullptr;
-  }
-  return std::make_unique<FileSource>(file, static_cast<uint64_t>(size));
+  return std::make_unique<FileSource>(fd, static_cast<uint64_t>(st.st_size));
 }
 
 std::unique_ptr<ByteSource> MemorySource(std::span<const uint8_t> bytes) {

@@ -77,6 +77,8 @@ class ByteSource {
   virtual int64_t ReadAt(uint64_t offset, std::span<uint8_t> out) = 0;
   virtual uint64_t Size() const = 0;
 };
+// A regular file only: a FIFO, device, socket or folder is refused without being opened for
+// reading (`error`: "<path> is a FIFO, not a file"), so a planted FIFO cannot block the reader.
 std::unique_ptr<ByteSource> OpenFileSource(const std::string& path, std::string* error);
 std::unique_ptr<ByteSource> MemorySource(std::span<const uint8_t> bytes);
 
