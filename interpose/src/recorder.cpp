@@ -374,6 +374,10 @@ void Recorder::AfterForkInChild() {
   // The flusher's own state (encoder, chunks, writer) may be mid-change: replaced at the first
   // flush that has something to write, off the path of fork() itself.
   reset_flusher_state_ = true;
+  // What decides whether the child has anything to write (HasContent) starts over now: the
+  // parent's losses are the parent's.
+  write_losses_unreported_ = 0;
+  new (&losses_to_restate_) std::vector<trace::LostRecordsRecord>();
   no_buffer_losses_reported_ = g_no_buffer_drops.load(std::memory_order_acquire);
   activity_source_.store(nullptr, std::memory_order_release);  // CUDA does not cross fork()
   parent_pid_ = pid_;
@@ -394,9 +398,6 @@ void Recorder::ResetFlusherState() {
   new (&process_chunk_) trace::ChunkBuilder(kChunkBytes, platform::ForkWipedMemory());
   records_lost_ = 0;
   records_in_file_ = 0;
-  write_losses_unreported_ = 0;
-  new (&losses_to_restate_) std::vector<trace::LostRecordsRecord>();
-  no_buffer_losses_reported_ = g_no_buffer_drops.load(std::memory_order_acquire);
   metadata_written_ = false;
 }
 
@@ -469,18 +470,8 @@ bool Recorder::WriteChunk(trace::ChunkBuilder& chunk) {
 void Recorder::KeepLossRecordsOf(const trace::ChunkBuilder& chunk) {
   // The losses a failed chunk stated are said again in a later one, so that the loss records in
   // the file still add up to the end record's count. (Their number is already in records_lost_.)
-  const std::span<const uint8_t> bytes = chunk.payload();
-  for (size_t at = 0; at + sizeof(trace::RecordHeader) <= bytes.size();) {
-    trace::RecordHeader h;
-    std::memcpy(&h, bytes.data() + at, sizeof(h));
-    if (h.size() == 0 || at + h.size() > bytes.size()) break;
-    if (h.type == static_cast<uint8_t>(trace::RecordType::kLostRecords) &&
-        h.size() == sizeof(trace::LostRecordsRecord)) {
-      trace::LostRecordsRecord lost;
-      std::memcpy(&lost, bytes.data() + at, sizeof(lost));
-      losses_to_restate_.push_back(lost);
-    }
-    at += h.size();
+  for (const trace::LostRecordsRecord& lost : trace::LostRecordsIn(chunk.payload())) {
+    losses_to_restate_.push_back(lost);
   }
 }
 

@@ -139,6 +139,16 @@ TEST_F(ReportInputsTest, CeilingsOptionInASymlinkLoopIsAWarning) {
   ExpectCeilingsWarningAndReport(Report({trace, "--ceilings", SymlinkLoop("loop")}));
 }
 
+TEST_F(ReportInputsTest, CeilingsTheUserNamedThatDoNotExistAreAWarning) {
+  const std::string trace = GoodTrace();
+  const std::string missing = dir_.path() + "/no-such-ceilings.json";
+  const ChildResult r = Report({trace, "--ceilings", missing});
+  ASSERT_TRUE(r.exited);
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_EQ(r.err, "flopspy-report: ignoring measured ceilings: cannot read " + missing +
+                       ": No such file or directory; using datasheet roofs\n");
+}
+
 TEST_F(ReportInputsTest, FlopspyCeilingsInASymlinkLoopIsAWarning) {
   const std::string trace = GoodTrace();
   ChildOptions options;

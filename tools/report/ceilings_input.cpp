@@ -7,12 +7,13 @@
 
 namespace flopspy::tools {
 
-std::optional<gpuroof::CeilingsFile> LoadGpuCeilings(const std::string& path,
+std::optional<gpuroof::CeilingsFile> LoadGpuCeilings(const std::string& path, bool named,
                                                      std::vector<std::string>* warnings) {
   struct stat st {};
   if (stat(path.c_str(), &st) != 0) {
-    // Never measured (or HOME is not a folder): the datasheet roofs are the rule, not news.
-    if (errno != ENOENT && errno != ENOTDIR) {
+    // Never measured (or HOME is not a folder): the datasheet roofs are the rule, not news,
+    // unless the user named this very file.
+    if (named || (errno != ENOENT && errno != ENOTDIR)) {
       warnings->push_back("ignoring measured ceilings: cannot read " + path + ": " +
                           std::strerror(errno) + "; using datasheet roofs");
     }

@@ -13,8 +13,9 @@
 namespace flopspy::tools {
 
 // Measured GPU ceilings from `path`, or nullopt. Each problem is one line in `warnings`
-// (without the program's name): the file refused, or entries of it skipped.
-std::optional<gpuroof::CeilingsFile> LoadGpuCeilings(const std::string& path,
+// (without the program's name): the file refused, or entries of it skipped. A missing file is a
+// problem only when the user `named` it; the default cache path may not exist yet.
+std::optional<gpuroof::CeilingsFile> LoadGpuCeilings(const std::string& path, bool named,
                                                      std::vector<std::string>* warnings);
 
 }  // namespace flopspy::tools

@@ -2,6 +2,7 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <cstdlib>
 #include <iostream>
 #include <memory>
 #include <sstream>
@@ -116,10 +117,12 @@ int Main(int argc, char** argv) {
   for (const auto& error : inputs.errors) std::cerr << "flopspy-report: " << Shown(error) << "\n";
 
   ReportOptions options;
+  // A file the user named (--ceilings, FLOPSPY_CEILINGS) must exist; the cache need not.
+  const bool named = !ceilings_path.empty() || std::getenv("FLOPSPY_CEILINGS") != nullptr;
   if (ceilings_path.empty()) ceilings_path = DefaultCeilingsPath();
   if (!ceilings_path.empty()) {
     std::vector<std::string> warnings;
-    options.ceilings = LoadGpuCeilings(ceilings_path, &warnings);
+    options.ceilings = LoadGpuCeilings(ceilings_path, named, &warnings);
     for (const auto& w : warnings) std::cerr << "flopspy-report: " << Shown(w) << "\n";
   }
   if (diff) {

@@ -112,4 +112,21 @@ bool TraceWriter::WriteChunk(ChunkBuilder& chunk) {
   return true;
 }
 
+std::vector<LostRecordsRecord> LostRecordsIn(std::span<const uint8_t> payload) {
+  std::vector<LostRecordsRecord> found;
+  for (size_t at = 0; at + sizeof(RecordHeader) <= payload.size();) {
+    RecordHeader h;
+    std::memcpy(&h, payload.data() + at, sizeof(h));
+    if (h.size() == 0 || at + h.size() > payload.size()) break;
+    if (h.type == static_cast<uint8_t>(RecordType::kLostRecords) &&
+        h.size() == sizeof(LostRecordsRecord)) {
+      LostRecordsRecord lost;
+      std::memcpy(&lost, payload.data() + at, sizeof(lost));
+      found.push_back(lost);
+    }
+    at += h.size();
+  }
+  return found;
+}
+
 }  // namespace flopspy::trace

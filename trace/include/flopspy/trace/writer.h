@@ -76,6 +76,10 @@ class ChunkBuilder {
   uint32_t thread_id_ = 0;
 };
 
+// The LostRecords records among the records of a chunk payload (ChunkBuilder::payload), in order.
+// The recorder states them again when the chunk that held them could not be written.
+std::vector<LostRecordsRecord> LostRecordsIn(std::span<const uint8_t> payload);
+
 // Writes the header, then chunks in sequence, to any byte sink (a file descriptor in the
 // recorder, a vector in tests). A failed sink write is reported by the return value.
 class TraceWriter {
