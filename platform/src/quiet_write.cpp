@@ -6,6 +6,8 @@
 #include <cerrno>
 #include <ctime>
 
+#include "flopspy/platform/safe_file.h"
+
 namespace flopspy::platform {
 
 bool WriteWithoutSigpipe(int fd, const void* data, size_t size) {
@@ -17,18 +19,8 @@ bool WriteWithoutSigpipe(int fd, const void* data, size_t size) {
   const bool was_pending = sigismember(&pending, SIGPIPE) == 1;
   pthread_sigmask(SIG_BLOCK, &pipe_only, &old_mask);
 
-  const auto* bytes = static_cast<const char*>(data);
-  size_t done = 0;
-  int err = 0;
-  while (done < size) {
-    const ssize_t w = write(fd, bytes + done, size - done);
-    if (w < 0 && errno == EINTR) continue;
-    if (w <= 0) {
-      err = w < 0 ? errno : EIO;
-      break;
-    }
-    done += static_cast<size_t>(w);
-  }
+  const int saved_errno = errno;
+  const int err = WriteAll(fd, data, size) ? 0 : errno;
   if (err == EPIPE && !was_pending) {
     // The write raised SIGPIPE at this thread; it is blocked, so it waits here: take it.
     const timespec no_wait{0, 0};
@@ -36,7 +28,7 @@ bool WriteWithoutSigpipe(int fd, const void* data, size_t size) {
     }
   }
   pthread_sigmask(SIG_SETMASK, &old_mask, nullptr);
-  if (err != 0) errno = err;  // on success the caller's errno is left as it was
+  errno = err != 0 ? err : saved_errno;  // on success the caller's errno is left as it was
   return err == 0;
 }
 

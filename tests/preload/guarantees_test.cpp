@@ -289,8 +289,8 @@ TEST_F(GuaranteesTest, ThreadChurnStaysWithinTheProgramsAddressSpaceLimit) {
   const auto plain = Run({"thread-churn", "1024", "3000", "256"}, {}, /*preload=*/false);
   ASSERT_EQ(plain.out, "malloc=ok\n") << "the machine cannot run this case";
   ChildOptions options;
-  // Record buffers are the case; CPU counters, where they exist, add 5 ms of system time to
-  // every thread's start (docs/cpu-roofline.md).
+  // Record buffers are the case; CPU counters, where they exist, cost every thread's start its
+  // own counters (about 5 ms of system time each on the 2-core VM this was written on).
   options.env["FLOPSPY_CPU_ROOFLINE"] = "off";
   const auto r = Run({"thread-churn", "1024", "3000", "256"}, options);
   ASSERT_TRUE(r.exited);

@@ -85,4 +85,21 @@ void TraceBuilder::WriteTo(const std::string& path) {
   if (!out) throw std::runtime_error("cannot write " + path);
 }
 
+void WriteStepTrace(const std::string& path) {
+  TraceBuilder b;
+  b.String(1, "step");
+  trace::RegionRecord region{};
+  region.edge = static_cast<uint8_t>(trace::RegionEdge::kBegin);
+  region.time_ns = 1'000'000'000;
+  region.name = 1;
+  b.Chunk(trace::ChunkSource::kThread, 7).Add(region);
+  region.edge = static_cast<uint8_t>(trace::RegionEdge::kEnd);
+  region.time_ns += 1'000'000;
+  b.Add(region);
+  trace::TraceEndRecord end{};
+  end.reason = static_cast<uint8_t>(trace::EndReason::kExit);
+  b.Chunk(trace::ChunkSource::kProcess).Add(end);
+  b.WriteTo(path);
+}
+
 }  // namespace flopspy::testing

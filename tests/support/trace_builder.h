@@ -48,4 +48,8 @@ class TraceBuilder {
   bool chunk_open_ = false;
 };
 
+// A small complete trace at `path`: one 1 ms "step" region on thread 7, then an exit end record.
+// For tests about what the tools do with a file, not with its figures.
+void WriteStepTrace(const std::string& path);
+
 }  // namespace flopspy::testing

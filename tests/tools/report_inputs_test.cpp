@@ -34,17 +34,7 @@ class ReportInputsTest : public ::testing::Test {
   std::string Path(const std::string& name) const { return dir_.path() + "/" + name; }
 
   std::string GoodTrace(const std::string& name = "good.fspy") {
-    TraceBuilder b;
-    b.String(1, "step");
-    trace::RegionRecord region{};
-    region.edge = static_cast<uint8_t>(trace::RegionEdge::kBegin);
-    region.time_ns = 1'000'000'000;
-    region.name = 1;
-    b.Chunk(trace::ChunkSource::kThread, 7).Add(region);
-    trace::TraceEndRecord end{};
-    end.reason = static_cast<uint8_t>(trace::EndReason::kExit);
-    b.Chunk(trace::ChunkSource::kProcess).Add(end);
-    b.WriteTo(Path(name));
+    WriteStepTrace(Path(name));
     return Path(name);
   }
 

@@ -32,22 +32,7 @@ size_t Lines(const std::string& text) {
 
 class ReportOutputsTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    TraceBuilder b;
-    b.String(1, "step");
-    trace::RegionRecord region{};
-    region.edge = static_cast<uint8_t>(trace::RegionEdge::kBegin);
-    region.time_ns = 1'000'000'000;
-    region.name = 1;
-    b.Chunk(trace::ChunkSource::kThread, 7).Add(region);
-    region.edge = static_cast<uint8_t>(trace::RegionEdge::kEnd);
-    region.time_ns += 1'000'000;
-    b.Add(region);
-    trace::TraceEndRecord end{};
-    end.reason = static_cast<uint8_t>(trace::EndReason::kExit);
-    b.Chunk(trace::ChunkSource::kProcess).Add(end);
-    b.WriteTo(trace_);
-  }
+  void SetUp() override { WriteStepTrace(trace_); }
 
   std::string Path(const std::string& name) const { return dir_.path() + "/" + name; }
 
