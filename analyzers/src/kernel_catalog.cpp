@@ -701,6 +701,165 @@ std::string TritonKind(std::string_view name) {
   return "triton";
 }
 
+// What the ATen rules look at: the split name and whether parameter 0 is a scalar (N).
+struct AtenKernel {
+  const FunctionNameParts& parts;
+  std::string_view base;
+  const std::vector<std::string_view>& t;  // template arguments
+  bool n_is_param0;
+};
+
+// One row per ATen kernel shape, tried in order: the first whose predicate holds classifies.
+struct AtenRule {
+  bool (*matches)(const KernelClass& kc, const AtenKernel& k);
+  void (*classify)(KernelClass& kc, const AtenKernel& k);
+};
+
+void ClassifyLegacyElementwise(KernelClass& kc, const AtenKernel& k) {
+  // <nt, vt, gpu_kernel_impl[_nocast]<F>(TensorIteratorBase&, F const&)::{lambda(int)#1}>
+  const std::optional<TemplateId> impl = ParseTemplateId(k.t[2]);
+  const std::string_view impl_name = impl ? LastComponent(impl->name) : std::string_view();
+  if (impl && impl->args.size() == 1 &&
+      (impl_name == "gpu_kernel_impl_nocast" || impl_name == "gpu_kernel_impl")) {
+    LoopFacts loop{ElementwiseLoop::kLegacy};
+    loop.casts = impl_name == "gpu_kernel_impl";
+    ClassifyElementwise(kc, impl->args[0], loop);
+  } else {
+    kc.family = KernelFamily::kElementwiseLegacy;
+    kc.loop = ElementwiseLoop::kLegacy;
+    kc.reason = "elementwise loop body not decoded";
+  }
+}
+
+void ClassifyUnrolledElementwise(KernelClass& kc, const AtenKernel& k) {
+  LoopFacts loop{ElementwiseLoop::kUnrolled, ArrayOperandCount(k.t[1])};
+  for (std::string_view arg : k.t) {
+    if (arg.find("LoadWithCast") != std::string_view::npos) loop.casts = true;
+    if (arg.starts_with("OffsetCalculator")) loop.strided = true;
+  }
+  ClassifyElementwise(kc, k.t[0], loop);
+}
+
+void ClassifyGatherRows(KernelClass& kc, const AtenKernel& k) {
+  kc.family = KernelFamily::kIndex;
+  kc.model = KernelModel::kGatherRows;
+  kc.functor = "gather_rows";
+  kc.input_types = {TypeOf(k.t[1])};                // the index; rows are raw bytes
+  kc.element_bytes = DataTypeSize(TypeOf(k.t[1]));  // bytes per index
+  kc.operands = 3;
+  kc.bytes_known = kc.element_bytes > 0;
+  kc.flops_known = kc.bytes_known;
+  kc.confidence = kc.bytes_known ? Confidence::kHigh : Confidence::kNone;
+  kc.reason = "rows x row bytes read and written, plus one index per row";
+}
+
+void ClassifyIndexSelect(KernelClass& kc, const AtenKernel& k) {
+  kc.family = KernelFamily::kIndex;
+  kc.model = KernelModel::kIndexSelect;
+  kc.functor = "index_select";
+  const DataType elem = TypeOf(k.t[0]);
+  kc.input_types = {elem};
+  kc.output_type = elem;
+  kc.operands = 3;
+  kc.element_bytes = DataTypeSize(elem);
+  kc.bytes_known = kc.element_bytes > 0;
+  kc.flops_known = kc.bytes_known;
+  kc.path = PathFor({elem});
+  kc.confidence = kc.bytes_known ? Confidence::kMedium : Confidence::kNone;
+  kc.reason = "elements from the destination TensorInfo; index reads not counted";
+}
+
+void ClassifyCat(KernelClass& kc, const AtenKernel& k) {
+  kc.family = KernelFamily::kCat;
+  kc.functor = "cat";
+  const DataType elem = k.t.empty() ? DataType::kUnknown : TypeOf(k.t[0]);
+  kc.input_types = {elem};
+  kc.output_type = elem;
+  kc.element_bytes = DataTypeSize(elem);
+  kc.reason =
+      "input sizes live in the by-value CatArrInputTensorMetadata, past the captured "
+      "bytes: figures unknown";
+}
+
+void ClassifyMultiTensorApply(KernelClass& kc, const AtenKernel& k) {
+  kc.family = KernelFamily::kMultiTensorApply;
+  kc.functor = MultiTensorFunctor(k.parts);
+  kc.reason =
+      "tensor list sizes live in the by-value TensorListMetadata, past the captured "
+      "bytes: figures unknown";
+}
+
+constexpr AtenRule kAtenRules[] = {
+    {[](const KernelClass&, const AtenKernel& k) {
+       return k.base == "vectorized_elementwise_kernel" && k.t.size() == 3;
+     },
+     [](KernelClass& kc, const AtenKernel& k) {
+       ClassifyElementwise(kc, k.t[1], {ElementwiseLoop::kVectorized, ArrayOperandCount(k.t[2])});
+     }},
+    // PyTorch 1.5: modern::elementwise_kernel<nt, vt, vec, func, Array<char*, K>>.
+    {[](const KernelClass&, const AtenKernel& k) {
+       return k.base == "elementwise_kernel" &&
+              k.parts.qualified.find("::modern::") != std::string_view::npos && k.t.size() >= 2;
+     },
+     [](KernelClass& kc, const AtenKernel& k) {
+       ClassifyElementwise(kc, k.t[k.t.size() - 2],
+                           {ElementwiseLoop::kVectorized, ArrayOperandCount(k.t.back())});
+     }},
+    {[](const KernelClass&, const AtenKernel& k) {
+       return k.base == "unrolled_elementwise_kernel" && k.t.size() >= 2;
+     },
+     ClassifyUnrolledElementwise},
+    {[](const KernelClass&, const AtenKernel& k) {
+       return (k.base == "elementwise_kernel" || k.base == "elementwise_kernel_manual_unroll") &&
+              k.t.size() == 3;
+     },
+     ClassifyLegacyElementwise},
+    {[](const KernelClass&, const AtenKernel& k) {
+       return k.base == "reduce_kernel" && k.t.size() == 3;
+     },
+     [](KernelClass& kc, const AtenKernel& k) { ClassifyReduce(kc, k.t[2]); }},
+    {[](const KernelClass&, const AtenKernel& k) {
+       return k.base.starts_with("cunn_SoftMax") || k.base.starts_with("cunn_SpatialSoftMax") ||
+              k.base == "softmax_warp_forward" || k.base == "softmax_warp_backward";
+     },
+     [](KernelClass& kc, const AtenKernel& k) { ClassifySoftmax(kc, k.parts); }},
+    {[](const KernelClass&, const AtenKernel& k) {
+       return k.base == "vectorized_layer_norm_kernel" || k.base == "RowwiseMomentsCUDAKernel" ||
+              k.base == "LayerNormForwardCUDAKernel" ||
+              k.base.starts_with("layer_norm_grad_input_kernel") ||
+              k.base.starts_with("GammaBetaBackward");
+     },
+     [](KernelClass& kc, const AtenKernel& k) { ClassifyLayerNorm(kc, k.parts); }},
+    {[](const KernelClass&, const AtenKernel& k) {
+       return k.base == "index_elementwise_kernel" && k.t.size() == 3 && k.n_is_param0;
+     },
+     [](KernelClass& kc, const AtenKernel& k) { ClassifyIndexElementwise(kc, k.t[2]); }},
+    {[](const KernelClass&, const AtenKernel& k) {
+       return k.base == "vectorized_gather_kernel" && k.t.size() == 2;
+     },
+     ClassifyGatherRows},
+    {[](const KernelClass&, const AtenKernel& k) {
+       return (k.base == "indexSelectLargeIndex" || k.base == "indexSelectSmallIndex") &&
+              !k.t.empty();
+     },
+     ClassifyIndexSelect},
+    {[](const KernelClass&, const AtenKernel& k) {
+       return k.base == "_scatter_gather_elementwise_kernel" && k.t.size() == 3 && k.n_is_param0;
+     },
+     [](KernelClass& kc, const AtenKernel& k) { ClassifyScatterGather(kc, k.t[2]); }},
+    {[](const KernelClass& kc, const AtenKernel& k) {
+       return (k.base == "fused_dropout_kernel_vec" || k.base == "fused_dropout_kernel") &&
+              kc.param_types.size() >= 3;
+     },
+     [](KernelClass& kc, const AtenKernel& k) { ClassifyFusedDropout(kc, k.parts); }},
+    {[](const KernelClass&, const AtenKernel& k) {
+       return k.base.starts_with("CatArrayBatchedCopy");
+     },
+     ClassifyCat},
+    {[](const KernelClass&, const AtenKernel& k) { return k.base == "multi_tensor_apply_kernel"; },
+     ClassifyMultiTensorApply},
+};
+
 }  // namespace
 
 KernelClass ClassifyKernel(std::string_view name) {
@@ -728,96 +887,12 @@ KernelClass ClassifyKernel(std::string_view name) {
     return kc;
   }
 
-  const std::string_view base = parts.base;
-  const auto& t = parts.template_args;
-  const bool n_is_param0 = !kc.param_types.empty() && ScalarParamSize(kc.param_types[0]);
-  if (base == "vectorized_elementwise_kernel" && t.size() == 3) {
-    ClassifyElementwise(kc, t[1], {ElementwiseLoop::kVectorized, ArrayOperandCount(t[2])});
-  } else if (base == "elementwise_kernel" &&
-             parts.qualified.find("::modern::") != std::string_view::npos && t.size() >= 2) {
-    // PyTorch 1.5: modern::elementwise_kernel<nt, vt, vec, func, Array<char*, K>>.
-    ClassifyElementwise(kc, t[t.size() - 2],
-                        {ElementwiseLoop::kVectorized, ArrayOperandCount(t.back())});
-  } else if (base == "unrolled_elementwise_kernel" && t.size() >= 2) {
-    LoopFacts loop{ElementwiseLoop::kUnrolled, ArrayOperandCount(t[1])};
-    for (std::string_view arg : t) {
-      if (arg.find("LoadWithCast") != std::string_view::npos) loop.casts = true;
-      if (arg.starts_with("OffsetCalculator")) loop.strided = true;
-    }
-    ClassifyElementwise(kc, t[0], loop);
-  } else if ((base == "elementwise_kernel" || base == "elementwise_kernel_manual_unroll") &&
-             t.size() == 3) {
-    // <nt, vt, gpu_kernel_impl[_nocast]<F>(TensorIteratorBase&, F const&)::{lambda(int)#1}>
-    const std::optional<TemplateId> impl = ParseTemplateId(t[2]);
-    const std::string_view impl_name = impl ? LastComponent(impl->name) : std::string_view();
-    if (impl && impl->args.size() == 1 &&
-        (impl_name == "gpu_kernel_impl_nocast" || impl_name == "gpu_kernel_impl")) {
-      LoopFacts loop{ElementwiseLoop::kLegacy};
-      loop.casts = impl_name == "gpu_kernel_impl";
-      ClassifyElementwise(kc, impl->args[0], loop);
-    } else {
-      kc.family = KernelFamily::kElementwiseLegacy;
-      kc.loop = ElementwiseLoop::kLegacy;
-      kc.reason = "elementwise loop body not decoded";
-    }
-  } else if (base == "reduce_kernel" && t.size() == 3) {
-    ClassifyReduce(kc, t[2]);
-  } else if (base.starts_with("cunn_SoftMax") || base.starts_with("cunn_SpatialSoftMax") ||
-             base == "softmax_warp_forward" || base == "softmax_warp_backward") {
-    ClassifySoftmax(kc, parts);
-  } else if (base == "vectorized_layer_norm_kernel" || base == "RowwiseMomentsCUDAKernel" ||
-             base == "LayerNormForwardCUDAKernel" ||
-             base.starts_with("layer_norm_grad_input_kernel") ||
-             base.starts_with("GammaBetaBackward")) {
-    ClassifyLayerNorm(kc, parts);
-  } else if (base == "index_elementwise_kernel" && t.size() == 3 && n_is_param0) {
-    ClassifyIndexElementwise(kc, t[2]);
-  } else if (base == "vectorized_gather_kernel" && t.size() == 2) {
-    kc.family = KernelFamily::kIndex;
-    kc.model = KernelModel::kGatherRows;
-    kc.functor = "gather_rows";
-    kc.input_types = {TypeOf(t[1])};                // the index; rows are raw bytes
-    kc.element_bytes = DataTypeSize(TypeOf(t[1]));  // bytes per index
-    kc.operands = 3;
-    kc.bytes_known = kc.element_bytes > 0;
-    kc.flops_known = kc.bytes_known;
-    kc.confidence = kc.bytes_known ? Confidence::kHigh : Confidence::kNone;
-    kc.reason = "rows x row bytes read and written, plus one index per row";
-  } else if ((base == "indexSelectLargeIndex" || base == "indexSelectSmallIndex") && !t.empty()) {
-    kc.family = KernelFamily::kIndex;
-    kc.model = KernelModel::kIndexSelect;
-    kc.functor = "index_select";
-    const DataType elem = TypeOf(t[0]);
-    kc.input_types = {elem};
-    kc.output_type = elem;
-    kc.operands = 3;
-    kc.element_bytes = DataTypeSize(elem);
-    kc.bytes_known = kc.element_bytes > 0;
-    kc.flops_known = kc.bytes_known;
-    kc.path = PathFor({elem});
-    kc.confidence = kc.bytes_known ? Confidence::kMedium : Confidence::kNone;
-    kc.reason = "elements from the destination TensorInfo; index reads not counted";
-  } else if (base == "_scatter_gather_elementwise_kernel" && t.size() == 3 && n_is_param0) {
-    ClassifyScatterGather(kc, t[2]);
-  } else if ((base == "fused_dropout_kernel_vec" || base == "fused_dropout_kernel") &&
-             kc.param_types.size() >= 3) {
-    ClassifyFusedDropout(kc, parts);
-  } else if (base.starts_with("CatArrayBatchedCopy")) {
-    kc.family = KernelFamily::kCat;
-    kc.functor = "cat";
-    const DataType elem = t.empty() ? DataType::kUnknown : TypeOf(t[0]);
-    kc.input_types = {elem};
-    kc.output_type = elem;
-    kc.element_bytes = DataTypeSize(elem);
-    kc.reason =
-        "input sizes live in the by-value CatArrInputTensorMetadata, past the captured "
-        "bytes: figures unknown";
-  } else if (base == "multi_tensor_apply_kernel") {
-    kc.family = KernelFamily::kMultiTensorApply;
-    kc.functor = MultiTensorFunctor(parts);
-    kc.reason =
-        "tensor list sizes live in the by-value TensorListMetadata, past the captured "
-        "bytes: figures unknown";
+  const AtenKernel k{parts, parts.base, parts.template_args,
+                     !kc.param_types.empty() && ScalarParamSize(kc.param_types[0])};
+  const auto rule = std::find_if(std::begin(kAtenRules), std::end(kAtenRules),
+                                 [&](const AtenRule& r) { return r.matches(kc, k); });
+  if (rule != std::end(kAtenRules)) {
+    rule->classify(kc, k);
   } else {
     kc.reason = "ATen kernel not in the catalog";
   }

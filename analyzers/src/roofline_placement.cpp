@@ -111,13 +111,12 @@ Placement PlaceOnRoofline(const DeviceRoofs& roofs, const WorkSample& work,
   }
   if (flops_known && bytes_known && bytes > 0) out.intensity = flops / bytes;
 
-  // Attainable FLOP/s = min(peak, I x BW). Work with bytes == 0 has infinite intensity.
-  if (flops_known && flops > 0 && Positive(out.peak_flops) && bytes_known) {
-    if (bytes == 0) {
-      out.attainable_flops = out.peak_flops;
-    } else if (Positive(out.bandwidth)) {
-      out.attainable_flops = std::min(out.peak_flops, *out.intensity * out.bandwidth);
-    }
+  // Work with bytes == 0 has infinite intensity: only the compute roof binds.
+  std::optional<BindingRoof> binding;
+  if (flops_known && flops > 0 && Positive(out.peak_flops) && bytes_known &&
+      (bytes == 0 || Positive(out.bandwidth))) {
+    binding = BindRoof(out.peak_flops, out.bandwidth, out.intensity);
+    out.attainable_flops = binding->attainable_flops;
   }
   if (out.attainable_flops && Positive(*out.attainable_flops)) {
     out.pct_of_attainable = 100.0 * *out.achieved_flops / *out.attainable_flops;
@@ -158,8 +157,37 @@ Placement PlaceOnRoofline(const DeviceRoofs& roofs, const WorkSample& work,
     out.regime = Regime::kComputeBound;
     return out;
   }
-  if (!out.ridge) return out;  // a roof is missing
-  out.regime = *out.intensity < *out.ridge ? Regime::kMemoryBound : Regime::kComputeBound;
+  if (!binding || !out.ridge) return out;  // a roof is missing
+  out.regime = binding->regime;
+  return out;
+}
+
+BindingRoof BindRoof(double peak, double bandwidth, std::optional<double> intensity) {
+  BindingRoof out;
+  out.attainable_flops = peak;
+  if (!Positive(bandwidth) || !intensity || !std::isfinite(*intensity)) return out;
+  out.attainable_flops = std::min(peak, *intensity * bandwidth);
+  if (*intensity < peak / bandwidth) out.regime = Regime::kMemoryBound;
+  return out;
+}
+
+Placement PlaceRate(double peak, double bandwidth, std::optional<double> flops_per_s,
+                    std::optional<double> intensity, const RegimeThresholds& thresholds) {
+  Placement out;
+  out.peak_flops = Positive(peak) ? peak : 0;
+  out.bandwidth = Positive(bandwidth) ? bandwidth : 0;
+  if (out.peak_flops > 0 && out.bandwidth > 0) out.ridge = out.peak_flops / out.bandwidth;
+  out.intensity = intensity;
+  out.achieved_flops = flops_per_s;
+  if (!flops_per_s || out.peak_flops == 0) return out;
+  const BindingRoof binding = BindRoof(out.peak_flops, out.bandwidth, intensity);
+  out.regime = binding.regime;
+  out.attainable_flops = binding.attainable_flops;
+  out.pct_of_peak = 100.0 * *flops_per_s / out.peak_flops;
+  if (binding.attainable_flops > 0) {
+    out.pct_of_attainable = 100.0 * *flops_per_s / binding.attainable_flops;
+    out.proximity = Classify(*out.pct_of_attainable / 100.0, thresholds);
+  }
   return out;
 }
 

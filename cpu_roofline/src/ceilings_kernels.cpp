@@ -1,5 +1,6 @@
 // The FMA chains keep every accumulator in a register: no memory barrier inside the loop (one
-// forces the accumulators through memory and halves throughput, facts §6.2).
+// forces the accumulators through memory and halves throughput:
+// docs/cpu-counters-notes.md, "Peak FMA throughput per core").
 #include "ceilings_kernels.h"
 
 #if defined(__x86_64__)

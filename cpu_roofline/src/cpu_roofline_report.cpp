@@ -1,8 +1,6 @@
 #include "flopspy/cpu_roofline/cpu_roofline_report.h"
 
 #include <algorithm>
-#include <cmath>
-#include <nlohmann/json.hpp>
 
 #include "flopspy/cpu_roofline/roofline_method.h"
 #include "text_util.h"
@@ -58,12 +56,6 @@ const CpuRoof* PreferredRoof(const std::vector<CpuRoof>& roofs, bool compute,
     if (const CpuRoof* r = FindRoof(roofs, compute, level, src)) return r;
   }
   return nullptr;
-}
-
-std::string Opt(const std::optional<double>& v, int digits = 3) {
-  if (!v) return "n/a";
-  if (std::isinf(*v)) return "inf";
-  return FormatG(*v, digits);
 }
 
 std::string Pad(std::string s, size_t width, bool left = false) {
@@ -203,112 +195,16 @@ CpuRooflineChart BuildCpuRoofline(const std::vector<LabeledSample>& samples,
     p.flops_per_cycle = d.flops_per_cycle;
     p.ghz = d.ghz;
     p.flags = FlagNameList(r.flags);
-    // A DP-only point is held to the FP64 roof; anything else to the highest one.
+    // A DP-only point is held to the FP64 roof; anything else to the highest one. Without Q only
+    // the compute roof can bind.
     const CpuRoof* pi = p.precision == "dp" && fp64 ? fp64 : top;
-    if (p.gflops && pi) {
-      double attainable = pi->value;
-      p.bound = "compute";
-      if (dram && p.intensity && !std::isinf(*p.intensity)) {
-        const double mem = dram->value * *p.intensity;
-        if (mem < attainable) {
-          attainable = mem;
-          p.bound = "memory";
-        }
-      }
-      p.attainable_gflops = attainable;
-      if (attainable > 0) p.fraction_of_roof = *p.gflops / attainable;
+    if (pi) {
+      p.placement = analyzers::PlaceRate(pi->value * 1e9, dram ? dram->value * 1e9 : 0,
+                                         d.flops_per_s, d.intensity);
     }
     chart.points.push_back(std::move(p));
   }
   return chart;
-}
-
-std::string FormatCpuRooflineTable(const CpuRooflineChart& chart) {
-  std::string out = "CPU roofline\n";
-  if (chart.roofs.empty()) out += "  roofs: none\n";
-  for (const CpuRoof& r : chart.roofs) {
-    out += "  roof  " + Pad(r.compute ? r.level : r.level, 5, true) + " " +
-           Pad(FormatG(r.value, 4), 9) + (r.compute ? " GFLOP/s" : " GB/s   ") + "  " + r.source +
-           ": " + r.name + "\n";
-  }
-  if (chart.ridge_intensity) {
-    out += "  ridge point " + FormatG(*chart.ridge_intensity, 3) + " flop/B\n";
-  }
-  out += "\n";
-  const std::vector<std::pair<std::string, size_t>> cols = {
-      {"point", 20}, {"scope", 8}, {"time s", 9}, {"GFLOP/s", 9},  {"GB/s", 8},
-      {"I", 8},      {"Ir", 8},    {"Iw", 8},     {"flop/cyc", 8}, {"bound", 7},
-      {"% roof", 7}, {"prec", 6},  {"flags", 0}};
-  for (size_t i = 0; i < cols.size(); ++i) {
-    out += i == 0 ? Pad(cols[i].first, cols[i].second, true)
-                  : " " + Pad(cols[i].first, cols[i].second, cols[i].second == 0);
-  }
-  out += "\n";
-  for (const CpuRooflinePoint& p : chart.points) {
-    std::string label = p.label.size() > 20 ? p.label.substr(0, 19) + "~" : p.label;
-    std::string flags;
-    for (const std::string& f : p.flags) flags += (flags.empty() ? "" : ",") + f;
-    out += Pad(label, 20, true);
-    out += " " + Pad(p.scope, 8);
-    out += " " + Pad(FormatF(p.seconds, 3), 9);
-    out += " " + Pad(Opt(p.gflops), 9);
-    out += " " + Pad(Opt(p.gbytes_per_s), 8);
-    out += " " + Pad(Opt(p.intensity), 8);
-    out += " " + Pad(Opt(p.intensity_read), 8);
-    out += " " + Pad(Opt(p.intensity_write), 8);
-    out += " " + Pad(Opt(p.flops_per_cycle), 8);
-    out += " " + Pad(p.bound.empty() ? "-" : p.bound, 7);
-    out += " " + Pad(p.fraction_of_roof ? FormatF(*p.fraction_of_roof * 100, 1) : "n/a", 7);
-    out += " " + Pad(p.precision.empty() ? "-" : p.precision, 6);
-    out += " " + (flags.empty() ? std::string("-") : flags);
-    out += "\n";
-  }
-  if (chart.points.empty()) out += "(no CPU samples)\n";
-  for (const std::string& n : chart.notes) out += "note: " + n + "\n";
-  return out;
-}
-
-std::string CpuRooflineChartJson(const CpuRooflineChart& chart, int indent) {
-  auto opt = [](const std::optional<double>& v) -> nlohmann::json {
-    if (!v) return nullptr;
-    if (std::isinf(*v)) return "inf";
-    return *v;
-  };
-  nlohmann::json j;
-  j["roofs"] = nlohmann::json::array();
-  for (const CpuRoof& r : chart.roofs) {
-    j["roofs"].push_back({{"kind", r.compute ? "compute" : "bandwidth"},
-                          {"name", r.name},
-                          {"level", r.level},
-                          {"value", r.value},
-                          {"unit", r.compute ? "GFLOP/s" : "GB/s"},
-                          {"source", r.source},
-                          {"threads", r.threads}});
-  }
-  j["points"] = nlohmann::json::array();
-  for (const CpuRooflinePoint& p : chart.points) {
-    j["points"].push_back({{"label", p.label},
-                           {"scope", p.scope},
-                           {"begin_ns", p.begin_ns},
-                           {"end_ns", p.end_ns},
-                           {"seconds", p.seconds},
-                           {"precision", p.precision},
-                           {"gflops", opt(p.gflops)},
-                           {"gbytes_per_s", opt(p.gbytes_per_s)},
-                           {"intensity", opt(p.intensity)},
-                           {"intensity_read", opt(p.intensity_read)},
-                           {"intensity_write", opt(p.intensity_write)},
-                           {"flops_per_cycle", opt(p.flops_per_cycle)},
-                           {"ghz", opt(p.ghz)},
-                           {"flags", p.flags},
-                           {"attainable_gflops", opt(p.attainable_gflops)},
-                           {"bound", p.bound},
-                           {"fraction_of_roof", opt(p.fraction_of_roof)},
-                           {"source", "counters"}});
-  }
-  j["ridge_intensity"] = opt(chart.ridge_intensity);
-  j["notes"] = chart.notes;
-  return j.dump(indent);
 }
 
 std::string FormatCeilingsTable(const CpuCeilings& c) {

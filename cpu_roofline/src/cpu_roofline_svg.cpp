@@ -4,34 +4,14 @@
 #include <string>
 
 #include "flopspy/cpu_roofline/cpu_roofline_report.h"
+#include "flopspy/platform/html_text.h"
 #include "text_util.h"
 
 namespace flopspy::cpuroof {
 
 namespace {
 
-std::string Escape(std::string_view s) {
-  std::string out;
-  for (char c : s) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
-}
+using platform::EscapeHtml;
 
 std::string Num(double v) {
   return FormatF(v, 1);
@@ -133,10 +113,11 @@ std::string CpuRooflineSvg(const CpuRooflineChart& chart, int width, int height)
          Num(a.X(x_end)) + "\" y2=\"" + Num(a.Y(r.value * x_end)) + "\" stroke=\"" +
          kLevelColour[c] + "\" stroke-width=\"1.5\"" +
          (r.source == "configured" ? " stroke-dasharray=\"2 2\"" : "") + "><title>" +
-         Escape(r.name + ": " + FormatG(r.value, 4) + " GB/s (" + r.source + ")") +
+         EscapeHtml(r.name + ": " + FormatG(r.value, 4) + " GB/s (" + r.source + ")") +
          "</title></line>\n";
     s += "<text x=\"" + Num(a.X(xlo) + 4) + "\" y=\"" + Num(a.Y(r.value * xlo) - 4) + "\" fill=\"" +
-         kLevelColour[c] + "\">" + Escape(r.level) + " " + FormatG(r.value, 3) + " GB/s</text>\n";
+         kLevelColour[c] + "\">" + EscapeHtml(r.level) + " " + FormatG(r.value, 3) +
+         " GB/s</text>\n";
   }
   // Compute roofs: from where the DRAM roof meets them.
   const CpuRoof* dram = nullptr;
@@ -151,10 +132,10 @@ std::string CpuRooflineSvg(const CpuRooflineChart& chart, int width, int height)
     s += "<line x1=\"" + Num(a.X(x_start)) + "\" y1=\"" + Num(y) + "\" x2=\"" + Num(a.right) +
          "\" y2=\"" + Num(y) + "\" stroke=\"black\" stroke-width=\"1.5\"" +
          (r.source == "measured" ? "" : " stroke-dasharray=\"5 3\"") + "><title>" +
-         Escape(r.name + ": " + FormatG(r.value, 4) + " GFLOP/s (" + r.source + ")") +
+         EscapeHtml(r.name + ": " + FormatG(r.value, 4) + " GFLOP/s (" + r.source + ")") +
          "</title></line>\n";
     s += "<text x=\"" + Num(a.right - 2) + "\" y=\"" + Num(y - 3 - 11.0 * (row++ % 2)) +
-         "\" text-anchor=\"end\">" + Escape(r.level) + " " + Escape(r.source) + " " +
+         "\" text-anchor=\"end\">" + EscapeHtml(r.level) + " " + EscapeHtml(r.source) + " " +
          FormatG(r.value, 3) + "</text>\n";
   }
   // Points: intervals small and grey, regions coloured and labelled, the run a black diamond.
@@ -165,16 +146,16 @@ std::string CpuRooflineSvg(const CpuRooflineChart& chart, int width, int height)
     std::string flags;
     for (const std::string& f : p.flags) flags += (flags.empty() ? "" : ", ") + f;
     const std::string tip =
-        Escape(p.label + " (" + p.scope + "): " + FormatG(*p.gflops, 4) + " GFLOP/s, I = " +
-               (std::isinf(*p.intensity) ? std::string("inf") : FormatG(*p.intensity, 4)) +
-               " flop/B" + (flags.empty() ? "" : "; " + flags));
+        EscapeHtml(p.label + " (" + p.scope + "): " + FormatG(*p.gflops, 4) + " GFLOP/s, I = " +
+                   (std::isinf(*p.intensity) ? std::string("inf") : FormatG(*p.intensity, 4)) +
+                   " flop/B" + (flags.empty() ? "" : "; " + flags));
     if (p.scope == "run") {
       s += "<path d=\"M" + Num(xi) + " " + Num(y - 6) + " l6 6 l-6 6 l-6 -6 z\" fill=\"black\">" +
            "<title>" + tip + "</title></path>\n";
     } else if (p.scope == "region") {
       s += "<circle cx=\"" + Num(xi) + "\" cy=\"" + Num(y) +
            "\" r=\"5\" fill=\"#ff7f0e\" stroke=\"black\"><title>" + tip + "</title></circle>\n";
-      s += "<text x=\"" + Num(xi + 7) + "\" y=\"" + Num(y - 6) + "\">" + Escape(p.label) +
+      s += "<text x=\"" + Num(xi + 7) + "\" y=\"" + Num(y - 6) + "\">" + EscapeHtml(p.label) +
            "</text>\n";
     } else {
       s += "<circle cx=\"" + Num(xi) + "\" cy=\"" + Num(y) +

@@ -137,28 +137,6 @@ ChipFamily ChipFamilyOf(std::string_view chip) {
   return ChipFamily::kUnknown;
 }
 
-std::string_view ChipFamilyName(ChipFamily family) {
-  switch (family) {
-    case ChipFamily::kVolta:
-      return "volta";
-    case ChipFamily::kTuring:
-      return "turing";
-    case ChipFamily::kAmpere:
-      return "ampere";
-    case ChipFamily::kAda:
-      return "ada";
-    case ChipFamily::kHopper:
-      return "hopper";
-    case ChipFamily::kBlackwell:
-      return "blackwell";
-    case ChipFamily::kBlackwellRtx:
-      return "blackwell-rtx";
-    case ChipFamily::kUnknown:
-      break;
-  }
-  return "unknown";
-}
-
 std::vector<MetricCandidate> CounterCandidates(ChipFamily family, uint32_t groups) {
   std::vector<MetricCandidate> c;
   const auto add = [&](std::vector<std::string> names, CounterQuantity q, double weight,

@@ -891,7 +891,7 @@ int RunCublasCases(Sink& sink) {
   cublasHandle_t handle = nullptr;
   if (cublasCreate_v2(&handle) != CUBLAS_STATUS_SUCCESS) return 1;
   Client client(sink, handle);
-#define FLOPSPY_CLIENT_CALL(F, name, I, T1, T2, T3)                                            \
+#define FLOPSPY_CLIENT_CALL(F, name, I, T1, T2, T3, ...)                                       \
   client.F<I, T1, T2, T3>(                                                                     \
       #name,                                                                                   \
       static_cast<FLOPSPY_CUBLAS_RET(F, T1, T2) (*)(FLOPSPY_CUBLAS_PARAMS(F, I, T1, T2, T3))>( \

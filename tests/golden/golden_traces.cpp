@@ -1,6 +1,5 @@
 #include "golden_traces.h"
 
-#include <cstring>
 #include <map>
 #include <nlohmann/json.hpp>
 
@@ -43,51 +42,24 @@ class GpuTraceBuilder {
   TraceBuilder& b() { return b_; }
 
   void Function(uint32_t id, uint32_t name, uint16_t params) {
-    trace::FunctionDef f{};
-    f.id = id;
-    f.mangled_name = f.demangled_name = name;
-    f.param_count = params;
-    if (params == 3) {  // the elementwise kernels' layout: n, functor, array of pointers
-      f.layout_count = 3;
-      f.param_offset[0] = 0, f.param_size[0] = 4;
-      f.param_offset[1] = 4, f.param_size[1] = 1;
-      f.param_offset[2] = 8, f.param_size[2] = 24;
-    }
+    trace::FunctionDef f = KernelFunction(id, name, params);
+    if (params == 3) SetElementwiseLayout(f, 4, 24);
     b_.Add(f);
   }
 
   void Signature(uint32_t id, uint32_t function, uint32_t gx, uint32_t bx, uint32_t gy = 1) {
-    trace::KernelSignatureDef s{};
-    s.id = id;
-    s.function = function;
-    s.grid[0] = gx, s.grid[1] = gy, s.grid[2] = 1;
-    s.block[0] = bx, s.block[1] = 1, s.block[2] = 1;
-    b_.Add(s);
+    b_.Add(KernelSignature(id, function, gx, gy, bx));
   }
 
   void Launch(uint32_t signature, uint64_t correlation, uint64_t at, uint32_t n,
               bool inside_library = false) {
-    trace::KernelLaunchRecord l{};
-    l.h.flags = inside_library ? trace::kLaunchInsideLibrary : 0;
-    l.api = static_cast<uint16_t>(trace::Api::kCudaLaunchKernel);
-    l.enter_ns = kBase + at;
-    l.duration_ns = 4000;
-    l.correlation = correlation;
-    l.signature = signature;
-    l.param_bytes = 4;
-    std::memcpy(l.params, &n, 4);
-    b_.Chunk(ChunkSource::kThread, kThread).Add(l);
+    b_.Chunk(ChunkSource::kThread, kThread)
+        .Add(KernelLaunch(signature, correlation, kBase + at, 4000, n, inside_library));
   }
 
   void Gpu(uint32_t signature, uint64_t correlation, uint64_t at, uint64_t ns) {
-    trace::GpuActivityRecord g{};
-    g.kind = static_cast<uint8_t>(trace::GpuActivityKind::kKernel);
-    g.start_ns = kBase + at;
-    g.end_ns = g.start_ns + ns;
-    g.correlation = correlation;
-    g.signature = signature;
-    g.stream = 7;
-    b_.Chunk(ChunkSource::kGpuActivity).Add(g);
+    b_.Chunk(ChunkSource::kGpuActivity)
+        .Add(KernelExecution(signature, correlation, kBase + at, ns, 7));
   }
 
   void Metrics(uint32_t signature, uint64_t correlation, uint16_t sample, double fp32,
@@ -114,11 +86,7 @@ class GpuTraceBuilder {
 
   // `records_lost`: as the recorder counts them, every loss record's count included.
   void End(uint64_t at, uint64_t records_lost = 0) {
-    trace::TraceEndRecord end{};
-    end.reason = static_cast<uint8_t>(trace::EndReason::kExit);
-    end.time_ns = kBase + at;
-    end.records_lost = records_lost;
-    b_.Chunk(ChunkSource::kProcess).Add(end);
+    b_.Chunk(ChunkSource::kProcess).Add(ExitEnd(kBase + at, records_lost));
   }
 
  private:
@@ -268,10 +236,7 @@ std::vector<uint8_t> CpuRooflineTrace(const std::string& replay_file) {
     b.Chunk(ChunkSource::kProcess).Add(w);
   }
   for (const trace::CpuSampleRecord& s : samples) b.Chunk(ChunkSource::kCpuSampler).Add(s);
-  trace::TraceEndRecord end{};
-  end.reason = static_cast<uint8_t>(trace::EndReason::kExit);
-  end.time_ns = samples.empty() ? kBase : samples.back().end_ns;
-  b.Chunk(ChunkSource::kProcess).Add(end);
+  b.Chunk(ChunkSource::kProcess).Add(ExitEnd(samples.empty() ? kBase : samples.back().end_ns));
   return b.Bytes();
 }
 

@@ -10,7 +10,6 @@
 //   DIR/seed/run.fspy      the seed workload's sin and mul-by-a-scalar on 8192^2 floats, with
 //                          counter samples (FLOPs and DRAM bytes) for both
 #include <cstdint>
-#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -47,56 +46,28 @@ class Writer {
   // A kernel function; `param_size` > 0 declares one leading int parameter of that size (N).
   void Function(uint32_t id, uint32_t string_id, const std::string& name, uint16_t param_size) {
     b_.String(string_id, name);
-    trace::FunctionDef f{};
-    f.id = id;
+    trace::FunctionDef f = flopspy::testing::KernelFunction(id, string_id, param_size ? 3 : 0xFFFF);
     f.handle = 0x1000 + id;
-    f.mangled_name = string_id;
-    f.demangled_name = string_id;
-    f.param_count = param_size ? 3 : 0xFFFF;
-    if (param_size) {
-      // (int N, functor (1 byte), std::array<char*, K>) as ATen's vectorized loop packs them.
-      f.layout_count = 3;
-      f.param_offset[0] = 0, f.param_size[0] = param_size;
-      f.param_offset[1] = 4, f.param_size[1] = 1;
-      f.param_offset[2] = 8, f.param_size[2] = 16;
-    }
+    if (param_size) flopspy::testing::SetElementwiseLayout(f, param_size, 16);
     b_.Add(f);
   }
 
   void Signature(uint32_t id, uint32_t function, uint32_t gx, uint32_t gy, uint32_t bx) {
-    trace::KernelSignatureDef s{};
-    s.id = id;
-    s.function = function;
-    s.grid[0] = gx, s.grid[1] = gy, s.grid[2] = 1;
-    s.block[0] = bx, s.block[1] = 1, s.block[2] = 1;
-    b_.Add(s);
+    b_.Add(flopspy::testing::KernelSignature(id, function, gx, gy, bx));
   }
 
   void Launch(uint32_t signature, uint64_t correlation, uint64_t at, int32_t n,
               bool inside_library = false) {
-    trace::KernelLaunchRecord l{};
-    l.h.flags = inside_library ? trace::kLaunchInsideLibrary : 0;
-    l.api = static_cast<uint16_t>(trace::Api::kCudaLaunchKernel);
-    l.enter_ns = kBase + at;
-    l.duration_ns = 3000;
-    l.correlation = correlation;
-    l.signature = signature;
-    l.param_bytes = 4;
-    std::memcpy(l.params, &n, 4);
-    b_.Chunk(trace::ChunkSource::kThread, kThread).Add(l);
+    b_.Chunk(trace::ChunkSource::kThread, kThread)
+        .Add(flopspy::testing::KernelLaunch(signature, correlation, kBase + at, 3000,
+                                            static_cast<uint32_t>(n), inside_library));
   }
 
   void Gpu(uint32_t signature, uint64_t correlation, uint64_t start, uint64_t ns,
            bool graph = false) {
-    trace::GpuActivityRecord g{};
-    g.h.flags = graph ? trace::kGpuFromGraph : 0;
-    g.kind = static_cast<uint8_t>(trace::GpuActivityKind::kKernel);
-    g.start_ns = kBase + start;
-    g.end_ns = g.start_ns + ns;
-    g.correlation = correlation;
-    g.signature = signature;
-    g.stream = 7;
-    b_.Chunk(trace::ChunkSource::kGpuActivity).Add(g);
+    b_.Chunk(trace::ChunkSource::kGpuActivity)
+        .Add(
+            flopspy::testing::KernelExecution(signature, correlation, kBase + start, ns, 7, graph));
   }
 
   void Gemm(uint64_t correlation, uint64_t at, int64_t n) {
@@ -137,10 +108,7 @@ class Writer {
   TraceBuilder& builder() { return b_; }
 
   void Write(const std::filesystem::path& path, uint64_t end_at) {
-    trace::TraceEndRecord end{};
-    end.reason = static_cast<uint8_t>(trace::EndReason::kExit);
-    end.time_ns = kBase + end_at;
-    b_.Chunk(trace::ChunkSource::kProcess).Add(end);
+    b_.Chunk(trace::ChunkSource::kProcess).Add(flopspy::testing::ExitEnd(kBase + end_at));
     std::filesystem::create_directories(path.parent_path());
     b_.WriteTo(path.string());
   }

@@ -1,6 +1,5 @@
 #include "demo_trace.h"
 
-#include <cstring>
 #include <fstream>
 
 #include "flopspy/analyzers/blas_routine.h"
@@ -28,28 +27,9 @@ class Demo {
         R"("memory_bus_width_bits":5120,"l2_bytes":52428800,)"
         R"("total_memory_bytes":85520809984,"uuid":"GPU-demo","driver_version":"580.0"}]})");
     b_.String(1, kMul).String(2, kGemmKernel).String(3, "cublasSgemm_v2").String(4, kNastyKernel);
-    trace::FunctionDef mul{};
-    mul.id = 1;
-    mul.mangled_name = 1;
-    mul.demangled_name = 1;
-    mul.param_count = 3;
-    mul.layout_count = 3;
-    mul.param_offset[0] = 0, mul.param_size[0] = 4;
-    mul.param_offset[1] = 4, mul.param_size[1] = 1;
-    mul.param_offset[2] = 8, mul.param_size[2] = 24;
-    b_.Add(mul);
-    trace::FunctionDef gemm{};
-    gemm.id = 2;
-    gemm.mangled_name = 2;
-    gemm.demangled_name = 2;
-    gemm.param_count = 0xFFFF;
-    b_.Add(gemm);
-    trace::FunctionDef nasty{};
-    nasty.id = 3;
-    nasty.mangled_name = 4;
-    nasty.demangled_name = 4;
-    nasty.param_count = 0xFFFF;
-    b_.Add(nasty);
+    trace::FunctionDef mul = KernelFunction(1, 1, 3);
+    SetElementwiseLayout(mul, 4, 24);
+    b_.Add(mul).Add(KernelFunction(2, 2)).Add(KernelFunction(3, 4));  // gemm, the nasty kernel
     Signature(1, 1, 977, 256);   // mul of 1,000,000 elements: 256 x 4 per block
     Signature(2, 1, 3907, 256);  // mul of 4,000,000 elements
     Signature(3, 1, 1, 256);     // mul of 1,000 elements
@@ -66,39 +46,20 @@ class Demo {
   }
 
   void Signature(uint32_t id, uint32_t function, uint32_t gx, uint32_t bx, uint32_t gy = 1) {
-    trace::KernelSignatureDef s{};
-    s.id = id;
-    s.function = function;
-    s.grid[0] = gx, s.grid[1] = gy, s.grid[2] = 1;
-    s.block[0] = bx, s.block[1] = 1, s.block[2] = 1;
-    b_.Add(s);
+    b_.Add(KernelSignature(id, function, gx, gy, bx));
   }
 
   void Launch(uint32_t signature, uint64_t correlation, uint64_t enter_ns, uint32_t n,
               bool inside_library = false) {
-    trace::KernelLaunchRecord l{};
-    l.h.flags = inside_library ? trace::kLaunchInsideLibrary : 0;
-    l.api = static_cast<uint16_t>(trace::Api::kCudaLaunchKernel);
-    l.enter_ns = kBase + enter_ns;
-    l.duration_ns = 5000;
-    l.correlation = correlation;
-    l.signature = signature;
-    l.param_bytes = 4;
-    std::memcpy(l.params, &n, 4);
-    b_.Chunk(trace::ChunkSource::kThread, kThread).Add(l);
+    b_.Chunk(trace::ChunkSource::kThread, kThread)
+        .Add(KernelLaunch(signature, correlation, kBase + enter_ns, 5000, n, inside_library));
   }
 
   void Gpu(uint32_t signature, uint64_t correlation, uint64_t start_ns, uint64_t ns,
            uint32_t stream) {
     if (!gpu_records_) return;
-    trace::GpuActivityRecord g{};
-    g.kind = static_cast<uint8_t>(trace::GpuActivityKind::kKernel);
-    g.start_ns = kBase + start_ns;
-    g.end_ns = g.start_ns + ns;
-    g.correlation = correlation;
-    g.signature = signature;
-    g.stream = stream;
-    b_.Chunk(trace::ChunkSource::kGpuActivity).Add(g);
+    b_.Chunk(trace::ChunkSource::kGpuActivity)
+        .Add(KernelExecution(signature, correlation, kBase + start_ns, ns, stream));
   }
 
   void Sgemm(uint64_t correlation, uint64_t enter_ns, int64_t n) {
@@ -196,10 +157,7 @@ class Demo {
     // The nasty kernel: no catalog entry, FLOPs unknown; 50 us on stream 8.
     Launch(5, 300, 3'100'000, 7);
     Gpu(5, 300, 3'120'000, 50'000, 8);
-    trace::TraceEndRecord end{};
-    end.reason = static_cast<uint8_t>(trace::EndReason::kExit);
-    end.time_ns = kBase + 4'000'000;
-    b_.Chunk(trace::ChunkSource::kProcess).Add(end);
+    b_.Chunk(trace::ChunkSource::kProcess).Add(ExitEnd(kBase + 4'000'000));
     return b_.Bytes();
   }
 

@@ -1,5 +1,6 @@
 #include "trace_builder.h"
 
+#include <cstring>
 #include <fstream>
 #include <stdexcept>
 
@@ -96,10 +97,69 @@ void WriteStepTrace(const std::string& path) {
   region.edge = static_cast<uint8_t>(trace::RegionEdge::kEnd);
   region.time_ns += 1'000'000;
   b.Add(region);
+  b.Chunk(trace::ChunkSource::kProcess).Add(ExitEnd(0));
+  b.WriteTo(path);
+}
+
+trace::FunctionDef KernelFunction(uint32_t id, uint32_t name, uint16_t param_count) {
+  trace::FunctionDef f{};
+  f.id = id;
+  f.mangled_name = f.demangled_name = name;
+  f.param_count = param_count;
+  return f;
+}
+
+void SetElementwiseLayout(trace::FunctionDef& f, uint16_t n_size, uint16_t array_bytes) {
+  f.layout_count = 3;
+  f.param_offset[0] = 0, f.param_size[0] = n_size;
+  f.param_offset[1] = 4, f.param_size[1] = 1;
+  f.param_offset[2] = 8, f.param_size[2] = array_bytes;
+}
+
+trace::KernelSignatureDef KernelSignature(uint32_t id, uint32_t function, uint32_t grid_x,
+                                          uint32_t grid_y, uint32_t block_x) {
+  trace::KernelSignatureDef s{};
+  s.id = id;
+  s.function = function;
+  s.grid[0] = grid_x, s.grid[1] = grid_y, s.grid[2] = 1;
+  s.block[0] = block_x, s.block[1] = 1, s.block[2] = 1;
+  return s;
+}
+
+trace::KernelLaunchRecord KernelLaunch(uint32_t signature, uint64_t correlation, uint64_t enter_ns,
+                                       uint64_t duration_ns, uint32_t n, bool inside_library) {
+  trace::KernelLaunchRecord l{};
+  l.h.flags = inside_library ? trace::kLaunchInsideLibrary : 0;
+  l.api = static_cast<uint16_t>(trace::Api::kCudaLaunchKernel);
+  l.enter_ns = enter_ns;
+  l.duration_ns = duration_ns;
+  l.correlation = correlation;
+  l.signature = signature;
+  l.param_bytes = 4;
+  std::memcpy(l.params, &n, 4);
+  return l;
+}
+
+trace::GpuActivityRecord KernelExecution(uint32_t signature, uint64_t correlation,
+                                         uint64_t start_ns, uint64_t ns, uint32_t stream,
+                                         bool from_graph) {
+  trace::GpuActivityRecord g{};
+  g.h.flags = from_graph ? trace::kGpuFromGraph : 0;
+  g.kind = static_cast<uint8_t>(trace::GpuActivityKind::kKernel);
+  g.start_ns = start_ns;
+  g.end_ns = start_ns + ns;
+  g.correlation = correlation;
+  g.signature = signature;
+  g.stream = stream;
+  return g;
+}
+
+trace::TraceEndRecord ExitEnd(uint64_t time_ns, uint64_t records_lost) {
   trace::TraceEndRecord end{};
   end.reason = static_cast<uint8_t>(trace::EndReason::kExit);
-  b.Chunk(trace::ChunkSource::kProcess).Add(end);
-  b.WriteTo(path);
+  end.time_ns = time_ns;
+  end.records_lost = records_lost;
+  return end;
 }
 
 }  // namespace flopspy::testing

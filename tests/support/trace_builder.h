@@ -48,6 +48,26 @@ class TraceBuilder {
   bool chunk_open_ = false;
 };
 
+// Records that test traces build again and again: the fields a test varies, zero elsewhere.
+// Times are absolute (the trace's monotonic clock).
+
+// A kernel function whose mangled and demangled names are string `name`; 0xFFFF params: unknown.
+trace::FunctionDef KernelFunction(uint32_t id, uint32_t name, uint16_t param_count = 0xFFFF);
+// The parameters of ATen's elementwise loops: (int N of `n_size` bytes, a 1-byte functor,
+// Array<char*, K> of `array_bytes`).
+void SetElementwiseLayout(trace::FunctionDef& function, uint16_t n_size, uint16_t array_bytes);
+trace::KernelSignatureDef KernelSignature(uint32_t id, uint32_t function, uint32_t grid_x,
+                                          uint32_t grid_y, uint32_t block_x);
+// A cudaLaunchKernel whose 4 captured parameter bytes are the element count `n`.
+trace::KernelLaunchRecord KernelLaunch(uint32_t signature, uint64_t correlation, uint64_t enter_ns,
+                                       uint64_t duration_ns, uint32_t n,
+                                       bool inside_library = false);
+trace::GpuActivityRecord KernelExecution(uint32_t signature, uint64_t correlation,
+                                         uint64_t start_ns, uint64_t ns, uint32_t stream,
+                                         bool from_graph = false);
+// The end record of a process that exited; `records_lost` as the recorder counts them.
+trace::TraceEndRecord ExitEnd(uint64_t time_ns, uint64_t records_lost = 0);
+
 // A small complete trace at `path`: one 1 ms "step" region on thread 7, then an exit end record.
 // For tests about what the tools do with a file, not with its figures.
 void WriteStepTrace(const std::string& path);

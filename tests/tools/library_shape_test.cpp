@@ -40,8 +40,9 @@ TEST(LibraryShape, NeedsOnlyTheSystemLibraries) {
 }
 
 TEST(LibraryShape, ExportsExactlyTheHooks) {
-  // The version script lists every exported symbol; nothing else may leak.
-  std::ifstream map(std::string(FLOPSPY_SOURCE_DIR) + "/interpose/exports.map");
+  // The version script (made from interpose/exports.map.in and the cuBLAS entry-point list)
+  // lists every exported symbol; nothing else may leak.
+  std::ifstream map(FLOPSPY_EXPORTS_MAP);
   std::stringstream text;
   text << map.rdbuf();
   std::set<std::string> listed;

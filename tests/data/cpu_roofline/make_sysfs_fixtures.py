@@ -2,10 +2,10 @@
 """Writes the fake sysfs/procfs trees under tests/data/cpu_roofline/sysfs/ and .../proc/.
 
 Nothing here was copied from a live machine except the PMU-less Zen 4 VM (zen4_vm), whose
-device list is what facts/cpu-roofline.md §3.6 records. The other trees follow the Linux sysfs
-ABI of /sys/bus/event_source/devices/<pmu>/ (type, cpumask, format/<field>, events/<alias> with
-.scale and .unit) with the encodings of facts/cpu-roofline.md §2.6 and §3.1; PMU type numbers are
-made up (the kernel assigns them dynamically). Re-run after editing: python3 make_sysfs_fixtures.py
+device list is the one docs/cpu-counters-notes.md ("sysfs PMU layout") gives. The other trees
+follow the Linux sysfs ABI of /sys/bus/event_source/devices/<pmu>/ (type, cpumask, format/<field>,
+events/<alias> with .scale and .unit) with the encodings of docs/cpu-counters-notes.md ("FLOP
+events by CPU family", "DRAM traffic events by CPU family"); PMU type numbers are made up (the kernel assigns them dynamically). Re-run after editing: python3 make_sysfs_fixtures.py
 """
 import os
 import shutil
@@ -35,7 +35,7 @@ def imc(type_, cpumask, read_terms, write_terms, aliases=True):
 
 
 TREES = {
-    # Observed: a Zen 4 VM without a PMU (facts §3.6).
+    # Observed: a Zen 4 VM without a PMU (docs/cpu-counters-notes.md, "sysfs PMU layout").
     "zen4_vm": {},
     "cpu_only": {"cpu": pmu("4", X86_CORE_FORMAT)},
     "skx_2s": {

@@ -22,7 +22,7 @@
 namespace {
 
 enum FakeId : int {
-#define FAKE_ID(F, name, I, T1, T2, T3) kFake_##name,
+#define FAKE_ID(F, name, I, T1, T2, T3, ...) kFake_##name,
   FLOPSPY_CUBLAS_V2_LEVEL3(FAKE_ID) FLOPSPY_CUBLAS_V2_LEVEL12(FAKE_ID)
       FLOPSPY_CUBLAS_LEGACY(FAKE_ID)
 #undef FAKE_ID
@@ -30,7 +30,7 @@ enum FakeId : int {
 };
 
 constexpr const char* kFakeNames[] = {
-#define FAKE_NAME(F, name, I, T1, T2, T3) #name,
+#define FAKE_NAME(F, name, I, T1, T2, T3, ...) #name,
     FLOPSPY_CUBLAS_V2_LEVEL3(FAKE_NAME) FLOPSPY_CUBLAS_V2_LEVEL12(FAKE_NAME)
         FLOPSPY_CUBLAS_LEGACY(FAKE_NAME)
 #undef FAKE_NAME
@@ -101,11 +101,11 @@ cublasStatus_t FakeWithHandle(FakeId id, cublasHandle_t handle) {
 
 }  // namespace
 
-#define FAKE_DEFINE_HANDLE(F, name, I, T1, T2, T3)                                          \
+#define FAKE_DEFINE_HANDLE(F, name, I, T1, T2, T3, ...)                                     \
   FAKE_EXPORT FLOPSPY_CUBLAS_RET(F, T1, T2) name(FLOPSPY_CUBLAS_PARAMS(F, I, T1, T2, T3)) { \
     return FakeWithHandle(kFake_##name, handle);                                            \
   }
-#define FAKE_DEFINE_LEGACY(F, name, I, T1, T2, T3)                                          \
+#define FAKE_DEFINE_LEGACY(F, name, I, T1, T2, T3, ...)                                     \
   FAKE_EXPORT FLOPSPY_CUBLAS_RET(F, T1, T2) name(FLOPSPY_CUBLAS_PARAMS(F, I, T1, T2, T3)) { \
     return Fake<FLOPSPY_CUBLAS_RET(F, T1, T2)>(kFake_##name);                               \
   }

@@ -1,5 +1,6 @@
 // The built-in event tables per CPU family, as golden plan dumps (tests/data/cpu_roofline/plans)
-// and as spot checks against the facts (facts/cpu-roofline.md §2.6, §3.1).
+// and as spot checks against docs/cpu-counters-notes.md ("FLOP events by CPU family", "DRAM
+// traffic events by CPU family").
 // FLOPSPY_UPDATE_GOLDEN=1 rewrites the golden files; review the diff before committing.
 #include "flopspy/cpu_roofline/event_catalog.h"
 

@@ -56,7 +56,7 @@ TEST(LibpfmCrossCheck, KnownGapsOfLibpfm413) {
   // Ice Lake and later refuse combined umasks: one fd per umask.
   EXPECT_FALSE(pfm->Encode("icl::FP_ARITH_INST_RETIRED:SCALAR_DOUBLE:128B_PACKED_DOUBLE", &error));
   EXPECT_NE(error.find("invalid combination"), std::string::npos) << error;
-  // Skylake allows it: 0x55c7 for all four DP umasks (facts §2.1).
+  // Skylake allows it: 0x55c7 for all four DP umasks (docs/cpu-counters-notes.md).
   auto skl = pfm->Encode(
       "skl::FP_ARITH_INST_RETIRED:SCALAR_DOUBLE:128B_PACKED_DOUBLE:256B_PACKED_DOUBLE:512B_PACKED_"
       "DOUBLE",

@@ -1,5 +1,6 @@
 // The perf_event_open backend against a fake kernel: attributes, group reads, multiplexing, and
-// every failure path with injected errno values (facts §8 degradation matrix).
+// every failure path with injected errno values (docs/cpu-roofline.md, "What flopspy says when
+// something is missing").
 #include "flopspy/cpu_roofline/perf_backend.h"
 
 #include <gtest/gtest.h>

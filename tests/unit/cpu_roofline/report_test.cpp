@@ -1,4 +1,4 @@
-// Report functions: roofs from ceilings and overrides, placement of points, the text table.
+// The CPU chart: roofs from ceilings and overrides, points placed by analyzers::PlaceRate, the SVG.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -63,17 +63,47 @@ TEST(CpuRoofline, PlacesPointsUnderTheRightRoof) {
   };
   const CpuRooflineChart chart = BuildCpuRoofline(s, in);
   ASSERT_EQ(chart.points.size(), 5u);
-  EXPECT_EQ(chart.points[0].bound, "compute");
-  EXPECT_DOUBLE_EQ(*chart.points[0].attainable_gflops, 2000);
-  EXPECT_DOUBLE_EQ(*chart.points[0].fraction_of_roof, 0.5);
-  EXPECT_DOUBLE_EQ(*chart.points[1].attainable_gflops, 4000);
+  using analyzers::Regime;
+  const analyzers::Placement& dp = chart.points[0].placement;
+  EXPECT_EQ(dp.regime, Regime::kComputeBound);
+  EXPECT_DOUBLE_EQ(*dp.attainable_flops, 2000e9);
+  EXPECT_DOUBLE_EQ(*dp.pct_of_attainable, 50);
+  EXPECT_DOUBLE_EQ(*dp.ridge, 2000.0 / 180);  // the FP64 roof over DRAM
+  EXPECT_DOUBLE_EQ(*chart.points[1].placement.attainable_flops, 4000e9);
   EXPECT_EQ(chart.points[1].precision, "sp");
-  EXPECT_EQ(chart.points[2].bound, "memory");
-  EXPECT_DOUBLE_EQ(*chart.points[2].attainable_gflops, 18);
+  EXPECT_EQ(chart.points[2].placement.regime, Regime::kMemoryBound);
+  EXPECT_DOUBLE_EQ(*chart.points[2].placement.attainable_flops, 18e9);
+  EXPECT_DOUBLE_EQ(*chart.points[2].placement.pct_of_attainable, 100.0 / 18);
   EXPECT_TRUE(std::isinf(*chart.points[3].intensity));
-  EXPECT_EQ(chart.points[3].bound, "compute");
+  EXPECT_EQ(chart.points[3].placement.regime, Regime::kComputeBound);
+  EXPECT_DOUBLE_EQ(*chart.points[3].placement.attainable_flops, 2000e9);
   EXPECT_FALSE(chart.points[4].intensity);
   EXPECT_EQ(chart.points[4].scope, "region");
+  EXPECT_EQ(chart.points[4].placement.regime, Regime::kComputeBound);
+  EXPECT_DOUBLE_EQ(*chart.points[4].placement.attainable_flops, 2000e9);
+}
+
+TEST(CpuRoofline, PointsWithoutWorkOrRoofsAreNotPlaced) {
+  trace::CpuSampleRecord only_time{};
+  only_time.scope = 1;
+  only_time.end_ns = 100'000'000;
+  only_time.valid = trace::kCpuTaskClock;
+  const CpuCeilings c = Synthetic();
+  CpuRooflineInputs in;
+  in.ceilings = &c;
+  // No W: no rate to place, even under roofs.
+  CpuRooflineChart chart = BuildCpuRoofline({{only_time, "interval 0"}}, in);
+  ASSERT_EQ(chart.points.size(), 1u);
+  EXPECT_FALSE(chart.points[0].gflops);
+  EXPECT_EQ(chart.points[0].placement.regime, analyzers::Regime::kUnknown);
+  EXPECT_FALSE(chart.points[0].placement.attainable_flops);
+  // A rate but no roofs at all.
+  chart = BuildCpuRoofline({{Point(1, 1e9, 0, 1e9), "p"}}, {});
+  EXPECT_TRUE(chart.points[0].gflops);
+  EXPECT_EQ(chart.points[0].placement.regime, analyzers::Regime::kUnknown);
+  EXPECT_FALSE(chart.points[0].placement.pct_of_attainable);
+  EXPECT_FALSE(chart.roofs.size());
+  EXPECT_EQ(chart.notes.size(), 1u);  // says how to measure roofs
 }
 
 TEST(CpuRoofline, PointsMeetingAnAsyncCopyAreFlagged) {
@@ -105,25 +135,6 @@ TEST(CpuRoofline, PointsMeetingAnAsyncCopyAreFlagged) {
   std::vector<LabeledSample> quiet = {span(0, 40, kRun)};
   EXPECT_EQ(FlagPointsOverlappingGpuCopies(quiet, {}), 0u);
   EXPECT_EQ(quiet[0].record.flags, 0u);
-}
-
-TEST(CpuRoofline, TableShowsMissingValuesAsNotAvailable) {
-  trace::CpuSampleRecord only_time{};
-  only_time.scope = 1;
-  only_time.begin_ns = 0;
-  only_time.end_ns = 100'000'000;
-  only_time.valid = trace::kCpuTaskClock;
-  only_time.task_clock_ns = 5e7;
-  only_time.flags = trace::kCpuTooShort;
-  const CpuRooflineChart chart = BuildCpuRoofline({{only_time, "interval 0"}}, {});
-  const std::string table = FormatCpuRooflineTable(chart);
-  EXPECT_NE(table.find("interval 0"), std::string::npos);
-  EXPECT_NE(table.find("n/a"), std::string::npos);
-  EXPECT_NE(table.find("too_short"), std::string::npos);
-  EXPECT_NE(table.find("roofs: none"), std::string::npos);
-  const std::string json = CpuRooflineChartJson(chart);
-  EXPECT_NE(json.find("\"gflops\":null"), std::string::npos);
-  EXPECT_NE(json.find("\"source\":\"counters\""), std::string::npos);
 }
 
 TEST(CpuRoofline, IntervalsCanBeLeftOut) {

@@ -64,8 +64,6 @@ enum class BlasLevel : uint8_t { kUnknown = 0, kLevel1 = 1, kLevel2 = 2, kLevel3
 BlasLevel LevelOf(BlasRoutine routine);
 // The GEMM family and cublasLtMatmul: routines with m, n, k and the shape diagnostics.
 bool IsGemmLike(BlasRoutine routine);
-// Pointer-array batched forms (the pointer arrays are read from device memory).
-bool UsesPointerArrays(BlasRoutine routine);
 
 enum class BlasApi : uint8_t {
   kV2 = 1,      // cublas_api.h: handle first, scalars by pointer, cublasStatus_t result

@@ -1,5 +1,6 @@
-// GPU roofs and roofline placement: the peaks a device offers per compute path and memory level,
-// where a piece of work sits against them, its regime, and run-level HFU/MFU.
+// Roofs and roofline placement: the peaks a device offers per compute path and memory level,
+// where a piece of work (a GPU kernel group, a CPU counter sample) sits against them, its regime,
+// and run-level HFU/MFU.
 //
 // Pure functions over plain data. The device peak table, the computed-peak formula and the
 // measured-ceilings file live in gpu_roofline/; they fill a DeviceRoofs. docs/gpu-peaks.md
@@ -185,10 +186,27 @@ Placement PlaceOnRoofline(const DeviceRoofs& roofs, const WorkSample& work,
                           const RegimeThresholds& thresholds = {},
                           RoofPreference preference = RoofPreference::kPreferMeasured);
 
+// The one placement rule: work at `intensity` FLOP per byte attains min(peak, intensity x
+// bandwidth) and is memory bound below the ridge (peak / bandwidth), compute bound at or above
+// it. An unknown or infinite intensity, or no bandwidth roof, leaves the compute roof binding.
+// `peak` must be positive.
+struct BindingRoof {
+  double attainable_flops = 0;
+  Regime regime = Regime::kComputeBound;
+};
+BindingRoof BindRoof(double peak, double bandwidth, std::optional<double> intensity);
+
+// A rate measured over a span (a CPU counter sample) placed under one compute roof and one DRAM
+// roof (0 = none) by BindRoof: fills the roofs, ridge, intensity, achieved and attainable FLOP/s,
+// the % of attainable and of peak, the proximity and the regime. Roof sources stay kNone: the
+// caller names its own roofs. Nothing is placed without a FLOP rate or a compute roof.
+Placement PlaceRate(double peak, double bandwidth, std::optional<double> flops_per_s,
+                    std::optional<double> intensity, const RegimeThresholds& thresholds = {});
+
 // ---------------------------------------------------------------------------------------------
-// Run level: HFU and MFU of one device (design.md section 4). Both are fractions of the peak of
-// `path` over the wall time. HFU counts the FLOPs the hardware executed (recomputation
-// included); MFU counts the FLOPs the model needs (analytic GEMM/attention FLOPs).
+// Run level: HFU and MFU of one device (docs/architecture.md, "Words the code uses"). Both are
+// fractions of the peak of `path` over the wall time. HFU counts the FLOPs the hardware executed
+// (recomputation included); MFU counts the FLOPs the model needs (analytic GEMM/attention FLOPs).
 
 struct Utilization {
   ComputePath requested_path = ComputePath::kUnknown;

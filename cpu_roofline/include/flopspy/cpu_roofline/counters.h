@@ -11,7 +11,7 @@
 
 namespace flopspy::cpuroof {
 
-// What a counter measures, for the method (facts §9.2).
+// What a counter measures, for the method (docs/cpu-roofline.md, "What is measured").
 enum class Quantity : uint8_t {
   kFlops = 0,         // W: count x weight = floating-point operations
   kBytes = 1,         // Q: count x weight = bytes moved to or from DRAM

@@ -1,6 +1,6 @@
-// Pure functions for flopspy-report: CPU samples + ceilings -> roofline chart data (compute
-// roofs, one bandwidth roof per memory level, points per interval, region and run) and text
-// tables, for when no chart can be drawn.
+// CPU samples + ceilings -> roofline chart data: compute roofs, one bandwidth roof per memory
+// level, and points per interval, region and run, placed by analyzers::PlaceRate (the rule GPU
+// kernels are placed by). The report renders the chart; `flopspy ceilings --cpu` draws its SVG.
 #pragma once
 
 #include <cstdint>
@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "flopspy/analyzers/roofline.h"
 #include "flopspy/cpu_roofline/ceilings.h"
 #include "flopspy/trace/schema.h"
 
@@ -42,10 +43,9 @@ struct CpuRooflinePoint {
   std::optional<double> flops_per_cycle;
   std::optional<double> ghz;
   std::vector<std::string> flags;
-  // Placement under the roofs: min(pi, beta * I).
-  std::optional<double> attainable_gflops;
-  std::string bound;  // "memory", "compute" or ""
-  std::optional<double> fraction_of_roof;
+  // Under the roof that holds the point (FLOP/s, bytes/s): attainable_flops, pct_of_attainable
+  // and regime (kUnknown when nothing could be placed).
+  analyzers::Placement placement;
 };
 
 struct CpuRooflineChart {
@@ -72,11 +72,6 @@ size_t FlagPointsOverlappingGpuCopies(std::vector<LabeledSample>& samples,
 CpuRooflineChart BuildCpuRoofline(const std::vector<LabeledSample>& samples,
                                   const CpuRooflineInputs& inputs);
 
-// A fixed-width text table of the roofs and the points.
-std::string FormatCpuRooflineTable(const CpuRooflineChart& chart);
-// JSON for the HTML chart: {"roofs": [...], "points": [...], "ridge_intensity": x, "notes": []}.
-// Infinite intensities are the string "inf", missing values null. indent < 0: one line.
-std::string CpuRooflineChartJson(const CpuRooflineChart& chart, int indent = -1);
 // A self-contained SVG of the chart (log-log; no script): bandwidth roofs up to the highest
 // compute roof, compute roofs from their ridge point on (theoretical ones dashed), one marker per
 // point with a tooltip. Points without Q (no intensity) cannot be placed and are counted in a

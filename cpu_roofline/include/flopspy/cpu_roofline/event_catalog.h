@@ -1,4 +1,4 @@
-// Built-in event tables per CPU family (facts §2.6 for W, §3.1 for Q) and the plan of what to
+// Built-in event tables per CPU family (docs/cpu-counters-notes.md) and the plan of what to
 // open on this host: core events (W, cycles, instructions, task-clock) and memory-controller
 // events (Q) found in sysfs.
 #pragma once

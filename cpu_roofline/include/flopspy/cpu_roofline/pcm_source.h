@@ -1,5 +1,5 @@
 // Memory traffic (Q only) from Intel PCM's tools, for hosts where the application may not open
-// uncore counters itself but an administrator runs PCM (facts §5):
+// uncore counters itself but an administrator runs PCM (docs/cpu-counters-notes.md):
 //   pcm-sensor-server: GET http://127.0.0.1:9738/ with Accept: application/json; absolute
 //                      "DRAM Reads"/"DRAM Writes" bytes since the daemon started.
 //   pcm-memory -csv:   a CSV file PCM keeps appending to (`pcm-memory 0.1 -csv=FILE -silent -nc`);

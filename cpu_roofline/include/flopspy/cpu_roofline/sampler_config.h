@@ -1,6 +1,6 @@
 // Configuration of the CPU roofline sampler from FLOPSPY_* environment variables, parsed by a
-// pure function: a bad value gives one warning line and the default (design.md §3, decision 9).
-// Numbers are read as the recorder reads its own (interpose/src/config.cpp): the whole value,
+// pure function: a bad value gives one warning line and the default (docs/architecture.md, decision
+// 9). Numbers are read as the recorder reads its own (interpose/src/config.cpp): the whole value,
 // plain decimal digits (and for the fractional ones an optional ".digits"); no spaces, signs,
 // hexadecimal or exponents.
 //

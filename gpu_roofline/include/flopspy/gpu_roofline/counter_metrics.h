@@ -62,7 +62,6 @@ enum class ChipFamily : uint8_t {
   kBlackwellRtx,  // GB20x
 };
 ChipFamily ChipFamilyOf(std::string_view chip);
-std::string_view ChipFamilyName(ChipFamily family);
 
 // One value to collect: the first of `names` the chip has is used (newer chips renamed some
 // metrics). Names are base metrics; the collected metric is the name plus ".sum".

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Builds replay recordings from the documented counter semantics (facts/cpu-roofline.md §2.2,
-§3.1, §9.2) for known kernels; no PMU was available to record real ones.
+"""Builds replay recordings from the documented counter semantics (docs/cpu-counters-notes.md,
+docs/cpu-roofline.md) for known kernels; no PMU was available to record real ones.
 
 dgemm_skx.jsonl: a two-socket Skylake-SP (2 IMC PMUs per socket, as in the skx_2s sysfs fixture)
 running, on a 100 ms sampler:
