@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "flopspy/analyzers/demangle.h"
 #include "flopspy/analyzers/kernel_catalog.h"
 
 namespace flopspy::interpose {
@@ -20,6 +21,23 @@ uint16_t RaiseWantedParamBytes(FunctionInfo& info, std::string_view demangled) {
                                  current, wanted, std::memory_order_relaxed)) {
   }
   return std::max(current, wanted);
+}
+
+const std::string& CatalogFunction(FunctionInfo& info) {
+  if (info.kernel_class.load(std::memory_order_acquire) != nullptr) return info.demangled_name;
+  info.demangled_name = info.mangled_name.empty() ? "" : analyzers::Demangle(info.mangled_name);
+  if (!info.demangled_name.empty()) RaiseWantedParamBytes(info, info.demangled_name);
+  // Never freed: a launching thread may hold it while the process exits.
+  info.kernel_class.store(
+      new analyzers::KernelClass(analyzers::ClassifyKernel(info.demangled_name)),
+      std::memory_order_release);
+  return info.demangled_name;
+}
+
+void CatalogNewFunctions(FunctionTable& table, uint32_t& next_id) {
+  for (const uint32_t last = table.size(); next_id <= last; ++next_id) {
+    if (FunctionInfo* info = table.ById(next_id)) CatalogFunction(*info);
+  }
 }
 
 }  // namespace flopspy::interpose

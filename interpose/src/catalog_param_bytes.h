@@ -1,12 +1,15 @@
-// The kernel catalog's say in how many parameter bytes a launch keeps. The hooks copy
-// FunctionInfo::wanted_param_bytes leading bytes per launch (FLOPSPY_PARAM_BYTES to start with);
-// the flusher, which demangles each kernel's name once when it first defines the function,
-// raises that figure when the catalog's model for the kernel reads further (a double-precision
-// reduction's ReduceConfig, softmax sizes, a TensorInfo). The hooks never demangle.
+// The kernel catalog's say in what the hooks do per kernel, worked out on the flusher thread: the
+// hooks never demangle or classify. The flusher catalogues each function once, when it first sees
+// it in the function table or in a launch record: it demangles the name, publishes the kernel's
+// KernelClass on the FunctionInfo (counter mode builds its signatures from it) and raises
+// FunctionInfo::wanted_param_bytes when the catalog's model reads further than the hooks copy
+// (FLOPSPY_PARAM_BYTES to start with: a double-precision reduction's ReduceConfig, softmax sizes,
+// a TensorInfo).
 #pragma once
 
 #include <algorithm>
 #include <cstdint>
+#include <string>
 #include <string_view>
 
 #include "flopspy/trace/schema.h"
@@ -26,5 +29,13 @@ uint16_t CatalogParamBytes(std::string_view demangled);
 // it at 0 when the user turned parameter capture off (FLOPSPY_PARAM_BYTES=0). Returns the value
 // now in force.
 uint16_t RaiseWantedParamBytes(FunctionInfo& info, std::string_view demangled);
+
+// Catalogues `info` once (later calls return at once): its demangled name, its class and its
+// wanted parameter bytes. Returns the demangled name ("" for an unnamed kernel). Flusher only.
+const std::string& CatalogFunction(FunctionInfo& info);
+
+// Catalogues the functions inserted since the last call (`next_id`: the first id not yet seen,
+// advanced here). Flusher only.
+void CatalogNewFunctions(FunctionTable& table, uint32_t& next_id);
 
 }  // namespace flopspy::interpose

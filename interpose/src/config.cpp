@@ -183,9 +183,9 @@ ConfigResult ParseConfig(const EnvLookup& lookup) {
       api_records == "selected" ? CuptiApiRecords::kSelected : CuptiApiRecords::kAll;
   p.Bool("FLOPSPY_COUNTERS", c.counters);
   p.Unsigned("FLOPSPY_COUNTERS_SAMPLES", c.counters_samples, 1, 1000);
-  std::string replay = c.counters_split ? "launches" : "kernel";
+  std::string replay = c.counters_replay == CountersReplay::kLaunches ? "launches" : "kernel";
   p.Choice("FLOPSPY_COUNTERS_REPLAY", replay, {"kernel", "launches"});
-  c.counters_split = replay == "launches";
+  c.counters_replay = replay == "launches" ? CountersReplay::kLaunches : CountersReplay::kKernel;
   // --- counter mode's metric groups (docs/gpu-counters.md)
   if (const auto groups = lookup("FLOPSPY_COUNTERS_METRICS")) {
     const gpuroof::CounterGroupsParse parsed = gpuroof::ParseCounterGroups(*groups);
@@ -222,7 +222,7 @@ std::string ConfigToJson(const Config& c) {
       {"cupti_api_records", c.cupti_api_records == CuptiApiRecords::kAll ? "all" : "selected"},
       {"counters", c.counters},
       {"counters_samples", c.counters_samples},
-      {"counters_replay", c.counters_split ? "launches" : "kernel"},
+      {"counters_replay", c.counters_replay == CountersReplay::kLaunches ? "launches" : "kernel"},
       {"counters_metrics", gpuroof::CounterGroupsText(c.counters_groups)},
   };
   return j.dump();

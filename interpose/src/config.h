@@ -16,6 +16,11 @@ namespace flopspy::interpose {
 enum class GpuTiming { kAuto, kOff };
 // Which API activity records CUPTI keeps so that it emits flopspy's external correlations.
 enum class CuptiApiRecords { kSelected, kAll };
+// How counter mode gets every metric of a sample (FLOPSPY_COUNTERS_REPLAY, docs/gpu-counters.md).
+enum class CountersReplay {
+  kKernel,    // CUPTI replays each measured launch once per pass
+  kLaunches,  // one one-pass metric group per measured launch; a sample spans several launches
+};
 
 struct Config {
   bool enabled = true;                      // FLOPSPY_ENABLE
@@ -32,12 +37,10 @@ struct Config {
   CuptiApiRecords cupti_api_records = CuptiApiRecords::kAll;  // FLOPSPY_CUPTI_API_RECORDS
   bool counters = false;                                      // FLOPSPY_COUNTERS
   uint32_t counters_samples = 3;                              // FLOPSPY_COUNTERS_SAMPLES
-  // FLOPSPY_COUNTERS_REPLAY=launches: one one-pass metric group per measured launch instead of
-  // CUPTI replaying each measured launch once per pass (docs/gpu-counters.md).
-  bool counters_split = false;
-  std::string cpu_roofline = "auto";  // FLOPSPY_CPU_ROOFLINE
-  uint32_t cpu_interval_ms = 100;     // FLOPSPY_CPU_INTERVAL_MS
-  std::string cpu_events;             // FLOPSPY_CPU_EVENTS
+  CountersReplay counters_replay = CountersReplay::kKernel;   // FLOPSPY_COUNTERS_REPLAY
+  std::string cpu_roofline = "auto";                          // FLOPSPY_CPU_ROOFLINE
+  uint32_t cpu_interval_ms = 100;                             // FLOPSPY_CPU_INTERVAL_MS
+  std::string cpu_events;                                     // FLOPSPY_CPU_EVENTS
   // FLOPSPY_COUNTERS_METRICS: gpuroof::CounterGroup bits.
   uint32_t counters_groups = gpuroof::kAllCounterGroups;
 };

@@ -4,11 +4,6 @@
 
 namespace flopspy::interpose {
 
-// RealDlsym: flopspy's own dlsym would hand back its wrappers (cuStreamSynchronize is one), and
-// counter mode's calls must not be recorded as the program's.
-#define FLOPSPY_RESOLVE(handle, name) \
-  api->name = reinterpret_cast<decltype(api->name)>(RealDlsym(handle, #name))
-
 void ResolveCounterApi(void* cupti_handle, void* driver_handle, CounterApi* api) {
   *api = CounterApi{};
   if (cupti_handle != nullptr) {
@@ -35,8 +30,6 @@ void ResolveCounterApi(void* cupti_handle, void* driver_handle, CounterApi* api)
     FLOPSPY_RESOLVE(driver_handle, cuStreamIsCapturing);
   }
 }
-
-#undef FLOPSPY_RESOLVE
 
 namespace {
 

@@ -33,7 +33,8 @@ struct CounterApi {
   decltype(&::cuptiGetResultString) cuptiGetResultString = nullptr;
 
   // The driver the program loaded (required): the check that it works comes before any
-  // device-side CUPTI call (facts/cuda.md §4.8), and launches are matched to their context.
+  // device-side CUPTI call (docs/cuda-notes.md, "CUPTI without a driver"), and launches are matched
+  // to their context.
   decltype(&::cuInit) cuInit = nullptr;
   decltype(&::cuDeviceGetCount) cuDeviceGetCount = nullptr;
   decltype(&::cuCtxGetCurrent) cuCtxGetCurrent = nullptr;

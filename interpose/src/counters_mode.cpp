@@ -9,7 +9,7 @@
 #include <span>
 
 #include "clock.h"
-#include "flopspy/analyzers/demangle.h"
+#include "driver_probe.h"
 #include "log.h"
 #include "recorder.h"
 
@@ -60,6 +60,10 @@ CounterEnvironment CounterEnvironment::Production() {
     if (Recorder* r = Recorder::Get()) r->AddMetadata(std::move(json));
   };
   e.emit = [](const RawKernelMetrics& raw) { EmitBytes(&raw, sizeof(raw)); };
+  // The flusher's catalogue step, not its writes: a stuck file costs one wait per process.
+  e.catalog = [] {
+    if (Recorder* r = Recorder::Get()) r->CatalogueNow(100);
+  };
   return e;
 }
 
@@ -84,8 +88,9 @@ CounterMode* CounterMode::Process() {
   CounterOptions options;
   options.samples = c.counters_samples;
   options.groups = c.counters_groups;
-  options.grouping =
-      c.counters_split ? gpuroof::PassGrouping::kOnePass : gpuroof::PassGrouping::kReplayed;
+  options.grouping = c.counters_replay == CountersReplay::kLaunches
+                         ? gpuroof::PassGrouping::kOnePass
+                         : gpuroof::PassGrouping::kReplayed;
   options.timing_off = c.gpu_timing == GpuTiming::kOff;
   options.cupti_path = c.cupti_path;
   // CUDA does not carry over fork(): a child never measures.
@@ -129,8 +134,9 @@ void CounterMode::TurnOff(const std::string& reason, bool permission) {
 
 bool CounterMode::Ready() {
   if (off()) return false;
+  if (started_.load(std::memory_order_acquire)) return true;
   std::lock_guard lock(state_mutex_);
-  if (started_) return true;
+  if (started_.load(std::memory_order_relaxed)) return true;
   // The GPU-timing session settles first: it finds the driver and CUPTI, and if another tool
   // holds CUPTI (nsys, ncu, a running torch.profiler) counters leave it alone too.
   std::string why;
@@ -173,23 +179,13 @@ bool CounterMode::Ready() {
         false);
     return false;
   }
-  // Device-side CUPTI only over a working driver (facts/cuda.md §4.8: some calls crash without).
-  if (const CUresult init = api.cuInit(0); init != CUDA_SUCCESS) {
-    TurnOff("the CUDA driver does not initialise (cuInit returned " +
-                std::to_string(static_cast<int>(init)) + ")",
-            false);
-    return false;
-  }
-  int devices = 0;
-  if (const CUresult count = api.cuDeviceGetCount(&devices);
-      count != CUDA_SUCCESS || devices <= 0) {
-    TurnOff("no CUDA device (cuDeviceGetCount returned " + std::to_string(static_cast<int>(count)) +
-                ", " + std::to_string(devices) + " devices)",
-            false);
+  // Device-side CUPTI only over a working driver (docs/cuda-notes.md, "CUPTI without a driver").
+  if (const DriverProbe probe = ProbeDriver(api.cuInit, api.cuDeviceGetCount); !probe.ok()) {
+    TurnOff(probe.failure, false);
     return false;
   }
   profiler_ = std::make_unique<CounterProfiler>(std::move(api), options_.groups, options_.grouping);
-  started_ = true;
+  started_.store(true, std::memory_order_release);
   return true;
 }
 
@@ -220,42 +216,75 @@ bool MayUseTensorCores(analyzers::KernelFamily family) {
   return true;
 }
 
-bool CounterMode::SignatureOf(const Launch& launch, gpuroof::CounterSignature* signature,
-                              bool* tensor_capable) {
+const analyzers::KernelClass* CounterMode::ClassOf(const FunctionInfo& function) {
+  const analyzers::KernelClass* kernel_class =
+      function.kernel_class.load(std::memory_order_acquire);
+  if (kernel_class == nullptr && env_.catalog &&
+      !function.catalog_requested.exchange(true, std::memory_order_acq_rel)) {
+    env_.catalog();
+    kernel_class = function.kernel_class.load(std::memory_order_acquire);
+  }
+  return kernel_class;
+}
+
+namespace {
+
+uint64_t SignatureKey(const gpuroof::CounterSignature& s) {
+  return KeyHash()
+      .Add(s.function)
+      .Add(s.grid)
+      .Add(s.block)
+      .Add(s.cluster)
+      .Add(s.dynamic_smem)
+      .Add(s.shape_key.data(), s.shape_key.size())
+      .value();
+}
+
+}  // namespace
+
+bool CounterMode::SignatureOf(const Launch& launch, Ticket* ticket, bool* tensor_capable) {
   const FunctionInfo* f = launch.function;
   if (f == nullptr || f->id == 0 || launch.shape == nullptr) return false;
   if (NeverMeasured(f->mangled_name)) return false;
+  const analyzers::KernelClass* kernel_class = ClassOf(*f);
+  if (kernel_class == nullptr) return false;  // not catalogued yet: a later launch is measured
   const LaunchShape& shape = *launch.shape;
-  signature->function = f->id;
-  std::copy(std::begin(shape.grid), std::end(shape.grid), signature->grid.begin());
-  std::copy(std::begin(shape.block), std::end(shape.block), signature->block.begin());
-  std::copy(std::begin(shape.cluster), std::end(shape.cluster), signature->cluster.begin());
-  signature->dynamic_smem = shape.dynamic_smem;
-
   // The catalog's shape parameters, from the same parameter bytes the launch record keeps, so
   // that the report's kernel groups and the sampled signatures are the same.
-  const analyzers::KernelClass* kernel_class = nullptr;
-  {
-    std::lock_guard lock(state_mutex_);
-    auto it = classes_.find(f->id);
-    if (it == classes_.end()) {
-      const std::string name = f->mangled_name.empty() ? "" : analyzers::Demangle(f->mangled_name);
-      it = classes_.emplace(f->id, analyzers::ClassifyKernel(name)).first;
-    }
-    kernel_class = &it->second;  // std::map: stable, entries never erased
-  }
-  *tensor_capable = MayUseTensorCores(kernel_class->family);
   uint8_t params[trace::kInlineParamBytes + trace::kExtraParamBytes];
   const uint32_t wanted =
       std::min<uint32_t>(f->wanted_param_bytes.load(std::memory_order_relaxed), UINT8_MAX);
   bool truncated = false;
   const uint32_t n = CopyParams(f, launch.params, wanted, params, &truncated);
+  // The signature is a function of these: a launch seen complete before needs nothing more.
+  const uint64_t launch_key = KeyHash()
+                                  .Add(f->id)
+                                  .Add(shape.grid)
+                                  .Add(shape.block)
+                                  .Add(shape.cluster)
+                                  .Add(shape.dynamic_smem)
+                                  .Add(params, n)
+                                  .value();
+  if (complete_launches_.Contains(launch_key)) return false;
+  gpuroof::CounterSignature& signature = ticket->signature;
+  signature.function = f->id;
+  std::copy(std::begin(shape.grid), std::end(shape.grid), signature.grid.begin());
+  std::copy(std::begin(shape.block), std::end(shape.block), signature.block.begin());
+  std::copy(std::begin(shape.cluster), std::end(shape.cluster), signature.cluster.begin());
+  signature.dynamic_smem = shape.dynamic_smem;
   analyzers::LaunchFacts facts;
   facts.params = std::span<const uint8_t>(params, n);
   facts.layout = CatalogLayout(f->layout);
   facts.grid = {shape.grid[0], shape.grid[1], shape.grid[2]};
   facts.block = {shape.block[0], shape.block[1], shape.block[2]};
-  signature->shape_key = analyzers::EstimateKernel(*kernel_class, facts).shape_key;
+  signature.shape_key = analyzers::EstimateKernel(*kernel_class, facts).shape_key;
+  if (complete_signatures_.Contains(SignatureKey(signature))) {
+    complete_launches_.Insert(launch_key);
+    return false;
+  }
+  if (sampler_.Finished(signature)) return false;  // samples still being measured, or untracked
+  ticket->kernel_class = kernel_class;
+  *tensor_capable = MayUseTensorCores(kernel_class->family);
   return true;
 }
 
@@ -296,8 +325,7 @@ CounterMode::GiveUpOnThrow::~GiveUpOnThrow() {
 void CounterMode::Begin(const Launch& launch, Ticket* ticket) {
   if (off() || !Ready()) return;
   bool tensor_capable = true;
-  if (!SignatureOf(launch, &ticket->signature, &tensor_capable)) return;
-  if (sampler_.Finished(ticket->signature)) return;  // enough samples: run untouched
+  if (!SignatureOf(launch, ticket, &tensor_capable)) return;  // enough samples: run untouched
   // One measurement at a time; another thread's launch being measured: a later launch will do.
   if (!TryMeasure()) return;
   GiveUpOnThrow give_up{this, ticket};
@@ -388,18 +416,12 @@ void CounterMode::End(Ticket* ticket, int result) {
       m.passes);
   ticket->record.record.correlation = correlation;
   if (!recorded.sample_complete) ticket->record.record.valid |= trace::kMetricsPartialSample;
+  if (recorded.complete) complete_signatures_.Insert(SignatureKey(ticket->signature));
   ticket->record.Seal();
   ticket->has_record = true;
   measured_.fetch_add(1, std::memory_order_relaxed);
   if (recorded.disagree && !disagree_reported_.exchange(true, std::memory_order_acq_rel)) {
-    std::string kernel;
-    {
-      std::lock_guard lock(state_mutex_);
-      if (const auto it = classes_.find(static_cast<uint32_t>(ticket->signature.function));
-          it != classes_.end()) {
-        kernel = it->second.kernel;
-      }
-    }
+    const std::string kernel = ticket->kernel_class != nullptr ? ticket->kernel_class->kernel : "";
     env_.report(
         "gpu-counters-disagree", trace::WarningCode::kGeneric,
         "GPU counter samples of " + (kernel.empty() ? "a kernel" : kernel) + " disagree by " +
@@ -447,7 +469,7 @@ void CounterMode::Emit(Ticket* ticket) {
 
 // --- CounterLaunch -----------------------------------------------------------------------------
 
-void CounterLaunch::BeginSlow() {
+void CounterLaunch::BeginSlow() noexcept {
   try {
     CounterMode* mode = CounterMode::Process();
     if (mode == nullptr) return;
@@ -467,7 +489,7 @@ void CounterLaunch::BeginSlow() {
   }
 }
 
-void CounterLaunch::EndSlow(int result) {
+void CounterLaunch::EndSlow(int result) noexcept {
   try {
     mode_->End(&*ticket_, result);
   } catch (...) {
@@ -476,7 +498,7 @@ void CounterLaunch::EndSlow(int result) {
   }
 }
 
-void CounterLaunch::Finish() {
+void CounterLaunch::Finish() noexcept {
   try {
     if (ticket_->measuring) mode_->End(&*ticket_, -1);  // End was never reached: stop profiling
     mode_->Emit(&*ticket_);

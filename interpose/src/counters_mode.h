@@ -1,15 +1,14 @@
-// Counter-measured mode, FLOPSPY_COUNTERS=1 (docs/gpu-counters.md). The launch hooks wrap the
-// real launch in a CounterLaunch:
-//
-//   CounterLaunch counters(function, shape, params, correlation);
-//   { GpuCorrelationScope timing(correlation);
-//     counters.Begin();  ... real launch ...  counters.End(result); }
-//   RecordLaunch(...);   // ~CounterLaunch then writes the KernelMetrics record after it
+// Counter-measured mode, FLOPSPY_COUNTERS=1 (docs/gpu-counters.md). InstrumentedLaunch
+// (instrumented_launch.h) wraps the real launch in a CounterLaunch: Begin just before it, End
+// just after, and ~CounterLaunch writes the KernelMetrics record after the launch record.
 //
 // With counter mode off (the default) Begin is one relaxed atomic load. With it on, the first
 // FLOPSPY_COUNTERS_SAMPLES samples of each signature are measured by the CUPTI range profiler
 // (kernel replay of every metric, or one one-pass group per launch: FLOPSPY_COUNTERS_REPLAY);
-// later identical launches run untouched. Anything that goes wrong turns counter
+// later identical launches run untouched: a launch whose signature has all its samples takes no
+// lock, and one whose parameters were seen before does not even rebuild its signature. The
+// kernel's class comes from the flusher (catalog_param_bytes.h); a kernel it has not catalogued
+// yet asks it once and otherwise runs untouched. Anything that goes wrong turns counter
 // mode off with one line on stderr and a trace warning; the program's launch and its result are
 // never touched.
 #pragma once
@@ -31,7 +30,8 @@
 #include "flopspy/analyzers/kernel_catalog.h"
 #include "flopspy/gpu_roofline/counter_sampling.h"
 #include "function_table.h"
-#include "launch_capture.h"
+#include "key_set.h"
+#include "launch_record.h"
 #include "raw_events.h"
 
 namespace flopspy::interpose {
@@ -56,6 +56,9 @@ struct CounterEnvironment {
       report;
   std::function<void(std::string json)> metadata;
   std::function<void(const RawKernelMetrics&)> emit;  // into the launching thread's buffer
+  // Asks the flusher to catalogue the kernels it has not yet and waits for that step (at most
+  // once per kernel, bounded, never for the flusher's writes); empty: nothing to ask.
+  std::function<void()> catalog;
 
   static CounterEnvironment Production();
 };
@@ -76,6 +79,7 @@ class CounterMode {
     uint64_t setup_start_ns = 0;   // Begin: when the measurement's set-up started
     uint64_t launch_start_ns = 0;  // when the real launch was called
     gpuroof::CounterSignature signature;
+    const analyzers::KernelClass* kernel_class = nullptr;  // the flusher's, for the signature
     gpuroof::SampleSlot slot;  // which sample and pass group this launch measures
     RawKernelMetrics record{};
   };
@@ -120,8 +124,10 @@ class CounterMode {
 
   bool Ready();  // started (driver, CUPTI) and the GPU-timing session settled
   void TurnOff(const std::string& reason, bool permission);
-  bool SignatureOf(const Launch& launch, gpuroof::CounterSignature* signature,
-                   bool* tensor_capable);
+  // The launch's signature when it may be measured; false when it is not (no class yet, a
+  // collective, or every sample of its signature taken).
+  bool SignatureOf(const Launch& launch, Ticket* ticket, bool* tensor_capable);
+  const analyzers::KernelClass* ClassOf(const FunctionInfo& function);
   void NoteContexts();
 
   static inline std::atomic<uint8_t> process_state_{kProcessUndecided};
@@ -142,11 +148,14 @@ class CounterMode {
     counter.fetch_add(ns, std::memory_order_relaxed);
   }
 
-  std::mutex state_mutex_;  // guards the start and the caches below
-  bool started_ = false;
+  std::mutex state_mutex_;  // guards the start
+  std::atomic<bool> started_{false};
   int driver_waits_ = 0;
   std::unique_ptr<CounterProfiler> profiler_;
-  std::map<uint32_t, analyzers::KernelClass> classes_;  // by FunctionTable id
+  // Signatures whose last wanted sample is recorded, and launches (function, shape and parameter
+  // bytes) known to have such a signature: the lock-free way past the sampler.
+  KeySet complete_signatures_;
+  KeySet complete_launches_;
 
   // One measurement at a time: a launch that finds another being measured runs untouched. A
   // flag, not a mutex: a launch nested inside a measured one (on the same thread) must see it
@@ -172,7 +181,7 @@ class CounterMode {
 class CounterLaunch {
  public:
   CounterLaunch(const FunctionInfo* function, const LaunchShape& shape, const ParamSource& params,
-                uint64_t correlation)
+                uint64_t correlation) noexcept
       : launch_{function, &shape, params, correlation} {}
   ~CounterLaunch() {
     if (__builtin_expect(mode_ != nullptr, 0)) Finish();
@@ -180,17 +189,18 @@ class CounterLaunch {
   CounterLaunch(const CounterLaunch&) = delete;
   CounterLaunch& operator=(const CounterLaunch&) = delete;
 
-  void Begin() {
+  void Begin() noexcept {
     if (__builtin_expect(CounterMode::Wanted(), 0)) BeginSlow();
   }
-  void End(int result) {
+  void End(int result) noexcept {
     if (__builtin_expect(mode_ != nullptr, 0)) EndSlow(result);
   }
 
  private:
-  void BeginSlow();
-  void EndSlow(int result);
-  void Finish();
+  // Each catches whatever counter mode throws (one warning): nothing reaches the hook.
+  void BeginSlow() noexcept;
+  void EndSlow(int result) noexcept;
+  void Finish() noexcept;
 
   CounterMode::Launch launch_;
   CounterMode* mode_ = nullptr;

@@ -4,10 +4,6 @@
 
 namespace flopspy::interpose {
 
-// RealDlsym: flopspy's own dlsym would wrap the driver entry points looked up here.
-#define FLOPSPY_RESOLVE(handle, name) \
-  api->name = reinterpret_cast<decltype(api->name)>(RealDlsym(handle, #name))
-
 void ResolveCuptiApi(void* cupti_handle, void* driver_handle, CuptiApi* api) {
   *api = CuptiApi{};
   if (cupti_handle != nullptr) {
@@ -35,8 +31,6 @@ void ResolveCuptiApi(void* cupti_handle, void* driver_handle, CuptiApi* api) {
     FLOPSPY_RESOLVE(driver_handle, cuDriverGetVersion);
   }
 }
-
-#undef FLOPSPY_RESOLVE
 
 std::string CuptiApi::MissingRequired() const {
   std::string missing;

@@ -1,6 +1,6 @@
 // The CUPTI and driver functions the GPU-timing session calls, as a table of pointers resolved at
-// run time with dlsym on the libcupti and libcuda the program loaded (design.md §3.1: no CUDA
-// library at link time). Tests fill the table with their own functions.
+// run time with dlsym on the libcupti and libcuda the program loaded (docs/architecture.md,
+// decision 3: no CUDA library at link time). Tests fill the table with their own functions.
 #pragma once
 
 #include <cuda.h>
@@ -39,7 +39,7 @@ struct CuptiApi {
   decltype(&::cuptiActivityEnableRuntimeApi) cuptiActivityEnableRuntimeApi = nullptr;
 
   // The driver the program loaded, to check that it works before any device-side CUPTI call
-  // (facts/cuda.md §4.8: without one, some CUPTI calls crash).
+  // (docs/cuda-notes.md, "CUPTI without a driver": without one, some CUPTI calls crash).
   decltype(&::cuInit) cuInit = nullptr;
   decltype(&::cuDeviceGetCount) cuDeviceGetCount = nullptr;
   decltype(&::cuDriverGetVersion) cuDriverGetVersion = nullptr;

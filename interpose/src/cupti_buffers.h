@@ -1,8 +1,8 @@
 // CUPTI's activity buffers: a fixed pool mapped once when the session starts, handed to CUPTI on
 // request and queued for the flusher on completion. CUPTI's side never allocates, locks or
 // waits (allocating during collection made launches "orders of magnitude longer" in Kineto,
-// facts/cuda.md §4.2); when every buffer is taken CUPTI gets none, drops records and counts
-// them, and flopspy reports the count.
+// docs/gpu-timing.md, "Buffers and losses"); when every buffer is taken CUPTI gets none, drops
+// records and counts them, and flopspy reports the count.
 #pragma once
 
 #include <atomic>

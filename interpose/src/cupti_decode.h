@@ -3,8 +3,9 @@
 // sink, so tests feed it buffers built from the header structs.
 //
 // Records are read field by field at the offsets of the CUDA 13.0 headers. Kernel5/8/9/10,
-// Memcpy5/6, MemcpyPtoP4 and Memset3/4 share those offsets (facts/cuda.md §4.3); fields that a
-// layout lacks are read only when cuptiGetVersion says the library writes them.
+// Memcpy5/6, MemcpyPtoP4 and Memset3/4 share those offsets (docs/cuda-notes.md, "CUPTI record
+// layouts"); fields that a layout lacks are read only when cuptiGetVersion says the library writes
+// them.
 //
 // Joining GPU work to flopspy's launches: the hooks push their correlation id (kind CUSTOM2)
 // around each launch; CUPTI writes an ExternalCorrelation record (CUPTI id -> flopspy id) before

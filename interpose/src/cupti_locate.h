@@ -1,4 +1,5 @@
-// Finding the libcupti to use, never a second copy of one the program loaded (facts/cuda.md §9.2):
+// Finding the libcupti to use, never a second copy of one the program loaded (docs/gpu-timing.md,
+// "Starting"):
 //   1. a libcupti the process already loaded (PyTorch wheels load one at import);
 //   2. the libcupti that matches the loaded libcudart: beside it (CUDA 13 toolkit, cu13 wheels),
 //      in the toolkit's extras/CUPTI/lib64 (CUDA 12 toolkit), in the wheel's cuda_cupti/lib

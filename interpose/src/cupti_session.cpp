@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "clock.h"
+#include "driver_probe.h"
 #include "encoder.h"
 #include "log.h"
 
@@ -113,6 +114,9 @@ CuptiEnvironment CuptiEnvironment::Production() {
   e.report = [](std::string_view key, trace::WarningCode code, std::string_view message) {
     ReportOnce(key, code, message);
   };
+  e.notice = [](std::string_view key, trace::WarningCode code, std::string_view message) {
+    NoticeOnce(key, code, message);
+  };
   e.metadata = [](std::string json) {
     if (Recorder* r = Recorder::Get()) r->AddMetadata(std::move(json));
   };
@@ -137,7 +141,7 @@ CuptiSession::~CuptiSession() {
   }
 }
 
-void CuptiSession::StartProcessSession(Trigger trigger) {
+void CuptiSession::StartProcessSession(Trigger trigger) noexcept {
   CuptiSession* session = process_.load(std::memory_order_acquire);
   if (session == nullptr) {
     Recorder* recorder = Recorder::Get();
@@ -145,7 +149,8 @@ void CuptiSession::StartProcessSession(Trigger trigger) {
       start_decided_.store(true, std::memory_order_release);
       return;
     }
-    {
+    // Called from a hook: nothing may be thrown to the program (out of memory: no GPU timing).
+    try {
       std::lock_guard lock(g_once_mutex);
       if (process_.load(std::memory_order_acquire) == nullptr) {
         CuptiSessionOptions options;
@@ -156,6 +161,9 @@ void CuptiSession::StartProcessSession(Trigger trigger) {
         process_.store(new CuptiSession(std::move(options), CuptiEnvironment::Production()),
                        std::memory_order_release);
       }
+    } catch (...) {
+      start_decided_.store(true, std::memory_order_release);
+      return;
     }
     session = process_.load(std::memory_order_acquire);
   }
@@ -211,8 +219,11 @@ CuptiSession::Outcome CuptiSession::Fail(std::string reason) {
   }
   CuptiSession* self = this;
   collecting_.compare_exchange_strong(self, nullptr, std::memory_order_acq_rel);
-  env_.report("cupti-unavailable", trace::WarningCode::kCuptiUnavailable,
-              "no GPU times: " + reason_ + "; kernel launches are still recorded");
+  // Off as configured: information, which FLOPSPY_QUIET silences; anything else is a failure.
+  const bool chosen = options_.timing == GpuTiming::kOff && env_.notice;
+  (chosen ? env_.notice : env_.report)(
+      "cupti-unavailable", trace::WarningCode::kCuptiUnavailable,
+      "no GPU times: " + reason_ + "; kernel launches are still recorded");
   nlohmann::json j;
   j["gpu_timing"] = {{"available", false}, {"reason", reason_}};
   if (!cupti_path_.empty()) j["gpu_timing"]["cupti_path"] = cupti_path_;
@@ -229,7 +240,8 @@ CuptiSession::Outcome CuptiSession::TryStart(Trigger trigger) {
         "fork()");
   }
 
-  // The driver first: CUPTI's device-side calls misbehave without one (facts/cuda.md §4.8).
+  // The driver first: CUPTI's device-side calls misbehave without one (docs/cuda-notes.md,
+  // "CUPTI without a driver").
   void* driver = env_.loaded_driver();
   if (driver == nullptr) {
     if (trigger == Trigger::kFirstCudaCall && driver_waits_++ < options_.max_driver_waits) {
@@ -250,22 +262,9 @@ CuptiSession::Outcome CuptiSession::TryStart(Trigger trigger) {
   // Under injection the driver is initialising and calls us: it works, and cuInit would
   // re-enter it.
   if (trigger == Trigger::kFirstCudaCall) {
-    if (api_.cuInit == nullptr || api_.cuDeviceGetCount == nullptr) {
-      return Fail("the loaded libcuda.so.1 lacks cuInit or cuDeviceGetCount");
-    }
-    const CUresult init = api_.cuInit(0);
-    if (init != CUDA_SUCCESS) {
-      return Fail("the CUDA driver does not initialise (cuInit returned " +
-                  std::to_string(static_cast<int>(init)) + ")");
-    }
-    int devices = 0;
-    const CUresult count = api_.cuDeviceGetCount(&devices);
-    if (count != CUDA_SUCCESS || devices <= 0) {
-      return Fail("no CUDA device (cuDeviceGetCount returned " +
-                  std::to_string(static_cast<int>(count)) + ", " + std::to_string(devices) +
-                  " devices)");
-    }
-    devices_ = devices;
+    const DriverProbe probe = ProbeDriver(api_.cuInit, api_.cuDeviceGetCount);
+    if (!probe.ok()) return Fail(probe.failure);
+    devices_ = probe.devices;
   }
   if (api_.cuDriverGetVersion != nullptr) api_.cuDriverGetVersion(&driver_version_);
 
@@ -325,7 +324,8 @@ CuptiSession::Outcome CuptiSession::TryStart(Trigger trigger) {
   if (EnableKind(CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION)) EnableApiRecords();
 
   // Activity collection does not need the subscriber; holding it would make Kineto's one-shot
-  // subscribe fail for good, and torch.profiler would see no GPU events (facts/cuda.md §4.7).
+  // subscribe fail for good, and torch.profiler would see no GPU events (docs/gpu-timing.md,
+  // "One CUPTI client per process").
   api_.cuptiUnsubscribe(subscriber_);
   subscriber_ = nullptr;
   return Outcome::kActive;

@@ -1,4 +1,4 @@
-// GPU times from CUPTI's activity API, on flopspy's clock (design.md §3.3; docs/gpu-timing.md).
+// GPU times from CUPTI's activity API, on flopspy's clock (docs/gpu-timing.md).
 //
 // What the hooks call:
 //   CuptiSession::EnsureStarted()      before the real call of every CUDA entry point flopspy
@@ -60,6 +60,10 @@ struct CuptiEnvironment {
   // A degradation: one stderr line and a trace warning per key.
   std::function<void(std::string_view key, trace::WarningCode code, std::string_view message)>
       report;
+  // What was left undone as configured (GPU timing off): as `report`, but silenced by
+  // FLOPSPY_QUIET on stderr. Empty: `report` is used.
+  std::function<void(std::string_view key, trace::WarningCode code, std::string_view message)>
+      notice;
   std::function<void(std::string json)> metadata;  // a metadata block for the trace
   std::function<void(ActivitySource*)> attach;     // hand the session to the flusher
   std::function<uint64_t()> now;
@@ -133,7 +137,7 @@ class CuptiSession final : public ActivitySource {
  private:
   enum class Outcome { kActive, kFailed, kLater };
 
-  static void StartProcessSession(Trigger trigger);
+  static void StartProcessSession(Trigger trigger) noexcept;
   Outcome TryStart(Trigger trigger);
   Outcome Fail(std::string reason);
   bool EnableKind(CUpti_ActivityKind kind);

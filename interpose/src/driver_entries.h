@@ -2,10 +2,11 @@
 //   X(Id, base name (cuGetProcAddress), exported name (libcuda.so), function type, per-thread
 //     stream form, trace::Api, kind of wrapper, copy kind, may block the CPU, (parameters), (args))
 // Exported names follow cuda.h: _v2 ABIs for copies and sets, _ptds for per-thread synchronous
-// copies, _ptsz for per-thread stream-ordered calls (facts/cuda.md §1.5, §3.2). The function type
-// is cudaTypedefs.h's PFN_<base>_v<version>: the version is the cudaVersion from which
-// cuGetProcAddress hands out that ABI, and where one base name has two ABIs (cuCtxSynchronize,
-// the batch copies) a lookup gets the newest one not newer than the version it asks for.
+// copies, _ptsz for per-thread stream-ordered calls (docs/cuda-notes.md, "Driver ABIs and exported
+// names"). The function type is cudaTypedefs.h's PFN_<base>_v<version>: the version is the
+// cudaVersion from which cuGetProcAddress hands out that ABI, and where one base name has two ABIs
+// (cuCtxSynchronize, the batch copies) a lookup gets the newest one not newer than the version it
+// asks for.
 //
 // The cuMemcpy* and cuMemsetD* families are complete for every ABI from CUDA 3.2 on (the
 // DriverTable tests of tests/launch/launch_test.cpp check the table against cuda.h and

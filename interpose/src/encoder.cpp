@@ -76,9 +76,8 @@ void Encoder::DefineFunction(uint32_t function, trace::ChunkBuilder& chunk) {
   def.handle = info->handle;
   if (!info->mangled_name.empty()) {
     def.mangled_name = Intern(info->mangled_name, chunk);
-    const std::string demangled = analyzers::Demangle(info->mangled_name);
-    def.demangled_name = Intern(demangled, chunk);
-    RaiseWantedParamBytes(*info, demangled);  // later launches keep what the catalog reads
+    // Catalogued here if the flusher's pass had not yet: later launches keep what it reads.
+    def.demangled_name = Intern(CatalogFunction(*info), chunk);
   }
   def.param_count = info->layout.count;
   def.layout_count = info->layout.known;

@@ -1,10 +1,19 @@
 #include "function_table.h"
 
+#include "flopspy/analyzers/kernel_catalog.h"
+
 namespace flopspy::interpose {
+
+FunctionInfo::~FunctionInfo() {
+  delete kernel_class.load(std::memory_order_relaxed);
+}
 
 FunctionInfo* FunctionTable::Insert(FunctionInfo* info) {
   std::lock_guard lock(mutex_);
-  if (FunctionInfo* existing = Find(info->handle)) {
+  bool probed_out = false;
+  FunctionInfo* existing = FindProbing(info->handle, &probed_out);
+  if (existing == nullptr && probed_out) existing = FindInOverflow(info->handle);
+  if (existing != nullptr) {
     delete info;
     return existing;
   }
@@ -26,6 +35,10 @@ FunctionInfo* FunctionTable::Insert(FunctionInfo* info) {
 
 FunctionInfo* FunctionTable::FindSlow(uint64_t handle) const {
   std::lock_guard lock(mutex_);
+  return FindInOverflow(handle);
+}
+
+FunctionInfo* FunctionTable::FindInOverflow(uint64_t handle) const {
   for (FunctionInfo* info : overflow_) {
     if (info->handle == handle) return info;
   }

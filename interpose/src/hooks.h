@@ -4,7 +4,7 @@
 
 namespace flopspy::interpose {
 
-// Signal handling (signals.cpp), installed by the constructor when FLOPSPY_SIGNALS is on.
+// Signal handling (hooks_signals.cpp), installed by the constructor when FLOPSPY_SIGNALS is on.
 void InstallSignalHandlers();
 
 }  // namespace flopspy::interpose

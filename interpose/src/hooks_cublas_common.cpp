@@ -16,7 +16,7 @@ constexpr CudaLibrary LibraryOfHook(std::string_view name) {
 }
 
 constexpr const char* kHookNames[] = {
-#define FLOPSPY_CUBLAS_HOOK_NAME(F, name, I, T1, T2, T3) #name,
+#define FLOPSPY_CUBLAS_HOOK_NAME(F, name, I, T1, T2, T3, ...) #name,
     FLOPSPY_CUBLAS_ENTRY_POINTS(FLOPSPY_CUBLAS_HOOK_NAME)
 #undef FLOPSPY_CUBLAS_HOOK_NAME
 };
@@ -81,7 +81,7 @@ bool HandleUsable(const trace::LibraryCallRecord& r, cublasHandle_t handle) {
 
 // Constant-initialised: a hook may run before any constructor of libflopspy.so has.
 constinit CallerCache g_sites[kHookCount] = {
-#define FLOPSPY_CUBLAS_HOOK_SITES(F, name, I, T1, T2, T3) {LibraryOfHook(#name), #name},
+#define FLOPSPY_CUBLAS_HOOK_SITES(F, name, I, T1, T2, T3, ...) {LibraryOfHook(#name), #name},
     FLOPSPY_CUBLAS_ENTRY_POINTS(FLOPSPY_CUBLAS_HOOK_SITES)
 #undef FLOPSPY_CUBLAS_HOOK_SITES
 };

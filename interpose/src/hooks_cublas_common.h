@@ -24,7 +24,7 @@
 #include "flopspy/analyzers/blas_routine.h"
 #include "flopspy/analyzers/blas_types.h"
 #include "hooks_cublas_table.h"
-#include "launch_capture.h"
+#include "launch_record.h"
 #include "library_scope.h"
 #include "raw_events.h"
 #include "recorder.h"
@@ -35,7 +35,7 @@ namespace flopspy::interpose::cublas {
 
 // One id per hooked entry point, in the order of FLOPSPY_CUBLAS_ENTRY_POINTS.
 enum HookId : uint16_t {
-#define FLOPSPY_CUBLAS_HOOK_ID(F, name, I, T1, T2, T3) kHook_##name,
+#define FLOPSPY_CUBLAS_HOOK_ID(F, name, I, T1, T2, T3, ...) kHook_##name,
   FLOPSPY_CUBLAS_ENTRY_POINTS(FLOPSPY_CUBLAS_HOOK_ID)
 #undef FLOPSPY_CUBLAS_HOOK_ID
       kHookCount
@@ -282,7 +282,7 @@ __attribute__((always_inline)) inline R RunHook(const void* caller, A... args) {
 // Defines the exported hook of one list line, at global scope;
 // flopspy::interpose::cublas::Decode<Family> must be declared. The return address is taken here,
 // in the exported function itself: it is the caller's.
-#define FLOPSPY_CUBLAS_DEFINE_HOOK(F, name, I, T1, T2, T3)                                     \
+#define FLOPSPY_CUBLAS_DEFINE_HOOK(F, name, I, T1, T2, T3, ...)                                \
   FLOPSPY_EXPORT FLOPSPY_CUBLAS_RET(F, T1, T2) name(FLOPSPY_CUBLAS_PARAMS(F, I, T1, T2, T3)) { \
     namespace fc = ::flopspy::interpose::cublas;                                               \
     return fc::RunHook<fc::kHook_##name, FLOPSPY_CUBLAS_RET(F, T1, T2),                        \

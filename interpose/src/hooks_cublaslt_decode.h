@@ -1,10 +1,11 @@
 // Decoding a cublasLtMatmul call into a LibraryCallRecord: the descriptor and the four layouts
 // are opaque, so their attributes are read back through the real library's
 // cublasLtMatmulDescGetAttribute / cublasLtMatrixLayoutGetAttribute, each with the attribute's
-// exact storage size (facts/cuda.md §6.4; a wrong size fails with CUBLAS_STATUS_INVALID_VALUE).
+// exact storage size (a wrong size fails with CUBLAS_STATUS_INVALID_VALUE; docs/cublas-hooks.md
+// §4).
 //
 // m = ROWS(D), n = COLS(D), k = TRANSA == N ? COLS(A) : ROWS(A), batch = BATCH_COUNT(D)
-// (facts/cuda.md §6.5). An attribute that cannot be read leaves its field unknown (-1, 0xFF,
+// (docs/cublas-hooks.md §4). An attribute that cannot be read leaves its field unknown (-1, 0xFF,
 // epilogue 0) and sets kLibDescriptorIncomplete; BATCH_MODE, which cuBLASLt before 12.9 lacks,
 // is optional. Pointers that only some epilogues or FP8 types use are read only then: 20 getter
 // calls for a plain matmul whose C and D share a layout, up to 30 for FP8 with a bias and its

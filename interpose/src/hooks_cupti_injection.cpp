@@ -1,6 +1,7 @@
 // CUDA_INJECTION64_PATH=/abs/path/libflopspy.so: the driver loads the library while cuInit runs
-// and calls InitializeInjection (facts/cuda.md §4.6). flopspy starts CUPTI there, before any
-// other CUPTI client could; under LD_PRELOAD alone the session starts at the first CUDA call.
+// and calls InitializeInjection (docs/cuda-notes.md, "The injection entry point"). flopspy starts
+// CUPTI there, before any other CUPTI client could; under LD_PRELOAD alone the session starts at
+// the first CUDA call.
 #include "cupti_session.h"
 
 #define FLOPSPY_EXPORT extern "C" __attribute__((visibility("default")))

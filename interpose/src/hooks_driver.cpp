@@ -1,5 +1,5 @@
-// Driver-level interception (design.md decision 2). Every kernel, whoever launches it, reaches
-// the driver through a pointer the launcher obtained from cuGetProcAddress, from dlsym on
+// Driver-level interception (docs/architecture.md, decision 2). Every kernel, whoever launches it,
+// reaches the driver through a pointer the launcher obtained from cuGetProcAddress, from dlsym on
 // libcuda, or by linking libcuda: flopspy hands out its wrappers in all three ways.
 //
 // Each wrapped function has a few slots, each a real driver pointer and a wrapper that calls
@@ -13,10 +13,10 @@
 #include <type_traits>
 
 #include "clock.h"
-#include "counters_mode.h"
+#include "driver_call_facts.h"
 #include "driver_entries.h"
 #include "driver_hooks.h"
-#include "launch_capture.h"
+#include "instrumented_launch.h"
 #include "library_resolver.h"
 #include "log.h"
 #include "real_symbols.h"
@@ -137,263 +137,74 @@ constexpr CUresult kNoDriver = CUDA_ERROR_NOT_FOUND;
 
 // --- What each kind of wrapper records -----------------------------------------------------
 
+// The shape every cuLaunchKernel-like call shares; the rest is the call's own.
+template <int E>
+LaunchShape DriverShape(unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
+                        unsigned bz, unsigned smem, CUstream s, const void* real) {
+  LaunchShape shape;
+  shape.grid[0] = gx, shape.grid[1] = gy, shape.grid[2] = gz;
+  shape.block[0] = bx, shape.block[1] = by, shape.block[2] = bz;
+  shape.dynamic_smem = smem;
+  shape.stream = reinterpret_cast<uint64_t>(s);
+  shape.per_thread_stream = g_entries[E].per_thread;
+  shape.driver = real;
+  return shape;
+}
+
+template <int E>
+LaunchSite DriverSite(CUfunction f) {
+  return {g_entries[E].api, reinterpret_cast<uint64_t>(f), FunctionKind::kDriverFunction};
+}
+
 template <int E, int S>
 CUresult LaunchWrapper(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
-                       unsigned by, unsigned bz, unsigned smem, CUstream s, void** p, void** e) {
+                       unsigned by, unsigned bz, unsigned smem, CUstream s, void** p,
+                       void** e) noexcept {
   using Fn = typename EntryType<E>::Fn;
-  const auto real = reinterpret_cast<Fn>(Real(E, S));
+  void* const address = Real(E, S);
+  const auto real = reinterpret_cast<Fn>(address);
   if (real == nullptr) return MissingReal<Fn>(E), kNoDriver;
   if (!g_recording.load(std::memory_order_relaxed) || tls_in_runtime_call) {
     return real(f, gx, gy, gz, bx, by, bz, smem, s, p, e);
   }
-  const FunctionInfo* fn =
-      FunctionFor(reinterpret_cast<uint64_t>(f), FunctionKind::kDriverFunction);
-  const uint64_t correlation = NextCorrelation();
-  LaunchShape shape;
-  shape.grid[0] = gx, shape.grid[1] = gy, shape.grid[2] = gz;
-  shape.block[0] = bx, shape.block[1] = by, shape.block[2] = bz;
-  shape.dynamic_smem = smem;
-  shape.stream = reinterpret_cast<uint64_t>(s);
-  shape.per_thread_stream = g_entries[E].per_thread;
-  shape.driver = reinterpret_cast<const void*>(real);
-  CounterLaunch counters(fn, shape, {p, e}, correlation);  // FLOPSPY_COUNTERS (counters_mode.h)
-  uint64_t enter, exit;
-  CUresult result;
-  {
-    GpuCorrelationScope timing(correlation);
-    counters.Begin();
-    enter = NowNs();
-    result = real(f, gx, gy, gz, bx, by, bz, smem, s, p, e);
-    exit = NowNs();
-    counters.End(result);
-  }
-  RecordLaunch(g_entries[E].api, enter, exit, result, correlation, fn, shape, {p, e});
-  return result;
+  const LaunchShape shape = DriverShape<E>(gx, gy, gz, bx, by, bz, smem, s, address);
+  return InstrumentedLaunch(DriverSite<E>(f), shape, {p, e}, [&]() noexcept {
+    return real(f, gx, gy, gz, bx, by, bz, smem, s, p, e);
+  });
 }
 
 template <int E, int S>
 CUresult CooperativeWrapper(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
-                            unsigned by, unsigned bz, unsigned smem, CUstream s, void** p) {
+                            unsigned by, unsigned bz, unsigned smem, CUstream s,
+                            void** p) noexcept {
   using Fn = typename EntryType<E>::Fn;
-  const auto real = reinterpret_cast<Fn>(Real(E, S));
+  void* const address = Real(E, S);
+  const auto real = reinterpret_cast<Fn>(address);
   if (real == nullptr) return MissingReal<Fn>(E), kNoDriver;
   if (!g_recording.load(std::memory_order_relaxed) || tls_in_runtime_call) {
     return real(f, gx, gy, gz, bx, by, bz, smem, s, p);
   }
-  const FunctionInfo* fn =
-      FunctionFor(reinterpret_cast<uint64_t>(f), FunctionKind::kDriverFunction);
-  const uint64_t correlation = NextCorrelation();
-  LaunchShape shape;
-  shape.grid[0] = gx, shape.grid[1] = gy, shape.grid[2] = gz;
-  shape.block[0] = bx, shape.block[1] = by, shape.block[2] = bz;
-  shape.dynamic_smem = smem;
-  shape.stream = reinterpret_cast<uint64_t>(s);
-  shape.per_thread_stream = g_entries[E].per_thread;
-  shape.driver = reinterpret_cast<const void*>(real);
-  CounterLaunch counters(fn, shape, {p, nullptr}, correlation);
-  uint64_t enter, exit;
-  CUresult result;
-  {
-    GpuCorrelationScope timing(correlation);
-    counters.Begin();
-    enter = NowNs();
-    result = real(f, gx, gy, gz, bx, by, bz, smem, s, p);
-    exit = NowNs();
-    counters.End(result);
-  }
-  RecordLaunch(g_entries[E].api, enter, exit, result, correlation, fn, shape, {p, nullptr});
-  return result;
+  const LaunchShape shape = DriverShape<E>(gx, gy, gz, bx, by, bz, smem, s, address);
+  return InstrumentedLaunch(DriverSite<E>(f), shape, {p, nullptr},
+                            [&]() noexcept { return real(f, gx, gy, gz, bx, by, bz, smem, s, p); });
 }
 
 template <int E, int S>
-CUresult LaunchExWrapper(const CUlaunchConfig* c, CUfunction f, void** p, void** e) {
+CUresult LaunchExWrapper(const CUlaunchConfig* c, CUfunction f, void** p, void** e) noexcept {
   using Fn = typename EntryType<E>::Fn;
-  const auto real = reinterpret_cast<Fn>(Real(E, S));
+  void* const address = Real(E, S);
+  const auto real = reinterpret_cast<Fn>(address);
   if (real == nullptr) return MissingReal<Fn>(E), kNoDriver;
   if (!g_recording.load(std::memory_order_relaxed) || tls_in_runtime_call || c == nullptr) {
     return real(c, f, p, e);
   }
-  const FunctionInfo* fn =
-      FunctionFor(reinterpret_cast<uint64_t>(f), FunctionKind::kDriverFunction);
-  const uint64_t correlation = NextCorrelation();
-  LaunchShape shape;
-  shape.grid[0] = c->gridDimX, shape.grid[1] = c->gridDimY, shape.grid[2] = c->gridDimZ;
-  shape.block[0] = c->blockDimX, shape.block[1] = c->blockDimY, shape.block[2] = c->blockDimZ;
-  shape.dynamic_smem = c->sharedMemBytes;
-  shape.stream = reinterpret_cast<uint64_t>(c->hStream);
-  shape.per_thread_stream = g_entries[E].per_thread;
-  shape.driver = reinterpret_cast<const void*>(real);
-  for (unsigned i = 0; c->attrs != nullptr && i < c->numAttrs && i < 64; ++i) {
-    if (c->attrs[i].id == CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION) {
-      shape.cluster[0] = c->attrs[i].value.clusterDim.x;
-      shape.cluster[1] = c->attrs[i].value.clusterDim.y;
-      shape.cluster[2] = c->attrs[i].value.clusterDim.z;
-    }
-  }
-  CounterLaunch counters(fn, shape, {p, e}, correlation);
-  uint64_t enter, exit;
-  CUresult result;
-  {
-    GpuCorrelationScope timing(correlation);
-    counters.Begin();
-    enter = NowNs();
-    result = real(c, f, p, e);
-    exit = NowNs();
-    counters.End(result);
-  }
-  RecordLaunch(g_entries[E].api, enter, exit, result, correlation, fn, shape, {p, e});
-  return result;
-}
-
-// Bytes moved or set by a copy or set call, from its arguments (0 when not a copy).
-uint64_t Bytes2D(const CUDA_MEMCPY2D* c) {
-  return c ? static_cast<uint64_t>(c->WidthInBytes) * c->Height : 0;
-}
-uint64_t Bytes3D(const CUDA_MEMCPY3D* c) {
-  return c ? static_cast<uint64_t>(c->WidthInBytes) * c->Height * c->Depth : 0;
-}
-trace::MemoryKind MemoryOf(CUmemorytype type) {
-  switch (type) {
-    case CU_MEMORYTYPE_DEVICE:
-      return trace::MemoryKind::kDevice;
-    case CU_MEMORYTYPE_ARRAY:
-      return trace::MemoryKind::kArray;
-    default:
-      return trace::MemoryKind::kUnknown;  // host memory: pinned or pageable is not known here
-  }
-}
-trace::CopyKind KindOf(CUmemorytype src, CUmemorytype dst) {
-  const bool src_host = src == CU_MEMORYTYPE_HOST, dst_host = dst == CU_MEMORYTYPE_HOST;
-  if (src_host && dst_host) return trace::CopyKind::kHostToHost;
-  if (src_host) return trace::CopyKind::kHostToDevice;
-  if (dst_host) return trace::CopyKind::kDeviceToHost;
-  if (src == CU_MEMORYTYPE_UNIFIED || dst == CU_MEMORYTYPE_UNIFIED)
-    return trace::CopyKind::kDefault;
-  return trace::CopyKind::kDeviceToDevice;
-}
-
-struct CallFacts {
-  uint64_t bytes = 0;
-  uint64_t stream = 0;
-  trace::CopyKind kind = trace::CopyKind::kUnknown;
-  trace::MemoryKind src = trace::MemoryKind::kUnknown;
-  trace::MemoryKind dst = trace::MemoryKind::kUnknown;
-  int position = 0;  // of the argument being noted
-
-  uint32_t Detail() const {
-    return static_cast<uint32_t>(kind) | static_cast<uint32_t>(src) << 8 |
-           static_cast<uint32_t>(dst) << 16;
-  }
-};
-
-template <class Copy>
-void NoteTypes(CallFacts& f, const Copy* c) {
-  if (c == nullptr) return;
-  f.kind = KindOf(c->srcMemoryType, c->dstMemoryType);
-  f.src = MemoryOf(c->srcMemoryType);
-  f.dst = MemoryOf(c->dstMemoryType);
-}
-
-template <class T>
-void Note(CallFacts& f, T value) {
-  if constexpr (std::is_same_v<T, CUstream>) {
-    f.stream = reinterpret_cast<uint64_t>(value);
-  } else if constexpr (std::is_same_v<T, CUevent>) {
-    if (f.stream == 0) f.stream = reinterpret_cast<uint64_t>(value);
-  } else if constexpr (std::is_same_v<T, CUarray>) {
-    // Array copies name the destination first (DtoA, HtoA, AtoA) or second (AtoD, AtoH).
-    (f.position == 0 ? f.dst : f.src) = trace::MemoryKind::kArray;
-  } else if constexpr (std::is_same_v<T, const CUDA_MEMCPY2D*>) {
-    f.bytes = Bytes2D(value);
-    NoteTypes(f, value);
-  } else if constexpr (std::is_same_v<T, const CUDA_MEMCPY3D*>) {
-    f.bytes = Bytes3D(value);
-    NoteTypes(f, value);
-  } else if constexpr (std::is_same_v<T, const CUDA_MEMCPY3D_PEER*>) {
-    f.bytes = value ? static_cast<uint64_t>(value->WidthInBytes) * value->Height * value->Depth : 0;
-    NoteTypes(f, value);
-    if (f.kind == trace::CopyKind::kDeviceToDevice) f.kind = trace::CopyKind::kPeer;
-  }
-  ++f.position;
-}
-
-struct Sizes {
-  size_t values[8] = {};
-  int count = 0;
-  size_t element = 1;  // bytes per element of a set: 1, 2 or 4 by the value's type
-};
-
-template <class T>
-void NoteSize(Sizes& s, T value, bool is_set) {
-  if constexpr (std::is_same_v<T, size_t>) {
-    if (s.count < 8) s.values[s.count++] = value;
-  } else if constexpr (std::is_same_v<T, unsigned short>) {
-    if (is_set) s.element = 2;
-  } else if constexpr (std::is_same_v<T, unsigned int>) {
-    if (is_set) s.element = 4;
-  }
-}
-
-// Batch copies: the sizes of the copies (a host array, read only when the call succeeded: then
-// the driver has read it too), or the extents of the 3D operations. A 3D operation counts one
-// byte per element: exact between pointers (the driver's element size), a lower bound with an
-// array operand (whose element size is not looked up).
-CallFacts DescribeBatch(const size_t* sizes, size_t count, CUstream s, CUresult result) {
-  CallFacts f;
-  f.stream = reinterpret_cast<uint64_t>(s);
-  f.kind = trace::CopyKind::kDefault;  // directions come from the pointers, as cudaMemcpyDefault
-  for (size_t i = 0; result == CUDA_SUCCESS && sizes != nullptr && i < count; ++i) {
-    f.bytes += sizes[i];
-  }
-  return f;
-}
-CallFacts Describe3DBatch(size_t count, const CUDA_MEMCPY3D_BATCH_OP* ops, CUstream s,
-                          CUresult result) {
-  CallFacts f;
-  f.stream = reinterpret_cast<uint64_t>(s);
-  f.kind = trace::CopyKind::kDefault;
-  for (size_t i = 0; result == CUDA_SUCCESS && ops != nullptr && i < count; ++i) {
-    f.bytes +=
-        static_cast<uint64_t>(ops[i].extent.width) * ops[i].extent.height * ops[i].extent.depth;
-  }
-  return f;
-}
-CallFacts Describe(int, CUresult result, CUdeviceptr*, CUdeviceptr*, size_t* sizes, size_t count,
-                   CUmemcpyAttributes*, size_t*, size_t, size_t*, CUstream s) {
-  return DescribeBatch(sizes, count, s, result);
-}
-CallFacts Describe(int, CUresult result, CUdeviceptr*, CUdeviceptr*, size_t* sizes, size_t count,
-                   CUmemcpyAttributes*, size_t*, size_t, CUstream s) {
-  return DescribeBatch(sizes, count, s, result);
-}
-CallFacts Describe(int, CUresult result, size_t count, CUDA_MEMCPY3D_BATCH_OP* ops, size_t*,
-                   unsigned long long, CUstream s) {
-  return Describe3DBatch(count, ops, s, result);
-}
-CallFacts Describe(int, CUresult result, size_t count, CUDA_MEMCPY3D_BATCH_OP* ops,
-                   unsigned long long, CUstream s) {
-  return Describe3DBatch(count, ops, s, result);
-}
-
-// Bytes, stream and direction of an API call, from its arguments. The last size_t of a copy is
-// its byte count; a set has (dst, value, N) or, in 2D, (dst, pitch, value, width, height).
-template <class... A>
-CallFacts Describe(int e, CUresult, A... args) {
-  CallFacts f;
-  (Note(f, args), ...);
-  const trace::Api api = g_entries[e].api;
-  const bool is_set = api == trace::Api::kCuMemset || api == trace::Api::kCuMemsetAsync;
-  Sizes sizes;
-  (NoteSize(sizes, args, is_set), ...);
-  if (is_set) {
-    f.bytes = sizes.count >= 3   ? uint64_t{sizes.values[1]} * sizes.values[2] * sizes.element
-              : sizes.count >= 1 ? uint64_t{sizes.values[sizes.count - 1]} * sizes.element
-                                 : 0;
-  } else if (f.bytes == 0 && sizes.count > 0) {
-    f.bytes = sizes.values[sizes.count - 1];
-  }
-  if (f.kind == trace::CopyKind::kUnknown) f.kind = g_entries[e].copy_kind;
-  return f;
+  LaunchShape shape =
+      DriverShape<E>(c->gridDimX, c->gridDimY, c->gridDimZ, c->blockDimX, c->blockDimY,
+                     c->blockDimZ, c->sharedMemBytes, c->hStream, address);
+  NoteCluster(shape, c->attrs, c->numAttrs, CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION,
+              &CUlaunchAttribute::value);
+  return InstrumentedLaunch(DriverSite<E>(f), shape, {p, e},
+                            [&]() noexcept { return real(c, f, p, e); });
 }
 
 template <int E, int S, class Fn>
@@ -401,7 +212,7 @@ struct ApiWrapper;
 
 template <int E, int S, class... A>
 struct ApiWrapper<E, S, CUresult (*)(A...)> {
-  static CUresult Call(A... args) {
+  static CUresult Call(A... args) noexcept {
     using Fn = CUresult (*)(A...);
     const auto real = reinterpret_cast<Fn>(Real(E, S));
     if (real == nullptr) return MissingReal<Fn>(E), kNoDriver;
@@ -415,7 +226,7 @@ struct ApiWrapper<E, S, CUresult (*)(A...)> {
       result = real(args...);
       exit = NowNs();
     }
-    const CallFacts facts = Describe(E, result, args...);
+    const CallFacts facts = CallFactsOf(g_entries[E].api, g_entries[E].copy_kind, result, args...);
     RecordApiCall(g_entries[E].api, enter, exit, result, correlation, facts.stream, facts.bytes,
                   facts.Detail(), g_entries[E].synchronizing, reinterpret_cast<const void*>(real));
     return result;
@@ -427,17 +238,17 @@ void* WrapperFor() {
   using Fn = typename EntryType<E>::Fn;
   switch (g_entries[E].kind) {
     case Kind::kLaunch:
-      if constexpr (std::is_same_v<Fn, decltype(&LaunchWrapper<E, S>)>) {
+      if constexpr (std::is_convertible_v<decltype(&LaunchWrapper<E, S>), Fn>) {
         return reinterpret_cast<void*>(&LaunchWrapper<E, S>);
       }
       break;
     case Kind::kCooperative:
-      if constexpr (std::is_same_v<Fn, decltype(&CooperativeWrapper<E, S>)>) {
+      if constexpr (std::is_convertible_v<decltype(&CooperativeWrapper<E, S>), Fn>) {
         return reinterpret_cast<void*>(&CooperativeWrapper<E, S>);
       }
       break;
     case Kind::kLaunchEx:
-      if constexpr (std::is_same_v<Fn, decltype(&LaunchExWrapper<E, S>)>) {
+      if constexpr (std::is_convertible_v<decltype(&LaunchExWrapper<E, S>), Fn>) {
         return reinterpret_cast<void*>(&LaunchExWrapper<E, S>);
       }
       break;

@@ -3,7 +3,8 @@
 // thread so that the driver call the runtime makes underneath is not recorded a second time.
 //
 // CUDA 13's nvcc compiles <<<>>> into __cudaGetKernel + __cudaLaunchKernel(_ptsz); CUDA 12's into
-// cudaLaunchKernel(_ptsz) (facts/cuda.md §1.2-1.4): both are hooked.
+// cudaLaunchKernel(_ptsz) (docs/cuda-notes.md, "CUDA 12 and CUDA 13 launch sequences"): both are
+// hooked.
 //
 // A process may hold two runtimes (libcudart.so.12 and .13, each from its own extension module):
 // every hook finds its real function for the object that called it (caller_resolver.h), from
@@ -12,8 +13,7 @@
 
 #include "caller_resolver.h"
 #include "clock.h"
-#include "counters_mode.h"
-#include "launch_capture.h"
+#include "instrumented_launch.h"
 #include "recorder.h"
 
 // The return address of the exported hook being run: where its caller resumes.
@@ -35,39 +35,6 @@ LaunchShape ShapeOf(dim3 grid, dim3 block, size_t smem, cudaStream_t stream, boo
   shape.per_thread_stream = per_thread;
   shape.from_runtime = true;  // the driver call underneath is this launch, not another
   return shape;
-}
-
-// The common body of the launch hooks with the (func, grid, block, args, smem, stream) shape.
-template <class Real>
-cudaError_t Launch(const void* caller, Real& real, trace::Api api, FunctionKind kind,
-                   bool per_thread, const void* func, dim3 grid, dim3 block, void** args,
-                   size_t smem, cudaStream_t stream) {
-  const auto fn = real.get(caller);
-  if (fn == nullptr) {
-    ReportMissingReal(real.name());
-    return kNoRuntime;
-  }
-  if (!g_recording.load(std::memory_order_relaxed) || tls_in_runtime_call) {
-    return fn(func, grid, block, args, smem, stream);
-  }
-  const FunctionInfo* info =
-      FunctionFor(reinterpret_cast<uint64_t>(func), kind, reinterpret_cast<const void*>(fn));
-  const uint64_t correlation = NextCorrelation();
-  const LaunchShape shape = ShapeOf(grid, block, smem, stream, per_thread);
-  CounterLaunch counters(info, shape, {args, nullptr}, correlation);  // FLOPSPY_COUNTERS
-  cudaError_t result;
-  uint64_t enter, exit;
-  {
-    RuntimeCallScope scope;
-    GpuCorrelationScope timing(correlation);
-    counters.Begin();
-    enter = NowNs();
-    result = fn(func, grid, block, args, smem, stream);
-    exit = NowNs();
-    counters.End(result);
-  }
-  RecordLaunch(api, enter, exit, result, correlation, info, shape, {args, nullptr});
-  return result;
 }
 
 using LaunchFn = cudaError_t (*)(const void*, dim3, dim3, void**, size_t, cudaStream_t);
@@ -101,40 +68,28 @@ CallerRealFunction<MemcpyAsyncFn> g_memcpy_async(CudaLibrary::kRuntime, "cudaMem
 CallerRealFunction<MemcpyAsyncFn> g_memcpy_async_ptsz(CudaLibrary::kRuntime,
                                                       "cudaMemcpyAsync_ptsz");
 
-cudaError_t KernelLaunch(const void* caller, trace::Api api, bool per_thread, cudaKernel_t kernel,
-                         dim3 grid, dim3 block, void** args, size_t smem, cudaStream_t stream) {
-  CallerRealFunction<KernelLaunchFn>& real = per_thread ? g_stub_launch_ptsz : g_stub_launch;
+// The launch hooks with the (func, grid, block, args, smem, stream) shape: host stubs
+// (cudaLaunchKernel, cudaLaunchCooperativeKernel) and cudaKernel_t (__cudaLaunchKernel).
+template <class Fn, class Handle>
+cudaError_t Launch(const void* caller, CallerRealFunction<Fn>& real, trace::Api api,
+                   FunctionKind kind, bool per_thread, Handle func, dim3 grid, dim3 block,
+                   void** args, size_t smem, cudaStream_t stream) noexcept {
   const auto fn = real.get(caller);
   if (fn == nullptr) {
     ReportMissingReal(real.name());
     return kNoRuntime;
   }
   if (!g_recording.load(std::memory_order_relaxed) || tls_in_runtime_call) {
-    return fn(kernel, grid, block, args, smem, stream);
+    return fn(func, grid, block, args, smem, stream);
   }
-  const FunctionInfo* info =
-      FunctionFor(reinterpret_cast<uint64_t>(kernel), FunctionKind::kRuntimeKernel,
-                  reinterpret_cast<const void*>(fn));
-  const uint64_t correlation = NextCorrelation();
-  const LaunchShape shape = ShapeOf(grid, block, smem, stream, per_thread);
-  CounterLaunch counters(info, shape, {args, nullptr}, correlation);
-  cudaError_t result;
-  uint64_t enter, exit;
-  {
-    RuntimeCallScope scope;
-    GpuCorrelationScope timing(correlation);
-    counters.Begin();
-    enter = NowNs();
-    result = fn(kernel, grid, block, args, smem, stream);
-    exit = NowNs();
-    counters.End(result);
-  }
-  RecordLaunch(api, enter, exit, result, correlation, info, shape, {args, nullptr});
-  return result;
+  const LaunchSite site{api, reinterpret_cast<uint64_t>(func), kind,
+                        reinterpret_cast<const void*>(fn)};
+  return InstrumentedLaunch(site, ShapeOf(grid, block, smem, stream, per_thread), {args, nullptr},
+                            [&]() noexcept { return fn(func, grid, block, args, smem, stream); });
 }
 
 cudaError_t LaunchEx(const void* caller, trace::Api api, bool per_thread,
-                     const cudaLaunchConfig_t* config, const void* func, void** args) {
+                     const cudaLaunchConfig_t* config, const void* func, void** args) noexcept {
   CallerRealFunction<LaunchExFn>& real = per_thread ? g_launch_ex_ptsz : g_launch_ex;
   const auto fn = real.get(caller);
   if (fn == nullptr) {
@@ -144,39 +99,20 @@ cudaError_t LaunchEx(const void* caller, trace::Api api, bool per_thread,
   if (!g_recording.load(std::memory_order_relaxed) || tls_in_runtime_call || config == nullptr) {
     return fn(config, func, args);
   }
-  const FunctionInfo* info =
-      FunctionFor(reinterpret_cast<uint64_t>(func), FunctionKind::kRuntimeStub,
-                  reinterpret_cast<const void*>(fn));
-  const uint64_t correlation = NextCorrelation();
   LaunchShape shape = ShapeOf(config->gridDim, config->blockDim, config->dynamicSmemBytes,
                               config->stream, per_thread);
-  for (unsigned i = 0; config->attrs != nullptr && i < config->numAttrs && i < 64; ++i) {
-    if (config->attrs[i].id == cudaLaunchAttributeClusterDimension) {
-      shape.cluster[0] = config->attrs[i].val.clusterDim.x;
-      shape.cluster[1] = config->attrs[i].val.clusterDim.y;
-      shape.cluster[2] = config->attrs[i].val.clusterDim.z;
-    }
-  }
-  CounterLaunch counters(info, shape, {args, nullptr}, correlation);
-  cudaError_t result;
-  uint64_t enter, exit;
-  {
-    RuntimeCallScope scope;
-    GpuCorrelationScope timing(correlation);
-    counters.Begin();
-    enter = NowNs();
-    result = fn(config, func, args);
-    exit = NowNs();
-    counters.End(result);
-  }
-  RecordLaunch(api, enter, exit, result, correlation, info, shape, {args, nullptr});
-  return result;
+  NoteCluster(shape, config->attrs, config->numAttrs, cudaLaunchAttributeClusterDimension,
+              &cudaLaunchAttribute::val);
+  const LaunchSite site{api, reinterpret_cast<uint64_t>(func), FunctionKind::kRuntimeStub,
+                        reinterpret_cast<const void*>(fn)};
+  return InstrumentedLaunch(site, shape, {args, nullptr},
+                            [&]() noexcept { return fn(config, func, args); });
 }
 
 // Synchronisation, copies, graph launches: one API call record each.
 template <class Fn, class... A>
 cudaError_t Call(const void* caller, CallerRealFunction<Fn>& real, trace::Api api, uint64_t stream,
-                 uint64_t bytes, trace::CopyKind kind, bool synchronizing, A... args) {
+                 uint64_t bytes, trace::CopyKind kind, bool synchronizing, A... args) noexcept {
   const auto fn = real.get(caller);
   if (fn == nullptr) {
     ReportMissingReal(real.name());
@@ -248,14 +184,14 @@ FLOPSPY_EXPORT cudaError_t cudaLaunchCooperativeKernel_ptsz(const void* func, di
 
 FLOPSPY_EXPORT cudaError_t __cudaLaunchKernel(cudaKernel_t kernel, dim3 grid, dim3 block,
                                               void** args, size_t smem, cudaStream_t stream) {
-  return KernelLaunch(FLOPSPY_CALLER(), Api::kCudaLaunchKernelStub, false, kernel, grid, block,
-                      args, smem, stream);
+  return Launch(FLOPSPY_CALLER(), g_stub_launch, Api::kCudaLaunchKernelStub,
+                FunctionKind::kRuntimeKernel, false, kernel, grid, block, args, smem, stream);
 }
 
 FLOPSPY_EXPORT cudaError_t __cudaLaunchKernel_ptsz(cudaKernel_t kernel, dim3 grid, dim3 block,
                                                    void** args, size_t smem, cudaStream_t stream) {
-  return KernelLaunch(FLOPSPY_CALLER(), Api::kCudaLaunchKernelStubPtsz, true, kernel, grid, block,
-                      args, smem, stream);
+  return Launch(FLOPSPY_CALLER(), g_stub_launch_ptsz, Api::kCudaLaunchKernelStubPtsz,
+                FunctionKind::kRuntimeKernel, true, kernel, grid, block, args, smem, stream);
 }
 
 FLOPSPY_EXPORT cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t* config, const void* func,

@@ -1,5 +1,5 @@
 // Finding the real functions behind flopspy's CUDA-library hooks, in the copy the program
-// already loaded, never a fresh one (facts/cuda.md §2.3, §9.2):
+// already loaded, never a fresh one (docs/cuda-notes.md, "Finding the copy the program loaded"):
 //   1. dlsym(RTLD_NEXT): the next definition in the global scope (programs linked with the
 //      library, LD_PRELOAD chains);
 //   2. otherwise the library came in with dlopen(RTLD_LOCAL), as Python extensions do, and

@@ -75,12 +75,24 @@ void Notice(std::string_view message) {
   if (!g_quiet) WriteStderr(message);
 }
 
+namespace {
+
+bool FirstTime(std::string_view key) {
+  std::lock_guard lock(ReportedMutex());
+  return Reported().emplace(key).second;
+}
+
+}  // namespace
+
 void ReportOnce(std::string_view key, trace::WarningCode code, std::string_view message) {
-  {
-    std::lock_guard lock(ReportedMutex());
-    if (!Reported().emplace(key).second) return;
-  }
+  if (!FirstTime(key)) return;
   WriteStderr(message);
+  if (Recorder* r = Recorder::Get()) r->AddWarning(code, message);
+}
+
+void NoticeOnce(std::string_view key, trace::WarningCode code, std::string_view message) {
+  if (!FirstTime(key)) return;
+  Notice(message);
   if (Recorder* r = Recorder::Get()) r->AddWarning(code, message);
 }
 

@@ -14,8 +14,12 @@ namespace flopspy::interpose {
 // A failure or degradation: printed once per `key` (even when quiet) and recorded in the trace.
 void ReportOnce(std::string_view key, trace::WarningCode code, std::string_view message);
 
-// Information (where the trace goes); suppressed by FLOPSPY_QUIET=1.
+// Information (what flopspy did or left undone as configured); suppressed by FLOPSPY_QUIET=1.
 void Notice(std::string_view message);
+
+// Something left undone because the user asked for it (FLOPSPY_GPU_TIMING=off): recorded in the
+// trace as ReportOnce does, printed once per `key` unless FLOPSPY_QUIET=1.
+void NoticeOnce(std::string_view key, trace::WarningCode code, std::string_view message);
 
 // Writes "flopspy: <message>\n" to stderr as one line (control characters escaped), without
 // raising SIGPIPE, and only while descriptor 2 is still the stderr flopspy started with.

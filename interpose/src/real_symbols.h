@@ -28,4 +28,15 @@ F NextFunction(const char* name) {
   return reinterpret_cast<F>(NextSymbol(name));
 }
 
+// Sets `fn` to `name` in `handle` (a dlopen handle of CUPTI or the driver), null when absent.
+// Through RealDlsym: flopspy's own dlsym would hand back its wrappers of driver entry points, and
+// calls flopspy makes must not be recorded as the program's.
+template <class F>
+void ResolveInto(F& fn, void* handle, const char* name) {
+  fn = reinterpret_cast<F>(RealDlsym(handle, name));
+}
+
 }  // namespace flopspy::interpose
+
+// Fills the member `name` of the API table `api` (a pointer in scope) from `handle`.
+#define FLOPSPY_RESOLVE(handle, name) ::flopspy::interpose::ResolveInto(api->name, handle, #name)

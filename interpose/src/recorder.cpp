@@ -12,6 +12,7 @@
 #include <new>
 #include <nlohmann/json.hpp>
 
+#include "catalog_param_bytes.h"
 #include "clock.h"
 #include "flopspy/platform/fork_wiped_memory.h"
 #include "log.h"
@@ -310,6 +311,24 @@ void Recorder::FlushNow(Wait wait) {
   WaitForFlush(ticket, wait);
 }
 
+bool Recorder::CatalogueNow(int limit_ms) {
+  if (!flusher_running_.load(std::memory_order_acquire) || tls_is_flusher ||
+      catalogue_stuck_.load(std::memory_order_acquire)) {
+    return false;
+  }
+  // A pass under way may have catalogued before the new kernel arrived: then the next one counts.
+  const uint64_t steps = catalogue_steps_.load(std::memory_order_acquire);
+  const uint64_t wanted = steps + (pass_running_.load(std::memory_order_acquire) ? 2 : 1);
+  flush_requested_.fetch_add(1, std::memory_order_acq_rel);
+  sem_post(&wake_);
+  for (int waited = 0; waited < limit_ms; ++waited) {
+    if (catalogue_steps_.load(std::memory_order_acquire) >= wanted) return true;
+    SleepMs(1);
+  }
+  catalogue_stuck_.store(true, std::memory_order_release);
+  return false;
+}
+
 void Recorder::Finish(trace::EndReason reason, int32_t value, Wait wait, bool from_signal) {
   if (tls_is_flusher) return;
   if (flusher_running_.load(std::memory_order_acquire)) {
@@ -520,6 +539,10 @@ void Recorder::FlushPass(bool write_end, trace::EndReason reason, int32_t value)
 }
 
 void Recorder::FlushPassBody(bool write_end, trace::EndReason reason, int32_t value) {
+  // Kernels first seen since the last pass are catalogued before anything else: counter mode
+  // waits for their class (catalog_param_bytes.h).
+  CatalogNewFunctions(Functions(), catalog_next_id_);
+  catalogue_steps_.fetch_add(1, std::memory_order_release);
   // Only the flusher closes the parent's copy: a close may wait on a network file system, and an
   // exit path runs this pass on the program's thread when there is no flusher.
   if (tls_is_flusher) sink_.CloseInherited();

@@ -1,9 +1,12 @@
 // The recorder: per-thread buffers on the hot path, one flusher thread that turns their contents
-// into trace chunks, and the process lifecycle (start, exit, fork, exec, fatal signals).
+// into trace chunks, and the fork callbacks. When the trace starts and ends is decided elsewhere:
+// hooks_lifecycle.cpp (constructor, exit, exec) and hooks_signals.cpp (fatal signals) call Start
+// and Finish.
 //
-// Hooks call Emit(record). Emit costs one clock read in the caller (done by the hook), a TLS load
-// and a copy into the thread's ring; no lock, no allocation, no system call. Everything else
-// (interning names, computing FLOPs, writing) happens on the flusher thread.
+// Hooks write a record in place (RecordingBuffer, then ThreadBuffer::Reserve/Commit) or copy one
+// with Emit(record): a TLS load and a write into the thread's ring; no lock, no allocation, no
+// system call. Everything else (interning names, computing FLOPs, writing) happens on the flusher
+// thread.
 #pragma once
 
 #include <pthread.h>
@@ -39,16 +42,20 @@ extern thread_local ThreadBuffer* tls_buffer __attribute__((tls_model("initial-e
 // counts the record as lost, when the thread cannot have one.
 ThreadBuffer* AcquireThreadBuffer();
 
+// This thread's buffer while records are wanted, or nullptr (recording off, or no buffer to be
+// had: the record is then counted as lost). A hook writes a record in place with Reserve/Commit.
+inline ThreadBuffer* RecordingBuffer() {
+  if (!g_recording.load(std::memory_order_relaxed)) return nullptr;
+  ThreadBuffer* buffer = tls_buffer;
+  if (__builtin_expect(buffer == nullptr, 0)) buffer = AcquireThreadBuffer();
+  return buffer;
+}
+
 // Copies a record (trace record or raw event, size from its header) into this thread's buffer.
 // Returns false if it was dropped (buffer full) or recording is off.
 inline bool EmitBytes(const void* record, size_t size) {
-  if (!g_recording.load(std::memory_order_relaxed)) return false;
-  ThreadBuffer* buffer = tls_buffer;
-  if (__builtin_expect(buffer == nullptr, 0)) {
-    buffer = AcquireThreadBuffer();
-    if (buffer == nullptr) return false;
-  }
-  return buffer->Write(record, size);
+  ThreadBuffer* buffer = RecordingBuffer();
+  return buffer != nullptr && buffer->Write(record, size);
 }
 
 template <class Record>
@@ -109,6 +116,11 @@ class Recorder {
 
   // Writes everything buffered now and waits as `wait` says ({}: do not wait).
   void FlushNow(Wait wait);
+
+  // Wakes the flusher so that it catalogues the kernels first seen since its last pass, and
+  // waits for that step only, never for the pass's writes: at most `limit_ms`, and not at all
+  // once a wait has run out (the flusher is stuck on its file). True if a catalogue step ran.
+  bool CatalogueNow(int limit_ms);
 
   // Flushes and writes the end record (or removes the file of a process that recorded nothing).
   // Safe to call from a signal handler when `from_signal` is set.
@@ -203,7 +215,9 @@ class Recorder {
   sem_t wake_{};
   std::atomic<uint64_t> flush_requested_{0};
   std::atomic<uint64_t> flush_completed_{0};
-  std::atomic<uint64_t> flush_progress_{0};  // bumped as a pass goes: writes, buffers, CUPTI
+  std::atomic<uint64_t> flush_progress_{0};   // bumped as a pass goes: writes, buffers, CUPTI
+  std::atomic<uint64_t> catalogue_steps_{0};  // passes that have catalogued new kernels
+  std::atomic<bool> catalogue_stuck_{false};  // a CatalogueNow wait ran out: wait no more
   std::atomic<bool> pass_running_{false};
   std::atomic<int> end_reason_{0};  // 0: none; else trace::EndReason of the pending request
   std::atomic<int32_t> end_value_{0};
@@ -221,6 +235,7 @@ class Recorder {
   trace::ChunkBuilder thread_chunk_;
   trace::ChunkBuilder process_chunk_;
   Encoder encoder_;
+  uint32_t catalog_next_id_ = 1;  // the first FunctionTable id not yet catalogued
   uint64_t records_lost_ = 0;
   uint64_t records_in_file_ = 0;
   bool metadata_written_ = false;

@@ -26,8 +26,11 @@ class ThreadBuffer {
   // `capacity` must be a power of two and at least 4 KiB; `memory` must hold that many bytes.
   ThreadBuffer(uint8_t* memory, size_t capacity);
 
-  // Producer side (the owning thread only). Returns false and counts a drop when full.
-  bool Write(const void* record, size_t size) {
+  // Producer side (the owning thread only), in two steps so that a record is written in place:
+  // Reserve(size) returns where up to `size` bytes go, or nullptr and counts a drop when they do
+  // not fit; Commit(size) then publishes the record, `size` (its header's size) at most the
+  // reserved size. Nothing else is written in between.
+  uint8_t* Reserve(size_t size) {
     const uint64_t head = head_.load(std::memory_order_relaxed);
     const size_t pos = head & mask_;
     const size_t contiguous = capacity_ - pos;
@@ -38,18 +41,26 @@ class ThreadBuffer {
       cached_tail_ = tail_.load(std::memory_order_acquire);
       if (capacity_ - (head - cached_tail_) < needed) {
         dropped_.store(dropped_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
-        return false;
+        return nullptr;
       }
     }
-    uint64_t at = head;
+    reserved_at_ = head;
     if (contiguous < size) {
       // Records never straddle the end: a padding marker sends the reader back to the start.
       const trace::RecordHeader skip{static_cast<uint8_t>(trace::RecordType::kPadding), 0, 0};
       std::memcpy(data_ + pos, &skip, sizeof(skip));
-      at += contiguous;
+      reserved_at_ += contiguous;
     }
-    std::memcpy(data_ + (at & mask_), record, size);
-    head_.store(at + size, std::memory_order_release);
+    return data_ + (reserved_at_ & mask_);
+  }
+  void Commit(size_t size) { head_.store(reserved_at_ + size, std::memory_order_release); }
+
+  // Reserve, copy, Commit. Returns false and counts a drop when full.
+  bool Write(const void* record, size_t size) {
+    uint8_t* at = Reserve(size);
+    if (at == nullptr) return false;
+    std::memcpy(at, record, size);
+    Commit(size);
     return true;
   }
 
@@ -86,6 +97,7 @@ class ThreadBuffer {
     head_.store(0, std::memory_order_relaxed);
     tail_.store(0, std::memory_order_relaxed);
     cached_tail_ = 0;
+    reserved_at_ = 0;
     dropped_.store(0, std::memory_order_relaxed);
     reported_drops = 0;
     thread_named = false;
@@ -131,6 +143,7 @@ class ThreadBuffer {
  private:
   alignas(64) std::atomic<uint64_t> head_{0};
   uint64_t cached_tail_ = 0;  // producer's last view of tail_ (same cache line as head_)
+  uint64_t reserved_at_ = 0;  // producer: where the reserved record starts
   alignas(64) std::atomic<uint64_t> tail_{0};
   alignas(64) std::atomic<uint64_t> dropped_{0};
   std::atomic<uint32_t> thread_id_{0};

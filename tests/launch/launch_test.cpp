@@ -865,7 +865,7 @@ std::vector<ExpectedCopy> ExpectedCopies() {
 
 class CopyFamiliesTest : public LaunchTest, public ::testing::WithParamInterface<bool> {};
 
-// Every copy and set of the families added for issue 3.1 reaches the driver function of its form
+// Every copy and set of the copy and set families reaches the driver function of its form
 // (legacy, per-thread, 12.8 or 13.0 ABI) once and is recorded once with its bytes, direction and
 // memory kinds; with the driver handing out internal functions too (GetParam()), when the ABI
 // is picked by the version asked for.
@@ -980,6 +980,40 @@ TEST_F(LaunchTest, DisabledFlopspyChangesNothing) {
   EXPECT_EQ(off.exit_code, plain.exit_code);
   EXPECT_EQ(off.out, plain.out);  // naming counters included
   EXPECT_TRUE(dir_->Files(".fspy").empty());
+}
+
+// GPU timing off as configured is information: one line by default, none with FLOPSPY_QUIET=1
+// (as `flopspy run` sets it unless --verbose); the trace keeps the reason either way.
+TEST_F(LaunchTest, QuietSilencesTheNoticeOfGpuTimingOffButNotTheTrace) {
+  const auto lines = [](const std::string& err) {
+    return err.size() - WithoutGpuTimingNotice(err).size();
+  };
+  const ChildResult quiet = RunChild({RUNTIME_APP13, "launch-once"}, Options({}, true));
+  ASSERT_TRUE(quiet.exited) << quiet.err;
+  EXPECT_EQ(lines(quiet.err), 0u) << quiet.err;
+  const ChildResult loud =
+      RunChild({RUNTIME_APP13, "launch-once"}, Options({{"FLOPSPY_QUIET", "0"}}, true));
+  ASSERT_TRUE(loud.exited) << loud.err;
+  EXPECT_TRUE(Contains(loud.err,
+                       "flopspy: no GPU times: FLOPSPY_GPU_TIMING=off; kernel launches "
+                       "are still recorded"))
+      << loud.err;
+  const auto traces = dir_->Files(".fspy");
+  ASSERT_EQ(traces.size(), 2u);
+  for (const std::string& path : traces) {
+    trace::TraceReader reader = trace::TraceReader::OpenFile(path);
+    std::vector<uint32_t> messages;
+    reader.ForEachRecord([&](const trace::RecordView& r) {
+      if (r.type == trace::RecordType::kWarning) {
+        messages.push_back(r.As<trace::WarningRecord>().message);
+      }
+    });
+    int said = 0;
+    for (uint32_t id : messages) {
+      said += std::string(reader.String(id)).find("FLOPSPY_GPU_TIMING=off") != std::string::npos;
+    }
+    EXPECT_EQ(said, 1) << path;
+  }
 }
 
 // --- Errors pass through unchanged -----------------------------------------------------------

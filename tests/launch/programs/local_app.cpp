@@ -1,7 +1,7 @@
 // (e): the CUDA-using code lives in a shared library the program opens with
 // dlopen(RTLD_LOCAL), as Python opens extension modules. That library links libcudart (and a
 // helper library); neither is in the global scope, so RTLD_NEXT from libflopspy.so cannot see
-// them (facts/cuda.md §2.3).
+// them (docs/cuda-notes.md, "Finding the copy the program loaded").
 #include <dlfcn.h>
 
 #include <cstdio>

@@ -1,6 +1,7 @@
 // Item 4: the real libcudart.so.13 with no driver on the machine. Launches fail with
 // cudaErrorInsufficientDriver (35), but every hooked entry point is called with real arguments
-// (facts/cuda.md §10.1): flopspy must record them and return cudart's error unchanged.
+// (docs/cuda-notes.md, "Real cudart without a driver"): flopspy must record them and return
+// cudart's error unchanged.
 #include <cuda_runtime_api.h>
 
 #include <cstdio>

@@ -1,6 +1,7 @@
-// The profiler host API of the toolkit's real libcupti, without a GPU (facts/cuda.md §5.1: it
-// works offline for any chip it knows): counter mode's metrics exist on every chip of each
-// generation, and configuration images build for sm_80 (GA100) and sm_90 (GH100).
+// The profiler host API of the toolkit's real libcupti, without a GPU (docs/cuda-notes.md, "The
+// profiler host API": it works offline for any chip it knows): counter mode's metrics exist on
+// every chip of each generation, and configuration images build for sm_80 (GA100) and sm_90
+// (GH100).
 #include <dlfcn.h>
 #include <gtest/gtest.h>
 

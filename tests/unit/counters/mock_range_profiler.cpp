@@ -360,6 +360,7 @@ interpose::CounterEnvironment MockCounterEnvironment(CounterSaid* said, bool dri
   };
   e.metadata = [said](std::string json) { said->metadata.push_back(std::move(json)); };
   e.emit = [said](const interpose::RawKernelMetrics& r) { said->records.push_back(r); };
+  e.catalog = [said] { ++said->catalog_requests; };  // no flusher: the test catalogues
   return e;
 }
 

@@ -63,6 +63,7 @@ struct CounterSaid {
   std::vector<trace::WarningCode> codes;
   std::vector<std::string> metadata;
   std::vector<interpose::RawKernelMetrics> records;
+  int catalog_requests = 0;  // times counter mode asked the flusher to catalogue kernels
 };
 
 // An environment serving the mock; `timing` is the GPU-timing session state it reports.

@@ -8,6 +8,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 
+#include "catalog_param_bytes.h"
 #include "counters_mode.h"
 #include "mock_range_profiler.h"
 
@@ -25,7 +26,9 @@ constexpr char kMul[] =
     "at::detail::Array<char*, 3> >(int, at::native::MulFunctor<float>, at::detail::Array<char*, "
     "3>)";
 
-std::unique_ptr<interpose::FunctionInfo> Function(uint32_t id, std::string name = kMul) {
+// A kernel as the flusher leaves it once catalogued (`catalogued` false: not yet).
+std::unique_ptr<interpose::FunctionInfo> Function(uint32_t id, std::string name = kMul,
+                                                  bool catalogued = true) {
   auto f = std::make_unique<interpose::FunctionInfo>();
   f->id = id;
   f->handle = 0x1000 + id;
@@ -35,6 +38,7 @@ std::unique_ptr<interpose::FunctionInfo> Function(uint32_t id, std::string name 
   f->layout.offset = {0, 4, 8};
   f->layout.size = {4, 1, 24};
   f->wanted_param_bytes.store(32);
+  if (catalogued) interpose::CatalogFunction(*f);
   return f;
 }
 
@@ -124,6 +128,25 @@ TEST_F(Mode, TheFirstNLaunchesOfASignatureAreMeasuredAndLaterOnesRunUntouched) {
   EXPECT_EQ(j["gpu_counters"]["pass_groups"].size(), 1u);
   EXPECT_EQ(cost["switches"], 0);
   EXPECT_EQ(CallsOf({"cuptiRangeProfilerEnable"}).size(), 1u);
+}
+
+// The launching thread never demangles or classifies: a kernel the flusher has not catalogued
+// yet runs untouched, after asking the flusher once.
+TEST_F(Mode, AKernelNotYetCataloguedRunsUntouchedAndTheFlusherIsAskedOnce) {
+  auto mode = Make();
+  const auto mul = Function(5, kMul, /*catalogued=*/false);
+  Launch(*mode, mul.get(), 1 << 20, 1);
+  Launch(*mode, mul.get(), 1 << 20, 2);
+  EXPECT_EQ(said_.catalog_requests, 1);
+  EXPECT_EQ(Starts(), 0u);
+  EXPECT_TRUE(said_.records.empty());
+  interpose::CatalogFunction(*mul);  // the flusher's pass
+  ASSERT_NE(mul->kernel_class.load(), nullptr);
+  Launch(*mode, mul.get(), 1 << 20, 3);
+  EXPECT_EQ(Starts(), 1u);
+  ASSERT_EQ(said_.records.size(), 1u);
+  EXPECT_EQ(said_.records[0].record.correlation, 3u);
+  EXPECT_EQ(said_.catalog_requests, 1);
 }
 
 TEST_F(Mode, SamplesThatDisagreeAreWarnedOnce) {

@@ -1,5 +1,5 @@
-// The report's use of counter-measured figures (issue 5.3): a kernel the catalog cannot model
-// takes the counters' figures (source counters) for every launch, coverage counts its time,
+// The report's use of counter-measured figures (docs/gpu-counters.md): a kernel the catalog cannot
+// model takes the counters' figures (source counters) for every launch, coverage counts its time,
 // where both exist the report shows both and flags a catalog more than 10% off, and the extra
 // GPU records of a replayed launch count once.
 #include <gtest/gtest.h>
@@ -7,7 +7,7 @@
 #include <cstring>
 #include <sstream>
 
-#include "flopspy/analyzers/run_analysis.h"
+#include "flopspy/analyzers/trace_analysis.h"
 #include "report/counter_check.h"
 #include "report/json_report.h"
 #include "report/text_report.h"
@@ -99,15 +99,15 @@ class CounterReport : public ::testing::Test {
     b_.Chunk(ChunkSource::kGpuActivity).Add(g);
   }
 
-  analyzers::RunAnalysis Analyze() {
+  analyzers::TraceAnalysis Analyze() {
     trace::TraceReader reader(trace::MemorySource(b_.Bytes()));
-    analyzers::RunAnalyzer analyzer;
+    analyzers::TraceAnalyzer analyzer;
     const analyzers::StringLookup strings = [&](uint32_t id) { return reader.String(id); };
     reader.ForEachRecord([&](const trace::RecordView& r) { analyzer.Add(r, strings); });
     return analyzer.Finish({});
   }
 
-  static const KernelGroup* Named(const analyzers::RunAnalysis& run, std::string_view name) {
+  static const KernelGroup* Named(const analyzers::TraceAnalysis& run, std::string_view name) {
     for (const auto& g : run.kernels) {
       if (g.name == name) return &g;
     }

@@ -257,6 +257,9 @@ interpose::CuptiEnvironment MockEnvironment(Said* said, bool driver_loaded,
   env.report = [said](std::string_view, trace::WarningCode, std::string_view message) {
     said->reports.emplace_back(message);
   };
+  env.notice = [said](std::string_view, trace::WarningCode, std::string_view message) {
+    said->notices.emplace_back(message);
+  };
   env.metadata = [said](std::string json) { said->metadata.push_back(std::move(json)); };
   env.attach = [said](interpose::ActivitySource* source) { said->attached = source; };
   env.now = [] { return interpose::NowNs(); };

@@ -62,6 +62,7 @@ interpose::CuptiApi MockApi(bool with_names = true, bool with_v2 = true);
 // What a session said: stderr lines (one per report key) and metadata blocks.
 struct Said {
   std::vector<std::string> reports;
+  std::vector<std::string> notices;  // lines FLOPSPY_QUIET would silence
   std::vector<std::string> metadata;
   interpose::ActivitySource* attached = nullptr;
 };

@@ -333,7 +333,8 @@ TEST_F(InRecorder, RealLibcuptiWithoutADriverFailsCleanly) {
   if (access("/dev/nvidiactl", F_OK) == 0) GTEST_SKIP() << "a driver exists on this machine";
   const ChildResult child = Run("real-cupti");
   // Reaching the end at all means no crash: cuptiDeviceGetChipName, which segfaults without a
-  // driver (facts/cuda.md §4.8), is not even in the session's function table.
+  // driver (docs/cuda-notes.md, "CUPTI without a driver"), is not even in the session's function
+  // table.
   ASSERT_TRUE(child.exited) << child.err;
   ASSERT_EQ(child.exit_code, 0) << child.err;
   ExpectCleanUnavailable(child, "cuptiSubscribe_v2 failed: CUPTI_ERROR_UNKNOWN (999)");

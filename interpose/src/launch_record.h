@@ -1,6 +1,7 @@
-// What every launch hook does around the real launch: identify the kernel (once per handle),
-// take the clock, count the launch once however many layers it passes through, copy the leading
-// parameters, and write one raw launch record.
+// The hot path of every recorded CUDA call: a correlation id, the CUPTI correlation scope, the
+// mark that stops a runtime call's driver call being recorded twice, and the records themselves,
+// written in place in the thread's ring. The order in which a launch uses them is
+// instrumented_launch.h; naming a kernel the first time is function_naming.h (cold).
 #pragma once
 
 #include <cstdint>
@@ -8,7 +9,6 @@
 #include "cupti_session.h"
 #include "flopspy/trace/schema.h"
 #include "function_table.h"
-#include "raw_events.h"
 
 namespace flopspy::interpose {
 
@@ -19,7 +19,10 @@ extern thread_local bool tls_in_runtime_call __attribute__((tls_model("initial-e
 
 class RuntimeCallScope {
  public:
-  RuntimeCallScope() : previous_(tls_in_runtime_call) { tls_in_runtime_call = true; }
+  // `active` false (a driver hook): leaves the mark as it is.
+  explicit RuntimeCallScope(bool active = true) : previous_(tls_in_runtime_call) {
+    tls_in_runtime_call = previous_ || active;
+  }
   ~RuntimeCallScope() { tls_in_runtime_call = previous_; }
   RuntimeCallScope(const RuntimeCallScope&) = delete;
   RuntimeCallScope& operator=(const RuntimeCallScope&) = delete;
@@ -29,7 +32,7 @@ class RuntimeCallScope {
 };
 
 // A correlation id unique in the process, without atomics: the thread's slot in the high bits.
-uint64_t NextCorrelation();
+uint64_t NextCorrelation() noexcept;
 
 // Around the real call of a recorded CUDA call: GPU timing starts at the first CUDA call (never
 // in the library constructor), and the call's correlation id is pushed to CUPTI as an external
@@ -60,12 +63,6 @@ class LibraryCorrelationScope {
   bool pushed_;
 };
 
-// The function table entry for a handle; on first sight the name and parameter layout are
-// looked up through the loaded driver or runtime (the only slow step, once per kernel).
-// `runtime`, for a runtime handle: a function of the libcudart copy the launch went to, which is
-// then the one asked (a process may hold two; a handle means something to its own copy only).
-FunctionInfo* FunctionFor(uint64_t handle, FunctionKind kind, const void* runtime = nullptr);
-
 // Where the kernel parameters are: an array of pointers (kernelParams / args), or the packed
 // buffer of a launch with `extra` (CU_LAUNCH_PARAM_BUFFER_POINTER).
 struct ParamSource {
@@ -90,17 +87,17 @@ struct LaunchShape {
 // launch runs on). `enter_ns`/`exit_ns` bracket the real call only.
 void RecordLaunch(trace::Api api, uint64_t enter_ns, uint64_t exit_ns, int32_t result,
                   uint64_t correlation, const FunctionInfo* function, const LaunchShape& shape,
-                  const ParamSource& params);
+                  const ParamSource& params) noexcept;
 
 // Copies up to `wanted` leading parameter bytes, packed as the layout says. Returns the count.
 // Never dereferences a parameter's value, only reads the parameters themselves.
 uint32_t CopyParams(const FunctionInfo* function, const ParamSource& source, uint32_t wanted,
-                    uint8_t* out, bool* truncated);
+                    uint8_t* out, bool* truncated) noexcept;
 
 // An API call record (synchronisation, copies, sets, graph launches). `driver`: as
 // LaunchShape::driver.
 void RecordApiCall(trace::Api api, uint64_t enter_ns, uint64_t exit_ns, int32_t result,
                    uint64_t correlation, uint64_t stream, uint64_t bytes, uint32_t detail,
-                   bool synchronizing, const void* driver = nullptr);
+                   bool synchronizing, const void* driver = nullptr) noexcept;
 
 }  // namespace flopspy::interpose
