@@ -87,7 +87,7 @@ void AddLibraryGain(const LibraryGroup& g, uint32_t index, double gain, GainMap&
   for (const auto& [kernel, ns] : g.kernel_time) out[kernel] += gain * ns / total;
 }
 
-double TimeOf(const RunAnalysis& run, uint64_t key) {
+double TimeOf(const TraceAnalysis& run, uint64_t key) {
   if (key & kLibraryKey) {
     const uint64_t i = key & ~kLibraryKey;
     return i < run.libraries.size() ? run.libraries[i].gpu_ns : 0;
@@ -129,7 +129,7 @@ std::string KindList(const std::vector<AdviceKind>& kinds) {
 // Findings whose gains share kernel time form one cluster (transitively); each member learns
 // the others' kinds and the cluster's combined bound: per kernel, the sum of the members' gains
 // capped at the kernel's time.
-void MarkOverlaps(const RunAnalysis& run, Findings& f) {
+void MarkOverlaps(const TraceAnalysis& run, Findings& f) {
   const size_t n = f.list.size();
   std::vector<size_t> cluster(n);
   for (size_t i = 0; i < n; ++i) cluster[i] = i;
@@ -175,13 +175,13 @@ void MarkOverlaps(const RunAnalysis& run, Findings& f) {
   }
 }
 
-double KernelTime(const RunAnalysis& run) {
+double KernelTime(const TraceAnalysis& run) {
   double total = 0;
   for (const KernelGroup& g : run.kernels) total += g.gpu_ns;
   return total;
 }
 
-void MemoryBoundExplained(const RunAnalysis& run, double total, Findings& out) {
+void MemoryBoundExplained(const TraceAnalysis& run, double total, Findings& out) {
   // Memory-bound catalog kernels with different functors that move their bytes at the same rate:
   // the seed notes' "why does sin cost as much as mul". Either the same bytes per call in about
   // the same time, or different bytes at the same bandwidth (time follows bytes, not FLOPs).
@@ -264,7 +264,7 @@ void MemoryBoundExplained(const RunAnalysis& run, double total, Findings& out) {
   }
 }
 
-void FuseElementwise(const RunAnalysis& run, double total, Findings& out) {
+void FuseElementwise(const TraceAnalysis& run, double total, Findings& out) {
   double ns = 0, bytes = 0, above_roof = 0, pct = 0;
   uint64_t kernels = 0, launches = 0;
   GainMap gains;
@@ -307,8 +307,8 @@ void FuseElementwise(const RunAnalysis& run, double total, Findings& out) {
   out.Add(std::move(a), std::move(gains));
 }
 
-void TensorCores(const RunAnalysis& run, const std::map<int32_t, DeviceRoofs>& roofs, double total,
-                 Findings& out) {
+void TensorCores(const TraceAnalysis& run, const std::map<int32_t, DeviceRoofs>& roofs,
+                 double total, Findings& out) {
   double ns = 0, gain = 0;
   uint64_t calls = 0;
   double ratio = 0;
@@ -352,7 +352,7 @@ void TensorCores(const RunAnalysis& run, const std::map<int32_t, DeviceRoofs>& r
   out.Add(std::move(a), std::move(gains));
 }
 
-void GemmShapes(const RunAnalysis& run, double total, Findings& out) {
+void GemmShapes(const TraceAnalysis& run, double total, Findings& out) {
   double lost = 0, ns = 0;
   std::vector<std::string> examples;
   GainMap gains;
@@ -388,7 +388,7 @@ void GemmShapes(const RunAnalysis& run, double total, Findings& out) {
   out.Add(std::move(a), std::move(gains));
 }
 
-void PinnedMemory(const RunAnalysis& run, Findings& out) {
+void PinnedMemory(const TraceAnalysis& run, Findings& out) {
   double pageable_ns = 0, pageable_bytes = 0, pinned_ns = 0, pinned_bytes = 0;
   for (const CopyGroup& c : run.copies) {
     if (!c.from_gpu || c.is_set) continue;
@@ -423,7 +423,7 @@ void PinnedMemory(const RunAnalysis& run, Findings& out) {
   out.Add(std::move(a));
 }
 
-void LaunchBound(const RunAnalysis& run, double total, Findings& out) {
+void LaunchBound(const TraceAnalysis& run, double total, Findings& out) {
   uint64_t kernels = 0, runs = 0;
   double gpu_ns = 0, launch_ns = 0;
   for (const KernelGroup& g : run.kernels) {
@@ -431,7 +431,7 @@ void LaunchBound(const RunAnalysis& run, double total, Findings& out) {
     ++kernels;
     runs += g.executions;
     gpu_ns += g.gpu_ns;
-    // Without first launches (module loading), as the regime was decided: run_analysis.h.
+    // Without first launches (module loading), as the regime was decided: trace_analysis.h.
     launch_ns += SteadyLaunchNs(g) * static_cast<double>(g.launches);
   }
   if (kernels == 0 || runs < 100) return;
@@ -449,7 +449,7 @@ void LaunchBound(const RunAnalysis& run, double total, Findings& out) {
   out.Add(std::move(a));
 }
 
-void FarFromRoof(const RunAnalysis& run, double total, Findings& out) {
+void FarFromRoof(const TraceAnalysis& run, double total, Findings& out) {
   for (uint32_t i = 0; i < run.kernels.size(); ++i) {
     const KernelGroup& g = run.kernels[i];
     if (!g.placement || g.placement->regime != Regime::kComputeBound ||
@@ -506,7 +506,8 @@ std::string_view AdviceKindName(AdviceKind kind) {
   return "unknown";
 }
 
-std::vector<Advice> AdviseRun(const RunAnalysis& run, const std::map<int32_t, DeviceRoofs>& roofs) {
+std::vector<Advice> AdviseRun(const TraceAnalysis& run,
+                              const std::map<int32_t, DeviceRoofs>& roofs) {
   Findings found;
   const double total = KernelTime(run);
   if (run.launches > 0 && !run.gpu_timing) {

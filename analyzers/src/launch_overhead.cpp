@@ -111,21 +111,11 @@ uint32_t LaunchOverheadAnalyzer::State::StreamSlot(int32_t device, uint32_t cupt
   return slot;
 }
 
-void LaunchOverheadAnalyzer::State::OnFunction(const trace::FunctionDef& def,
-                                               const StringLookup& strings) {
-  if (def.mangled_name != 0) function_mangled[def.id] = std::string(strings(def.mangled_name));
-  if (def.demangled_name == 0 || def.demangled_name == def.mangled_name) return;
-  function_demangled[def.id] = std::string(strings(def.demangled_name));
-}
-
-void LaunchOverheadAnalyzer::State::OnSignature(const trace::KernelSignatureDef& def,
-                                                const StringLookup& strings) {
-  std::string_view name = def.name != 0 ? strings(def.name) : std::string_view();
-  if (name.empty()) {
-    if (const auto f = function_mangled.find(def.function); f != function_mangled.end()) {
-      name = f->second;
-    }
-  }
+void LaunchOverheadAnalyzer::State::OnSignature(const trace::KernelSignatureDef& def) {
+  const FunctionInfo* function = index.Function(def.function);
+  // Signatures written without a name of their own take their function's mangled name.
+  std::string_view name = index.SignatureName(def.id);
+  if (name.empty() && function != nullptr) name = function->mangled;
   std::string key(name);
   key.push_back('\0');
   const size_t at = key.size();
@@ -137,16 +127,12 @@ void LaunchOverheadAnalyzer::State::OnSignature(const trace::KernelSignatureDef&
   if (inserted) {
     SignatureAgg agg;
     agg.mangled_name = std::string(name);
-    if (const auto f = function_demangled.find(def.function); f != function_demangled.end()) {
-      agg.demangled_name = f->second;
-    }
+    if (function != nullptr) agg.demangled_name = function->demangled;
     std::copy(std::begin(def.grid), std::end(def.grid), agg.grid.begin());
     std::copy(std::begin(def.block), std::end(def.block), agg.block.begin());
     signatures.push_back(std::move(agg));
-  } else if (signatures[it->second].demangled_name.empty()) {
-    if (const auto f = function_demangled.find(def.function); f != function_demangled.end()) {
-      signatures[it->second].demangled_name = f->second;
-    }
+  } else if (signatures[it->second].demangled_name.empty() && function != nullptr) {
+    signatures[it->second].demangled_name = function->demangled;
   }
   SetSignatureSlot(def.id, it->second);
 }
@@ -197,14 +183,11 @@ void LaunchOverheadAnalyzer::State::OnLaunch(const trace::KernelLaunchRecord& l,
     ++failed_launches;
     return;
   }
-  if (l.correlation == 0) return;
   const PendingSubmit submit{l.enter_ns, static_cast<uint32_t>(cost), slot, l.stream, thread, true};
-  if (const auto gpu = pending_gpu.Take(l.correlation)) {
+  if (const auto gpu = joins.OnLaunch(l.correlation, submit)) {
     StreamAgg& stream = streams[gpu->stream_slot];
     Join(submit, stream, stream.intervals[gpu->index]);
-    return;
   }
-  pending_submits.Insert(l.correlation, submit);
 }
 
 void LaunchOverheadAnalyzer::State::OnApiCall(const trace::ApiCallRecord& a, uint8_t flags,
@@ -226,14 +209,12 @@ void LaunchOverheadAnalyzer::State::OnApiCall(const trace::ApiCallRecord& a, uin
   const PendingSubmit submit{
       a.enter_ns, static_cast<uint32_t>(std::min<uint64_t>(cost, UINT32_MAX)), kNoSlot, 0, thread,
       false};
-  if (const auto gpu = pending_gpu.Take(a.correlation)) {
+  if (const auto gpu = joins.OnLaunch(a.correlation, submit)) {
     StreamAgg& stream = streams[gpu->stream_slot];
     // A copy's call may outlast 2^32 ns (a blocking copy of gigabytes): use its true exit.
     GpuInterval& interval = stream.intervals[gpu->index];
     interval.SetSubmit(std::max(a.enter_ns, a.exit_ns), thread, 0, false);
-    return;
   }
-  pending_submits.Insert(a.correlation, submit);
 }
 
 void LaunchOverheadAnalyzer::State::OnGpu(const trace::GpuActivityRecord& g, uint8_t flags) {
@@ -279,31 +260,27 @@ void LaunchOverheadAnalyzer::State::OnGpu(const trace::GpuActivityRecord& g, uin
     ++(kind == GpuWorkKind::kMemcpy ? stream.copies : stream.sets);
   }
 
-  bool wait_for_submit = false;
   if (device_launched) {
     // Launched by another kernel: no CPU call submitted it.
   } else if (graph) {
     if (const GraphSubmit* submit = graph_submits.Find(g.correlation)) {
       interval.SetSubmit(submit->exit_ns, submit->thread_slot, 0, false);
     }
-  } else if (g.correlation != 0) {
-    if (const auto submit = pending_submits.Take(g.correlation)) {
-      Join(*submit, stream, interval);
-    } else {
-      wait_for_submit = true;
-    }
+  } else {
+    // Without its submit yet, the interval waits at the index it is about to take.
+    const PendingGpu waiting{stream_index, static_cast<uint32_t>(stream.intervals.size())};
+    if (const auto submit = joins.OnGpu(g.correlation, waiting)) Join(*submit, stream, interval);
   }
   stream.intervals.push_back(interval);
-  if (wait_for_submit) {
-    pending_gpu.Insert(g.correlation,
-                       {stream_index, static_cast<uint32_t>(stream.intervals.size() - 1)});
-  }
 }
 
 // --- Analyzer ---------------------------------------------------------------------------------
 
 LaunchOverheadAnalyzer::LaunchOverheadAnalyzer(LaunchOverheadOptions options)
-    : state_(std::make_unique<State>(options)) {}
+    : state_(std::make_unique<State>(options, nullptr)) {}
+LaunchOverheadAnalyzer::LaunchOverheadAnalyzer(const TraceIndex& shared,
+                                               LaunchOverheadOptions options)
+    : shared_index_(&shared), state_(std::make_unique<State>(options, &shared)) {}
 LaunchOverheadAnalyzer::~LaunchOverheadAnalyzer() = default;
 LaunchOverheadAnalyzer::LaunchOverheadAnalyzer(LaunchOverheadAnalyzer&&) noexcept = default;
 LaunchOverheadAnalyzer& LaunchOverheadAnalyzer::operator=(LaunchOverheadAnalyzer&&) noexcept =
@@ -311,18 +288,11 @@ LaunchOverheadAnalyzer& LaunchOverheadAnalyzer::operator=(LaunchOverheadAnalyzer
 
 void LaunchOverheadAnalyzer::Add(const trace::RecordView& r, const StringLookup& strings) {
   State& s = *state_;
+  if (s.own_index) s.own_index->Add(r, strings);
   switch (r.type) {
-    case RecordType::kFunction:
-      s.OnFunction(r.As<trace::FunctionDef>(), strings);
-      break;
     case RecordType::kKernelSignature:
-      s.OnSignature(r.As<trace::KernelSignatureDef>(), strings);
+      s.OnSignature(r.As<trace::KernelSignatureDef>());
       break;
-    case RecordType::kStream: {
-      const auto def = r.As<trace::StreamDef>();
-      s.stream_defs[def.id] = def;
-      break;
-    }
     case RecordType::kKernelLaunch:
       s.OnLaunch(r.As<trace::KernelLaunchRecord>(), r.thread_id);
       break;
@@ -339,8 +309,8 @@ void LaunchOverheadAnalyzer::Add(const trace::RecordView& r, const StringLookup&
 
 size_t LaunchOverheadAnalyzer::MemoryBytes() const {
   const State& s = *state_;
-  size_t bytes = s.pending_submits.MemoryBytes() + s.pending_gpu.MemoryBytes() +
-                 s.graph_submits.MemoryBytes() + s.syncs.capacity() * sizeof(SyncSpan);
+  size_t bytes =
+      s.joins.MemoryBytes() + s.graph_submits.MemoryBytes() + s.syncs.capacity() * sizeof(SyncSpan);
   for (const StreamAgg& stream : s.streams) {
     bytes += stream.intervals.capacity() * sizeof(GpuInterval);
   }
@@ -351,16 +321,8 @@ size_t LaunchOverheadAnalyzer::MemoryBytes() const {
 
 LaunchOverheadReport LaunchOverheadAnalyzer::Finish() {
   LaunchOverheadReport report = state_->Finish();
-  state_ = std::make_unique<State>(state_->options);
+  state_ = std::make_unique<State>(state_->options, shared_index_);
   return report;
-}
-
-LaunchOverheadReport AnalyzeLaunchOverhead(trace::TraceReader& reader,
-                                           const LaunchOverheadOptions& options) {
-  LaunchOverheadAnalyzer analyzer(options);
-  const StringLookup strings = [&reader](uint32_t id) { return reader.String(id); };
-  reader.ForEachRecord([&](const trace::RecordView& r) { analyzer.Add(r, strings); });
-  return analyzer.Finish();
 }
 
 }  // namespace flopspy::analyzers

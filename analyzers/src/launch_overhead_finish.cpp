@@ -144,6 +144,62 @@ void DecideOverheadVerdict(OverheadJudgement& j, bool gpu_times, const LaunchOve
   }
 }
 
+namespace {
+
+// What CUDA graphs would save: each eager launch's cost, less a node's, where it left the GPU
+// idle.
+void EstimateGraphs(LaunchOverheadReport& r, const LaunchOverheadOptions& options) {
+  if (r.gpu_times && r.kernel_launches > 0) {
+    GraphsEstimate& g = r.graphs;
+    g.available = true;
+    g.node_cost_ns = options.graph_node_cost_ns;
+    g.mean_launch_ns = r.launch_cost.mean_ns;
+    g.eager_launches = r.kernel_launches;
+    for (const DeviceOverhead& d : r.devices) {
+      g.saved_ns += d.graphs_saved_ns;
+      g.gaps_shrunk += d.graphs_gaps;
+    }
+    g.saved_fraction =
+        r.judgement.window_ns > 0 ? g.saved_ns / static_cast<double>(r.judgement.window_ns) : 0;
+  }
+}
+
+// Caveats, in plain words.
+void AddNotes(LaunchOverheadReport& r) {
+  if (!r.gpu_times && r.kernel_launches + r.graph_launches > 0) {
+    r.notes.push_back(
+        "no GPU activity records (CUPTI unavailable or off): GPU times are missing, so busy "
+        "time, idle gaps, launch-bound kernels and the verdict cannot be given; launch costs "
+        "are CPU measurements and stand");
+  }
+  if (r.gpu_times && r.unmatched_launches > 0) {
+    r.notes.push_back(std::to_string(r.unmatched_launches) +
+                      " launches have no GPU record (CUPTI records lost or cut off)");
+  }
+  if (r.gpu_times && r.unmatched_gpu > 0) {
+    r.notes.push_back(std::to_string(r.unmatched_gpu) +
+                      " GPU records have no launch or copy call (launch records lost): the "
+                      "idle gaps before them count as other");
+  }
+  if (r.graph_kernels + r.device_kernels > 0) {
+    r.notes.push_back(std::to_string(r.graph_kernels) + " graph-node and " +
+                      std::to_string(r.device_kernels) +
+                      " device-launched kernels count as GPU busy time but have no launch cost "
+                      "of their own");
+  }
+  if (r.clock_anomalies > 0) {
+    r.notes.push_back(std::to_string(r.clock_anomalies) +
+                      " kernels started on the GPU before their launch call began (clock "
+                      "mismatch): left out of the queue delay");
+  }
+  if (r.bad_gpu_records > 0) {
+    r.notes.push_back(std::to_string(r.bad_gpu_records) +
+                      " GPU records end before they start or have an unknown kind: ignored");
+  }
+}
+
+}  // namespace
+
 LaunchOverheadReport LaunchOverheadAnalyzer::State::Finish() {
   LaunchOverheadReport r;
   r.kernel_launches = launch_cost.count();
@@ -168,12 +224,34 @@ LaunchOverheadReport LaunchOverheadAnalyzer::State::Finish() {
   r.gpu_times = gpu_kernels + gpu_copies + gpu_sets > 0;
   r.graph_kernels = graph_kernels;
   r.device_kernels = device_kernels;
-  r.unmatched_launches = pending_submits.size() + pending_submits.evicted();
-  r.unmatched_gpu = pending_gpu.size() + pending_gpu.evicted();
+  r.unmatched_launches = joins.waiting_launches().size() + joins.waiting_launches().evicted();
+  r.unmatched_gpu = joins.waiting_gpu().size() + joins.waiting_gpu().evicted();
   r.clock_anomalies = clock_anomalies;
   r.bad_gpu_records = bad_gpu_records;
 
-  // Timelines, one device at a time, releasing each stream's intervals once walked.
+  FinishTimelines(r);
+  for (SignatureAgg& agg : signatures) {
+    if (agg.launches == 0 && agg.gpu.count() == 0) continue;
+    r.signatures.push_back(Conclude(agg, options));
+  }
+  std::stable_sort(r.signatures.begin(), r.signatures.end(),
+                   [](const SignatureOverhead& a, const SignatureOverhead& b) {
+                     if (a.launch_excess_ns != b.launch_excess_ns) {
+                       return a.launch_excess_ns > b.launch_excess_ns;
+                     }
+                     if (a.gpu.total_ns != b.gpu.total_ns) return a.gpu.total_ns > b.gpu.total_ns;
+                     return a.launch_ns > b.launch_ns;
+                   });
+
+  Judge(r, options);
+
+  EstimateGraphs(r, options);
+  AddNotes(r);
+  return r;
+}
+
+// Timelines, one device at a time, releasing each stream's intervals once walked.
+void LaunchOverheadAnalyzer::State::FinishTimelines(LaunchOverheadReport& r) {
   const SyncIndex sync_index(std::move(syncs));
   syncs = {};
   std::map<int32_t, std::vector<uint32_t>> by_device;
@@ -217,9 +295,9 @@ LaunchOverheadReport LaunchOverheadAnalyzer::State::Finish() {
       s.device = agg.device;
       s.cupti_stream = agg.cupti_stream;
       s.stream_def = agg.stream_def;
-      if (const auto def = stream_defs.find(agg.stream_def); def != stream_defs.end()) {
-        s.handle = def->second.handle;
-        s.stream_flags = def->second.stream_flags;
+      if (const trace::StreamDef* def = index.Stream(agg.stream_def)) {
+        s.handle = def->handle;
+        s.stream_flags = def->stream_flags;
       }
       s.kernels = agg.kernels;
       s.copies = agg.copies;
@@ -236,68 +314,6 @@ LaunchOverheadReport LaunchOverheadAnalyzer::State::Finish() {
     r.streams.insert(r.streams.end(), device_streams.begin(), device_streams.end());
     r.devices.push_back(d);
   }
-
-  for (SignatureAgg& agg : signatures) {
-    if (agg.launches == 0 && agg.gpu.count() == 0) continue;
-    r.signatures.push_back(Conclude(agg, options));
-  }
-  std::stable_sort(r.signatures.begin(), r.signatures.end(),
-                   [](const SignatureOverhead& a, const SignatureOverhead& b) {
-                     if (a.launch_excess_ns != b.launch_excess_ns) {
-                       return a.launch_excess_ns > b.launch_excess_ns;
-                     }
-                     if (a.gpu.total_ns != b.gpu.total_ns) return a.gpu.total_ns > b.gpu.total_ns;
-                     return a.launch_ns > b.launch_ns;
-                   });
-
-  Judge(r, options);
-
-  if (r.gpu_times && r.kernel_launches > 0) {
-    GraphsEstimate& g = r.graphs;
-    g.available = true;
-    g.node_cost_ns = options.graph_node_cost_ns;
-    g.mean_launch_ns = r.launch_cost.mean_ns;
-    g.eager_launches = r.kernel_launches;
-    for (const DeviceOverhead& d : r.devices) {
-      g.saved_ns += d.graphs_saved_ns;
-      g.gaps_shrunk += d.graphs_gaps;
-    }
-    g.saved_fraction =
-        r.judgement.window_ns > 0 ? g.saved_ns / static_cast<double>(r.judgement.window_ns) : 0;
-  }
-
-  // Caveats, in plain words.
-  if (!r.gpu_times && r.kernel_launches + r.graph_launches > 0) {
-    r.notes.push_back(
-        "no GPU activity records (CUPTI unavailable or off): GPU times are missing, so busy "
-        "time, idle gaps, launch-bound kernels and the verdict cannot be given; launch costs "
-        "are CPU measurements and stand");
-  }
-  if (r.gpu_times && r.unmatched_launches > 0) {
-    r.notes.push_back(std::to_string(r.unmatched_launches) +
-                      " launches have no GPU record (CUPTI records lost or cut off)");
-  }
-  if (r.gpu_times && r.unmatched_gpu > 0) {
-    r.notes.push_back(std::to_string(r.unmatched_gpu) +
-                      " GPU records have no launch or copy call (launch records lost): the "
-                      "idle gaps before them count as other");
-  }
-  if (r.graph_kernels + r.device_kernels > 0) {
-    r.notes.push_back(std::to_string(r.graph_kernels) + " graph-node and " +
-                      std::to_string(r.device_kernels) +
-                      " device-launched kernels count as GPU busy time but have no launch cost "
-                      "of their own");
-  }
-  if (r.clock_anomalies > 0) {
-    r.notes.push_back(std::to_string(r.clock_anomalies) +
-                      " kernels started on the GPU before their launch call began (clock "
-                      "mismatch): left out of the queue delay");
-  }
-  if (r.bad_gpu_records > 0) {
-    r.notes.push_back(std::to_string(r.bad_gpu_records) +
-                      " GPU records end before they start or have an unknown kind: ignored");
-  }
-  return r;
 }
 
 }  // namespace flopspy::analyzers

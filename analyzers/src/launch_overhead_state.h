@@ -2,73 +2,18 @@
 #pragma once
 
 #include <cstdint>
-#include <deque>
+#include <memory>
 #include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
+#include "flopspy/analyzers/correlator.h"
 #include "flopspy/analyzers/gpu_timeline.h"
 #include "flopspy/analyzers/launch_histogram.h"
 #include "flopspy/analyzers/launch_overhead.h"
 
 namespace flopspy::analyzers {
-
-// Entries waiting for their partner, keyed by correlation id, in arrival order. Bounded: beyond
-// `cap` live entries (or 2 x cap remembered keys) the oldest is given up and counted.
-template <class V>
-class BoundedPendingMap {
- public:
-  explicit BoundedPendingMap(size_t cap) : cap_(cap == 0 ? 1 : cap) {}
-
-  void Insert(uint64_t key, const V& value) {
-    const auto [it, inserted] = map_.insert_or_assign(key, value);
-    (void)it;
-    if (inserted) order_.push_back(key);
-    Trim();
-  }
-  std::optional<V> Take(uint64_t key) {
-    const auto it = map_.find(key);
-    if (it == map_.end()) return std::nullopt;
-    V value = it->second;
-    map_.erase(it);
-    return value;
-  }
-  const V* Find(uint64_t key) const {
-    const auto it = map_.find(key);
-    return it == map_.end() ? nullptr : &it->second;
-  }
-  size_t size() const { return map_.size(); }
-  uint64_t evicted() const { return evicted_; }
-  size_t MemoryBytes() const {
-    // A node holds the pair and a next pointer; the table a pointer per bucket.
-    return map_.size() * (sizeof(std::pair<const uint64_t, V>) + 2 * sizeof(void*)) +
-           map_.bucket_count() * sizeof(void*) + order_.size() * sizeof(uint64_t);
-  }
-  void Clear() {
-    map_ = {};
-    order_ = {};
-  }
-
- private:
-  void Trim() {
-    while (!order_.empty()) {
-      const uint64_t front = order_.front();
-      const bool live = map_.contains(front);
-      if (live && map_.size() <= cap_ && order_.size() <= 2 * cap_) break;
-      order_.pop_front();
-      if (live) {
-        map_.erase(front);
-        ++evicted_;
-      }
-    }
-  }
-
-  size_t cap_;
-  std::unordered_map<uint64_t, V> map_;
-  std::deque<uint64_t> order_;
-  uint64_t evicted_ = 0;
-};
 
 // A launch (or copy call) waiting for its GPU record.
 struct PendingSubmit {
@@ -116,18 +61,18 @@ struct StreamAgg {
 };
 
 struct LaunchOverheadAnalyzer::State {
-  explicit State(const LaunchOverheadOptions& o)
+  // `shared` null: the state keeps and feeds an index of its own.
+  State(const LaunchOverheadOptions& o, const TraceIndex* shared)
       : options(o),
-        pending_submits(o.max_pending),
-        pending_gpu(o.max_pending),
+        own_index(shared == nullptr ? std::make_unique<TraceIndex>() : nullptr),
+        index(shared != nullptr ? *shared : *own_index),
+        joins(o.max_pending),
         graph_submits(std::max<size_t>(1, o.max_pending / 16)) {}
 
   LaunchOverheadOptions options;
+  std::unique_ptr<TraceIndex> own_index;
+  const TraceIndex& index;  // definitions: names, signatures, streams
 
-  // Definitions.
-  std::unordered_map<uint32_t, std::string> function_demangled;  // FunctionDef id -> name
-  // FunctionDef id -> mangled name, for signatures written without a name of their own.
-  std::unordered_map<uint32_t, std::string> function_mangled;
   // KernelSignatureDef id -> slot: ids are small and dense (the writer numbers them 1, 2, ...),
   // so a vector below kDenseSignatureIds, a map above.
   static constexpr uint32_t kDenseSignatureIds = 1u << 22;
@@ -135,7 +80,6 @@ struct LaunchOverheadAnalyzer::State {
   std::unordered_map<uint32_t, uint32_t> signature_slot_sparse;
   std::unordered_map<std::string, uint32_t> slot_by_key;  // name + grid + block -> slot
   std::vector<SignatureAgg> signatures;
-  std::unordered_map<uint32_t, trace::StreamDef> stream_defs;
   std::unordered_map<uint32_t, uint16_t> thread_slots;  // OS thread id -> slot
 
   // Streams of GPU work, keyed by device << 32 | CUPTI stream.
@@ -143,8 +87,7 @@ struct LaunchOverheadAnalyzer::State {
   std::vector<StreamAgg> streams;
 
   // Joins.
-  BoundedPendingMap<PendingSubmit> pending_submits;
-  BoundedPendingMap<PendingGpu> pending_gpu;
+  Correlator<PendingSubmit, PendingGpu> joins;
   BoundedPendingMap<GraphSubmit> graph_submits;  // not taken on a join: a graph has many nodes
 
   std::vector<SyncSpan> syncs;
@@ -165,8 +108,7 @@ struct LaunchOverheadAnalyzer::State {
   void SetSignatureSlot(uint32_t signature_id, uint32_t slot);
   uint32_t StreamSlot(int32_t device, uint32_t cupti_stream);
 
-  void OnFunction(const trace::FunctionDef& def, const StringLookup& strings);
-  void OnSignature(const trace::KernelSignatureDef& def, const StringLookup& strings);
+  void OnSignature(const trace::KernelSignatureDef& def);
   void OnLaunch(const trace::KernelLaunchRecord& l, uint32_t thread_id);
   void OnApiCall(const trace::ApiCallRecord& a, uint8_t flags, uint32_t thread_id);
   void OnGpu(const trace::GpuActivityRecord& g, uint8_t flags);
@@ -175,6 +117,8 @@ struct LaunchOverheadAnalyzer::State {
   void Join(const PendingSubmit& submit, StreamAgg& stream, GpuInterval& interval);
 
   LaunchOverheadReport Finish();
+  // Per device and stream: busy time, gaps and their causes, timelines (frees the intervals).
+  void FinishTimelines(LaunchOverheadReport& r);
 };
 
 // Which calls are which.

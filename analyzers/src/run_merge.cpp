@@ -5,10 +5,10 @@
 #include <set>
 #include <unordered_map>
 
-#include "flopspy/analyzers/blas_routine.h"
 #include "flopspy/analyzers/blas_types.h"
 #include "flopspy/analyzers/demangle.h"
-#include "flopspy/analyzers/gemm_diagnostics.h"
+#include "group_placement.h"
+#include "trace_analysis_state.h"
 
 namespace flopspy::analyzers {
 namespace {
@@ -21,7 +21,7 @@ std::string Dims(const std::array<uint32_t, 3>& d) {
   return std::to_string(d[0]) + "," + std::to_string(d[1]) + "," + std::to_string(d[2]);
 }
 
-// The roofs a group of a trace is placed on, as RunAnalyzer::Finish picks them: its device's,
+// The roofs a group of a trace is placed on, as TraceAnalyzer::Finish picks them: its device's,
 // or the only device's when the group has no device (no GPU record).
 const DeviceRoofs* RoofsFor(const TraceFacts& t, int32_t device, int32_t* resolved) {
   *resolved = device;
@@ -128,106 +128,131 @@ std::string LibraryShortLabel(const LibraryGroup& g) {
   return label;
 }
 
-RunAggregate AggregateRun(std::span<const TraceFacts> traces, const RegimeThresholds& thresholds) {
-  RunAggregate out;
-  out.traces = traces.size();
-  ModelIndex models(out.models);
-  std::set<int32_t> ranks;
-  std::set<std::string> hosts;
-  std::set<std::string> gpus;
-  std::map<std::pair<int, std::string>, size_t> kernel_index, library_index;
-  // Per model: pooled MFU parts, and whether every GPU's peak is on the same path.
-  struct MfuParts {
-    double capacity = 0, analytic = 0, peak = 0;
-    std::optional<ComputePath> path;
-    bool agree = true;
-  };
-  std::map<int, MfuParts> mfu;
-  uint64_t first_realtime = UINT64_MAX, last_realtime = 0;
+void MergeFigures(WorkFigures& into, const WorkFigures& from) {
+  into.flops += from.flops;
+  into.special_ops += from.special_ops;
+  into.bytes += from.bytes;
+  if (from.launches_with_flops > 0)
+    into.flops_source = Weakest(into.flops_source, from.flops_source);
+  if (from.launches_with_bytes > 0)
+    into.bytes_source = Weakest(into.bytes_source, from.bytes_source);
+  into.launches_with_flops += from.launches_with_flops;
+  into.launches_with_bytes += from.launches_with_bytes;
+}
 
-  for (size_t ti = 0; ti < traces.size(); ++ti) {
-    const TraceFacts& t = traces[ti];
-    if (t.run == nullptr) continue;
-    ++out.processes;
-    if (t.rank >= 0) ranks.insert(t.rank);
-    hosts.insert(t.host);
-    out.gpu_busy_ns += t.gpu_busy_ns;
-    out.gpu_window_ns += t.gpu_window_ns;
-    out.lost += t.lost;
-    out.launches += t.run->launches;
-    if (t.HasEvents()) {
-      const int64_t offset = t.RealtimeOffset();
-      first_realtime = std::min(first_realtime, static_cast<uint64_t>(t.first_ns + offset));
-      last_realtime = std::max(last_realtime, static_cast<uint64_t>(t.last_ns + offset));
-    }
-    for (const DeviceActivity& d : t.run->devices) {
-      const auto id = t.device_ids.find(d.device);
-      gpus.insert(id != t.device_ids.end() && !id->second.empty()
-                      ? id->second
-                      : t.host + "/" + std::to_string(t.pid) + "/" + std::to_string(d.device));
-      const int m = models.For(t, d.device);
-      if (m < 0) continue;
-      MfuParts& parts = mfu[m];
-      AddDevice(out.models[m], d, &parts.capacity, &parts.analytic, &parts.path, &parts.peak,
-                &parts.agree);
-    }
-    std::set<size_t> seen_kernels, seen_libraries;
-    for (const KernelGroup& g : t.run->kernels) {
-      out.kernel_gpu_ns += g.gpu_ns;
-      if (g.timed.flops_source != FigureSource::kUnknown) out.kernel_flops += g.timed.flops;
-      const int m = models.For(t, g.device);
-      const auto [it, added] = kernel_index.try_emplace({m, KernelKey(g)}, out.kernels.size());
-      if (added) {
-        MergedKernel k;
-        k.group = g;
-        k.group.device = m;
-        k.group.placement.reset();
-        out.kernels.push_back(std::move(k));
-      } else {
-        MergeKernelGroup(out.kernels[it->second].group, g);
-      }
-      if (seen_kernels.insert(it->second).second) ++out.kernels[it->second].traces;
-    }
-    for (const LibraryGroup& g : t.run->libraries) {
-      const int m = models.For(t, g.device);
-      const auto [it, added] = library_index.try_emplace({m, LibraryKey(g)}, out.libraries.size());
-      if (added) {
-        MergedLibrary l;
-        l.group = g;
-        l.group.device = m;
-        l.group.placement.reset();
-        l.group.findings.clear();
-        out.libraries.push_back(std::move(l));
-      } else {
-        MergeLibraryGroup(out.libraries[it->second].group, g);
-      }
-      if (seen_libraries.insert(it->second).second) ++out.libraries[it->second].traces;
-    }
-  }
-  out.ranks = ranks.size();
-  out.hosts = hosts.size();
-  out.gpus = gpus.size();
-  if (first_realtime != UINT64_MAX) {
-    out.first_realtime_ns = first_realtime;
-    out.last_realtime_ns = last_realtime;
-  }
-  if (out.gpu_window_ns > 0) {
-    out.busy_fraction =
-        static_cast<double>(out.gpu_busy_ns) / static_cast<double>(out.gpu_window_ns);
-  }
+void MergeKernelGroup(KernelGroup& into, const KernelGroup& from) {
+  AddCounterSamples(
+      into, {from.counter_samples, from.counter_flops_samples, from.counter_bytes_samples,
+             from.counter_flops, from.counter_bytes, from.counter_valid, from.counter_flops_min,
+             from.counter_flops_max, from.counter_bytes_min, from.counter_bytes_max});
+  into.launches += from.launches;
+  into.executions += from.executions;
+  into.gpu_ns += from.gpu_ns;
+  into.gpu_durations.Merge(from.gpu_durations);
+  into.launch_ns += from.launch_ns;
+  into.first_launch_ns += from.first_launch_ns;
+  into.first_launches += from.first_launches;
+  into.launch_errors += from.launch_errors;
+  into.inside_library = into.inside_library || from.inside_library;
+  MergeFigures(into.all, from.all);
+  MergeFigures(into.timed, from.timed);
+}
 
-  // GPU counts and MFU per model, then over the run.
+void MergeLibraryGroup(LibraryGroup& into, const LibraryGroup& from) {
+  into.calls += from.calls;
+  into.failed_calls += from.failed_calls;
+  into.cpu_ns += from.cpu_ns;
+  into.flops += from.flops;
+  into.epilogue_flops += from.epilogue_flops;
+  into.bytes += from.bytes;
+  into.kernels += from.kernels;
+  into.gpu_ns += from.gpu_ns;
+  into.timed_flops += from.timed_flops;
+  into.timed_bytes += from.timed_bytes;
+  if (!into.groups_known) {
+    into.groups_known = from.groups_known;
+    into.groups = from.groups;
+    into.groups_cut = from.groups_cut;
+  } else if (from.groups_known &&
+             !SameGroups(into.groups, into.groups_cut, from.groups, from.groups_cut)) {
+    into.groups_vary = true;
+  }
+  into.groups_vary = into.groups_vary || from.groups_vary;
+  // One trace's kernels showed the calls ran on TF32: so did the others' (same types).
+  if (from.path_basis == PathBasis::kKernelName) {
+    into.path = from.path;
+    into.path_basis = from.path_basis;
+  }
+}
+
+namespace {
+
+// Per model: pooled MFU parts, and whether every GPU's peak is on the same path.
+struct MfuParts {
+  double capacity = 0, analytic = 0, peak = 0;
+  std::optional<ComputePath> path;
+  bool agree = true;
+};
+
+// Group rows of the run, by model and key.
+struct GroupIndex {
+  std::map<std::pair<int, std::string>, size_t> kernels, libraries;
+};
+
+// A GPU of the run: its UUID, else host, pid and device index.
+std::string GpuId(const TraceFacts& t, int32_t device) {
+  const auto id = t.device_ids.find(device);
+  return id != t.device_ids.end() && !id->second.empty()
+             ? id->second
+             : t.host + "/" + std::to_string(t.pid) + "/" + std::to_string(device);
+}
+
+// One trace's kernel and library groups into the run's rows of the same model and key.
+void MergeTraceGroups(RunAggregate& out, ModelIndex& models, GroupIndex& index,
+                      const TraceFacts& t) {
+  std::set<size_t> seen_kernels, seen_libraries;
+  for (const KernelGroup& g : t.run->kernels) {
+    out.kernel_gpu_ns += g.gpu_ns;
+    if (g.timed.flops_source != FigureSource::kUnknown) out.kernel_flops += g.timed.flops;
+    const int m = models.For(t, g.device);
+    const auto [it, added] = index.kernels.try_emplace({m, KernelKey(g)}, out.kernels.size());
+    if (added) {
+      MergedKernel k;
+      k.group = g;
+      k.group.device = m;
+      k.group.placement.reset();
+      out.kernels.push_back(std::move(k));
+    } else {
+      MergeKernelGroup(out.kernels[it->second].group, g);
+    }
+    if (seen_kernels.insert(it->second).second) ++out.kernels[it->second].traces;
+  }
+  for (const LibraryGroup& g : t.run->libraries) {
+    const int m = models.For(t, g.device);
+    const auto [it, added] = index.libraries.try_emplace({m, LibraryKey(g)}, out.libraries.size());
+    if (added) {
+      MergedLibrary l;
+      l.group = g;
+      l.group.device = m;
+      l.group.placement.reset();
+      l.group.findings.clear();
+      out.libraries.push_back(std::move(l));
+    } else {
+      MergeLibraryGroup(out.libraries[it->second].group, g);
+    }
+    if (seen_libraries.insert(it->second).second) ++out.libraries[it->second].traces;
+  }
+}
+
+// GPU counts and MFU per model, then over the run.
+void FinishModels(RunAggregate& out, std::span<const TraceFacts> traces, ModelIndex& models,
+                  std::map<int, MfuParts>& mfu) {
   std::map<int, std::set<std::string>> model_gpus;
   for (const TraceFacts& t : traces) {
     if (t.run == nullptr) continue;
     for (const DeviceActivity& d : t.run->devices) {
       const int m = models.For(t, d.device);
-      if (m < 0) continue;
-      const auto id = t.device_ids.find(d.device);
-      model_gpus[m].insert(id != t.device_ids.end() && !id->second.empty()
-                               ? id->second
-                               : t.host + "/" + std::to_string(t.pid) + "/" +
-                                     std::to_string(d.device));
+      if (m >= 0) model_gpus[m].insert(GpuId(t, d.device));
     }
   }
   double capacity = 0, analytic = 0;
@@ -247,33 +272,27 @@ RunAggregate AggregateRun(std::span<const TraceFacts> traces, const RegimeThresh
   out.analytic_flops = analytic;
   out.mfu_capacity = capacity;
   if (capacity > 0 && analytic > 0) out.mfu = analytic / capacity;
+}
 
-  // Placement on the model's roofs; GEMM diagnostics again over the merged calls.
+// Placement on each model's roofs (GEMM diagnostics again over the merged calls), the rows by
+// GPU time, and the notes about what could not be placed.
+void PlaceAndSort(RunAggregate& out, const RegimeThresholds& thresholds) {
   size_t unplaced = 0;
   double unplaced_ns = 0;
+  // A merged group's device is its model's index.
+  const auto model_roofs = [&out](int m) -> const DeviceRoofs* {
+    return m >= 0 && out.models[m].roofs ? &*out.models[m].roofs : nullptr;
+  };
   for (MergedKernel& k : out.kernels) {
-    const int m = k.group.device;
-    if (m >= 0 && out.models[m].roofs) {
-      k.group.placement = PlaceKernelGroup(k.group, *out.models[m].roofs, thresholds);
-    } else if (k.group.gpu_ns > 0) {
+    const DeviceRoofs* roofs = model_roofs(k.group.device);
+    PlaceGroup(k.group, roofs, thresholds);
+    if (roofs == nullptr && k.group.gpu_ns > 0) {
       ++unplaced;
       unplaced_ns += k.group.gpu_ns;
     }
   }
-  for (MergedLibrary& l : out.libraries) {
-    LibraryGroup& g = l.group;
-    const int m = g.device;
-    const DeviceRoofs* roofs = m >= 0 && out.models[m].roofs ? &*out.models[m].roofs : nullptr;
-    if (IsGemmLike(BlasRoutineFromId(g.routine_id))) {
-      GemmLaunchFacts facts;
-      if (g.main_grid[0] != 0) facts.grid = g.main_grid;
-      if (g.main_block[0] != 0) facts.block = g.main_block;
-      if (roofs != nullptr) facts.sm_count = roofs->sm_count;
-      if (g.gpu_ns > 0 && g.calls > 0) facts.gpu_time_ns = g.gpu_ns / static_cast<double>(g.calls);
-      g.findings = DiagnoseGemm(g.shape, facts);
-    }
-    if (roofs != nullptr) g.placement = PlaceLibraryGroup(g, *roofs, thresholds);
-  }
+  for (MergedLibrary& l : out.libraries)
+    PlaceGroup(l.group, model_roofs(l.group.device), thresholds);
 
   std::stable_sort(out.kernels.begin(), out.kernels.end(),
                    [](const MergedKernel& a, const MergedKernel& b) {
@@ -301,6 +320,58 @@ RunAggregate AggregateRun(std::span<const TraceFacts> traces, const RegimeThresh
                         Percent(unplaced_ns / out.kernel_gpu_ns) +
                         " of the kernel time): they are merged but not placed on a roofline.");
   }
+}
+
+}  // namespace
+
+RunAggregate AggregateRun(std::span<const TraceFacts> traces, const RegimeThresholds& thresholds) {
+  RunAggregate out;
+  out.traces = traces.size();
+  ModelIndex models(out.models);
+  std::set<int32_t> ranks;
+  std::set<std::string> hosts;
+  std::set<std::string> gpus;
+  GroupIndex index;
+  std::map<int, MfuParts> mfu;
+  uint64_t first_realtime = UINT64_MAX, last_realtime = 0;
+
+  for (const TraceFacts& t : traces) {
+    if (t.run == nullptr) continue;
+    ++out.processes;
+    if (t.rank >= 0) ranks.insert(t.rank);
+    hosts.insert(t.host);
+    out.gpu_busy_ns += t.gpu_busy_ns;
+    out.gpu_window_ns += t.gpu_window_ns;
+    out.lost += t.lost;
+    out.launches += t.run->launches;
+    if (t.HasEvents()) {
+      const int64_t offset = t.RealtimeOffset();
+      first_realtime = std::min(first_realtime, static_cast<uint64_t>(t.first_ns + offset));
+      last_realtime = std::max(last_realtime, static_cast<uint64_t>(t.last_ns + offset));
+    }
+    for (const DeviceActivity& d : t.run->devices) {
+      gpus.insert(GpuId(t, d.device));
+      const int m = models.For(t, d.device);
+      if (m < 0) continue;
+      MfuParts& parts = mfu[m];
+      AddDevice(out.models[m], d, &parts.capacity, &parts.analytic, &parts.path, &parts.peak,
+                &parts.agree);
+    }
+    MergeTraceGroups(out, models, index, t);
+  }
+  out.ranks = ranks.size();
+  out.hosts = hosts.size();
+  out.gpus = gpus.size();
+  if (first_realtime != UINT64_MAX) {
+    out.first_realtime_ns = first_realtime;
+    out.last_realtime_ns = last_realtime;
+  }
+  if (out.gpu_window_ns > 0) {
+    out.busy_fraction =
+        static_cast<double>(out.gpu_busy_ns) / static_cast<double>(out.gpu_window_ns);
+  }
+  FinishModels(out, traces, models, mfu);
+  PlaceAndSort(out, thresholds);
   return out;
 }
 

@@ -112,54 +112,67 @@ OutlierTest FindOutliers(std::span<const std::optional<double>> values, OutlierS
   return test;
 }
 
-StragglerReport FindStragglers(const RankTable& table, const StragglerRule& rule) {
-  StragglerReport report;
-  const std::vector<RankRow>& rows = table.rows;
-  if (rows.size() < 2) {
-    report.checks.push_back(rows.empty() ? "no readable trace: nothing to compare"
-                                         : "one rank only: nothing to compare it with");
-    return report;
-  }
-  std::vector<std::optional<double>> step(rows.size()), kernel(rows.size()), busy(rows.size());
-  size_t with_steps = 0;
-  for (size_t i = 0; i < rows.size(); ++i) {
-    if (rows[i].step) {
-      step[i] = rows[i].step->mean_ns;
-      ++with_steps;
+namespace {
+
+// What FindStragglers compares: one value per row for each metric, and the kernel keys.
+class StragglerSearch {
+ public:
+  StragglerSearch(const RankTable& table, const StragglerRule& rule, StragglerReport& report)
+      : table_(table), rows_(table.rows), rule_(rule), report_(report) {
+    step_.resize(rows_.size());
+    kernel_.resize(rows_.size());
+    busy_.resize(rows_.size());
+    for (size_t i = 0; i < rows_.size(); ++i) {
+      if (rows_[i].step) {
+        step_[i] = rows_[i].step->mean_ns;
+        ++with_steps_;
+      }
+      // Kernel time is known where the GPU was timed (a GPU window exists).
+      if (rows_[i].gpu_window_ns > 0) kernel_[i] = rows_[i].kernel_ns;
+      busy_[i] = rows_[i].busy_fraction;
     }
-    // Kernel time is known where the GPU was timed (a GPU window exists).
-    if (rows[i].gpu_window_ns > 0) kernel[i] = rows[i].kernel_ns;
-    busy[i] = rows[i].busy_fraction;
-  }
-  std::optional<double> busy_median;
-  {
     std::vector<double> b;
-    for (const auto& x : busy) {
+    for (const auto& x : busy_) {
       if (x) b.push_back(*x);
     }
-    if (!b.empty()) busy_median = Median(b);
+    if (!b.empty()) busy_median_ = Median(b);
+    per_step_ = with_steps_ == rows_.size();
+    for (const RankRow& r : rows_) {
+      for (const auto& [key, ns] : r.kernel_ns_by_key) keys_.insert(key);
+    }
+  }
+
+  void Run() {
+    if (with_steps_ >= 2) {
+      Collect(StragglerMetric::kStepTime, step_, OutlierSide::kHigh,
+              "step time (region \"" + table_.step_region + "\")", true);
+    } else {
+      report_.checks.push_back(table_.step_region.empty()
+                                   ? "step time: unknown (no trace has marked regions)"
+                                   : "step time: fewer than two ranks have the region \"" +
+                                         table_.step_region + "\"");
+      Collect(StragglerMetric::kKernelTime, kernel_, OutlierSide::kHigh, "kernel GPU time", true);
+    }
+    Collect(StragglerMetric::kBusyShare, busy_, OutlierSide::kLow, "GPU busy share", false);
+  }
+
+ private:
+  double KernelValue(const RankRow& r, const std::string& key) const {
+    const auto it = r.kernel_ns_by_key.find(key);
+    const double ns = it == r.kernel_ns_by_key.end() ? 0 : it->second;
+    return per_step_ ? ns / static_cast<double>(r.step->count) : ns;
   }
 
   // Where a rank's kernel time differs most from the median of the ranks (per step when every
   // rank has steps).
-  const bool per_step = with_steps == rows.size();
-  std::set<std::string> keys;
-  for (const RankRow& r : rows) {
-    for (const auto& [key, ns] : r.kernel_ns_by_key) keys.insert(key);
-  }
-  const auto kernel_value = [&](const RankRow& r, const std::string& key) {
-    const auto it = r.kernel_ns_by_key.find(key);
-    const double ns = it == r.kernel_ns_by_key.end() ? 0 : it->second;
-    return per_step ? ns / static_cast<double>(r.step->count) : ns;
-  };
-  const auto where_time_goes = [&](Straggler& s) {
+  std::string WhereTimeGoes(Straggler& s) const {
     double most = 0;
-    for (const std::string& key : keys) {
+    for (const std::string& key : keys_) {
       std::vector<double> all;
-      for (const RankRow& r : rows) all.push_back(kernel_value(r, key));
-      const double mine = kernel_value(rows[s.row], key);
+      for (const RankRow& r : rows_) all.push_back(KernelValue(r, key));
+      const double mine = KernelValue(rows_[s.row], key);
       const double reference =
-          rows.size() == 2 ? kernel_value(rows[1 - s.row], key) : Median(std::move(all));
+          rows_.size() == 2 ? KernelValue(rows_[1 - s.row], key) : Median(std::move(all));
       if (std::fabs(mine - reference) > most) {
         most = std::fabs(mine - reference);
         s.kernel_key = key;
@@ -168,28 +181,29 @@ StragglerReport FindStragglers(const RankTable& table, const StragglerRule& rule
       }
     }
     if (s.kernel_key.empty()) return std::string();
-    const auto label = table.kernel_labels.find(s.kernel_key);
-    s.kernel_label = label != table.kernel_labels.end() ? label->second : s.kernel_key;
+    const auto label = table_.kernel_labels.find(s.kernel_key);
+    s.kernel_label = label != table_.kernel_labels.end() ? label->second : s.kernel_key;
     return "; the kernel time that differs most is " + s.kernel_label + ": " +
            FormatDuration(s.kernel_ns) + " vs " + FormatDuration(s.kernel_reference_ns) +
-           (per_step ? " per step" : "");
-  };
-  const auto busy_phrase = [&](const Straggler& s) -> std::string {
+           (per_step_ ? " per step" : "");
+  }
+
+  static std::string BusyPhrase(const Straggler& s) {
     if (!s.busy_fraction || !s.busy_reference) return "";
     return "; its GPU is busy " + Percent(*s.busy_fraction) + " vs " + Percent(*s.busy_reference);
-  };
+  }
 
-  const auto collect = [&](StragglerMetric metric, const std::vector<std::optional<double>>& values,
-                           OutlierSide side, const std::string& what, bool as_time) {
+  void Collect(StragglerMetric metric, const std::vector<std::optional<double>>& values,
+               OutlierSide side, const std::string& what, bool as_time) {
     const OutlierTest test =
-        FindOutliers(values, side, rule.modified_z, as_time ? rule.min_relative : 0,
-                     as_time ? 0 : rule.min_busy_points);
+        FindOutliers(values, side, rule_.modified_z, as_time ? rule_.min_relative : 0,
+                     as_time ? 0 : rule_.min_busy_points);
     const auto show = [&](double v) { return as_time ? FormatDuration(v) : Percent(v); };
     if (test.n < 2) {
-      report.checks.push_back(what + ": fewer than two ranks have it");
+      report_.checks.push_back(what + ": fewer than two ranks have it");
       return;
     }
-    report.checks.push_back(
+    report_.checks.push_back(
         what + " of " + std::to_string(test.n) + " ranks: " +
         (test.n == 2 ? "each is held against the other" : "median " + show(test.reference)) +
         (test.n == 2 ? ""
@@ -207,17 +221,17 @@ StragglerReport FindStragglers(const RankTable& table, const StragglerRule& rule
       s.reference = test.reference;
       s.reference_is_median = test.n > 2;
       s.threshold = test.threshold;
-      s.busy_fraction = busy[i];
+      s.busy_fraction = busy_[i];
       if (test.n == 2) {
-        s.busy_reference = busy[OtherRow(busy, i)];
-        if (OtherRow(busy, i) == i) s.busy_reference.reset();
+        s.busy_reference = busy_[OtherRow(busy_, i)];
+        if (OtherRow(busy_, i) == i) s.busy_reference.reset();
       } else {
-        s.busy_reference = busy_median;
+        s.busy_reference = busy_median_;
       }
       const std::string ref_text =
           s.reference_is_median ? "the median " + show(s.reference)
-                                : rows[OtherRow(values, i)].Name() + "'s " + show(s.reference);
-      const RankRow& row = rows[i];
+                                : rows_[OtherRow(values, i)].Name() + "'s " + show(s.reference);
+      const RankRow& row = rows_[i];
       if (metric == StragglerMetric::kBusyShare) {
         s.excess = s.value - s.reference;
         s.sentence = row.Name() + "'s GPU is busy " + Percent(s.value) +
@@ -228,24 +242,34 @@ StragglerReport FindStragglers(const RankTable& table, const StragglerRule& rule
             row.Name() +
             (metric == StragglerMetric::kStepTime ? " takes " + show(s.value) + " per step"
                                                   : " spends " + show(s.value) + " in kernels") +
-            ", " + Percent(s.excess) + " over " + ref_text + busy_phrase(s);
+            ", " + Percent(s.excess) + " over " + ref_text + BusyPhrase(s);
       }
-      s.sentence += where_time_goes(s) + ".";
-      report.stragglers.push_back(std::move(s));
+      s.sentence += WhereTimeGoes(s) + ".";
+      report_.stragglers.push_back(std::move(s));
     }
-  };
-
-  if (with_steps >= 2) {
-    collect(StragglerMetric::kStepTime, step, OutlierSide::kHigh,
-            "step time (region \"" + table.step_region + "\")", true);
-  } else {
-    report.checks.push_back(table.step_region.empty()
-                                ? "step time: unknown (no trace has marked regions)"
-                                : "step time: fewer than two ranks have the region \"" +
-                                      table.step_region + "\"");
-    collect(StragglerMetric::kKernelTime, kernel, OutlierSide::kHigh, "kernel GPU time", true);
   }
-  collect(StragglerMetric::kBusyShare, busy, OutlierSide::kLow, "GPU busy share", false);
+
+  const RankTable& table_;
+  const std::vector<RankRow>& rows_;
+  const StragglerRule& rule_;
+  StragglerReport& report_;
+  std::vector<std::optional<double>> step_, kernel_, busy_;
+  size_t with_steps_ = 0;
+  bool per_step_ = false;
+  std::optional<double> busy_median_;
+  std::set<std::string> keys_;
+};
+
+}  // namespace
+
+StragglerReport FindStragglers(const RankTable& table, const StragglerRule& rule) {
+  StragglerReport report;
+  if (table.rows.size() < 2) {
+    report.checks.push_back(table.rows.empty() ? "no readable trace: nothing to compare"
+                                               : "one rank only: nothing to compare it with");
+    return report;
+  }
+  StragglerSearch(table, rule, report).Run();
   return report;
 }
 

@@ -31,7 +31,7 @@ namespace {
 namespace bench = flopspy::bench;
 namespace trace = flopspy::trace;
 
-constexpr double kTimeLimitS = 10;                          // issue 8.5
+constexpr double kTimeLimitS = 10;  // docs/performance.md, "flopspy-report at scale"
 constexpr double kMemoryLimitBytes = 1024.0 * 1024 * 1024;  // 1 GB, read as 1 GiB
 constexpr uint32_t kGeneratorVersion = 1;                   // part of the file name: bump on change
 

@@ -1,4 +1,4 @@
-// A large trace shaped like a PyTorch training job, for the report's scale benchmark (issue 8.5):
+// A large trace shaped like a PyTorch training job, for the report's scale benchmark:
 // a few hundred kernel names (ATen elementwise and reduction kernels, Triton, cuBLAS GEMMs), one
 // launching thread whose launches have GPU kernel records with the same correlation ids, API
 // calls (stream syncs, copies) with their GPU copy records, cuBLAS calls with the kernels they

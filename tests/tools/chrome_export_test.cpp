@@ -185,5 +185,102 @@ TEST(ChromeExport, AlignsProcessesOnTheWallClock) {
   EXPECT_NEAR(first_launch[22] - first_launch[11], 1000.0, 1e-6);  // microseconds
 }
 
+// One SGEMM of n = 1024 whose kernel ran for 1 ms on an H100, with the kernel's GPU record
+// written before the launching thread's chunk when `gpu_first`.
+std::vector<uint8_t> SgemmTrace(bool gpu_first) {
+  TraceBuilder b;
+  b.Metadata(R"({"devices":[{"name":"NVIDIA H100 80GB HBM3","cc_major":9,"cc_minor":0}]})");
+  b.String(1, "_Z11sgemm_tilePf").String(2, "sgemm_tile(float*)").String(3, "cublasSgemm_v2");
+  trace::FunctionDef fn{};
+  fn.id = 1;
+  fn.mangled_name = 1;
+  fn.demangled_name = 2;
+  b.Add(fn);
+  trace::KernelSignatureDef sig{};
+  sig.id = 1;
+  sig.function = 1;
+  sig.grid[0] = 64;
+  sig.block[0] = 256;
+  b.Add(sig);
+  constexpr double kN = 1024;
+  trace::GpuActivityRecord g{};
+  g.kind = static_cast<uint8_t>(trace::GpuActivityKind::kKernel);
+  g.start_ns = 1000 * kMs + 50'000;
+  g.end_ns = g.start_ns + kMs;
+  g.correlation = 42;
+  g.stream = 7;
+  g.signature = 1;
+  if (gpu_first) b.Chunk(trace::ChunkSource::kGpuActivity).Add(g);
+  b.Chunk(trace::ChunkSource::kThread, 7);
+  trace::KernelLaunchRecord l{};
+  l.h.flags = trace::kLaunchInsideLibrary;
+  l.api = static_cast<uint16_t>(trace::Api::kCudaLaunchKernel);
+  l.enter_ns = 1000 * kMs + 10'000;
+  l.duration_ns = 4'000;
+  l.correlation = 42;
+  l.signature = 1;
+  b.Add(l);
+  trace::LibraryCallRecord c{};
+  c.routine = 1;  // BlasRoutine::kGemm
+  c.enter_ns = 1000 * kMs + 5'000;
+  c.exit_ns = 1000 * kMs + 20'000;
+  c.m = c.n = c.k = static_cast<int64_t>(kN);
+  c.batch = 1;
+  c.compute_type = 4;  // CUBLAS_COMPUTE_32F as stored (68 - 64); the data types 0 are CUDA_R_32F
+  c.name = 3;
+  c.flops = 2 * kN * kN * kN;
+  c.bytes = 3 * kN * kN * 4;
+  c.source = static_cast<uint8_t>(trace::FigureSource::kAnalytic);
+  b.Add(c);
+  if (!gpu_first) b.Chunk(trace::ChunkSource::kGpuActivity).Add(g);
+  return b.Bytes();
+}
+
+// Kernel slices carry the figures the analysis computed for their signature; the flow from the
+// launch to the kernel is drawn whichever record the trace holds first.
+TEST(ChromeExport, KernelSlicesCarryTheAnalysisFigures) {
+  for (const bool gpu_first : {false, true}) {
+    SCOPED_TRACE(gpu_first ? "GPU record first" : "launch first");
+    TempDir dir;
+    const auto doc = Export(dir, {SgemmTrace(gpu_first)});
+    std::vector<nlohmann::json> kernels;
+    int flows = 0;
+    for (const auto& e : doc["traceEvents"]) {
+      if (e["ph"] == "X" && e["cat"] == "kernel") kernels.push_back(e);
+      if (e["ph"] == "s") ++flows;
+    }
+    EXPECT_EQ(flows, 1);
+    ASSERT_EQ(kernels.size(), 1u);
+    EXPECT_EQ(kernels[0]["name"], "sgemm_tile(float*)");
+    const auto& args = kernels[0]["args"];
+    const double flops = 2.0 * 1024 * 1024 * 1024, bytes = 3.0 * 1024 * 1024 * 4;
+    EXPECT_DOUBLE_EQ(args["flops"].get<double>(), flops) << args;
+    EXPECT_DOUBLE_EQ(args["bytes"].get<double>(), bytes) << args;
+    EXPECT_EQ(args["flops_source"], "analytic");
+    EXPECT_EQ(args["bytes_source"], "analytic");
+    ASSERT_TRUE(args["intensity"].is_number()) << args;
+    EXPECT_NEAR(args["intensity"].get<double>(), flops / bytes, 1e-3);
+    EXPECT_NEAR(args["achieved_flops_per_s"].get<double>(), flops / 1e-3, flops * 1e-3);
+    ASSERT_TRUE(args["pct_of_roof"].is_number()) << args;
+    EXPECT_GT(args["pct_of_roof"].get<double>(), 0) << args;
+    EXPECT_EQ(args["regime"], "compute_bound") << args;
+  }
+}
+
+// A kernel the analysis has no figures for says so rather than showing zeros.
+TEST(ChromeExport, KernelSlicesWithoutFiguresSayUnknown) {
+  TempDir dir;
+  const auto doc = Export(dir, {ProcessTrace(11, 5'000 * kMs, 1)});
+  int kernels = 0;
+  for (const auto& e : doc["traceEvents"]) {
+    if (e["ph"] != "X" || e["cat"] != "kernel") continue;
+    ++kernels;
+    EXPECT_TRUE(e["args"]["flops"].is_null()) << e;
+    EXPECT_EQ(e["args"]["flops_source"], "unknown");
+    EXPECT_EQ(e["args"]["regime"], "unknown");
+  }
+  EXPECT_EQ(kernels, 1);
+}
+
 }  // namespace
 }  // namespace flopspy::testing

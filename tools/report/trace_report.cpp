@@ -21,58 +21,6 @@ uint64_t TraceReport::duration_ns() const {
   return summary.last_ns - summary.first_ns;
 }
 
-std::string EndReasonName(trace::EndReason reason) {
-  switch (reason) {
-    case trace::EndReason::kExit:
-      return "exit";
-    case trace::EndReason::kSignal:
-      return "signal";
-    case trace::EndReason::kExec:
-      return "exec";
-    case trace::EndReason::kDetach:
-      return "detach";
-  }
-  return "unknown";
-}
-
-std::string LossSourceName(trace::LossSource source) {
-  switch (source) {
-    case trace::LossSource::kThreadBuffer:
-      return "thread_buffer";
-    case trace::LossSource::kCuptiBuffer:
-      return "cupti_buffer";
-    case trace::LossSource::kWriteFailed:
-      return "write_failed";
-    case trace::LossSource::kCounterSamples:
-      return "counter_samples";
-    case trace::LossSource::kNoBuffer:
-      return "no_buffer";
-  }
-  return "unknown";
-}
-
-std::string WarningCodeName(trace::WarningCode code) {
-  switch (code) {
-    case trace::WarningCode::kGeneric:
-      return "generic";
-    case trace::WarningCode::kBadConfig:
-      return "bad_config";
-    case trace::WarningCode::kOutputUnavailable:
-      return "output_unavailable";
-    case trace::WarningCode::kCuptiUnavailable:
-      return "cupti_unavailable";
-    case trace::WarningCode::kCountersUnavailable:
-      return "counters_unavailable";
-    case trace::WarningCode::kSymbolMissing:
-      return "symbol_missing";
-    case trace::WarningCode::kInternalError:
-      return "internal_error";
-    case trace::WarningCode::kSignal:
-      return "signal";
-  }
-  return "unknown";
-}
-
 std::string DefaultCeilingsPath() {
   if (const char* explicit_path = std::getenv("FLOPSPY_CEILINGS")) return explicit_path;
   std::string base;
@@ -238,10 +186,12 @@ TraceReport AnalyzeTrace(trace::TraceReader reader, const std::string& path,
   }
   report.header = reader.header();
   report.host = trace::ValidUtf8(reader.host());
+  // One index of the trace's definitions, filled a chunk ahead of the analyses that read it.
+  analyzers::TraceIndex index;
   analyzers::TraceSummarizer summarizer;
-  analyzers::RunAnalyzer run;
+  analyzers::TraceAnalyzer run(index);
   analyzers::RegionAnalyzer regions;
-  analyzers::LaunchOverheadAnalyzer launch_overhead;
+  analyzers::LaunchOverheadAnalyzer launch_overhead(index);
   const analyzers::StringLookup strings = [&reader](uint32_t id) { return reader.String(id); };
   const uint64_t size = reader.header_status().file_size;
   // Every analyzer sees every record in file order; they share nothing, so the launch-overhead
@@ -265,6 +215,8 @@ TraceReport AnalyzeTrace(trace::TraceReader reader, const std::string& path,
   };
   report.read = reader.ForEachChunk(
       [&](std::span<const trace::RecordView> records) {
+        // Before the analyses: they may then read the index from two threads.
+        for (const trace::RecordView& record : records) index.Add(record, strings);
         if (!options.parallel_analyses) {
           other_analyses(records);
           overhead_analysis(records);

@@ -13,7 +13,7 @@
 #include "flopspy/analyzers/launch_overhead.h"
 #include "flopspy/analyzers/region_stats.h"
 #include "flopspy/analyzers/roofline.h"
-#include "flopspy/analyzers/run_analysis.h"
+#include "flopspy/analyzers/trace_analysis.h"
 #include "flopspy/analyzers/trace_summary.h"
 #include "flopspy/cpu_roofline/cpu_roofline_report.h"
 #include "flopspy/gpu_roofline/ceilings.h"
@@ -33,7 +33,7 @@ struct TraceReport {
   // The GPUs the process used (from its "devices" metadata) and their roofs, by device index.
   std::map<int32_t, gpuroof::DeviceProperties> devices;
   std::map<int32_t, analyzers::DeviceRoofs> roofs;
-  analyzers::RunAnalysis run;
+  analyzers::TraceAnalysis run;
   std::vector<analyzers::Advice> advice;
   std::vector<analyzers::RegionStats> regions;
   // CPU roofline points (FLOPSPY_CPU_ROOFLINE) and the chart they make with the machine's roofs.
@@ -82,10 +82,5 @@ TraceReport AnalyzeTrace(trace::TraceReader reader, const std::string& path,
 std::vector<TraceReport> AnalyzeTraces(
     const std::vector<std::string>& paths, const ReportOptions& options = {},
     const std::function<void(size_t, uint64_t)>& progress = nullptr);
-
-// Plain-language names used by every output.
-std::string EndReasonName(trace::EndReason reason);
-std::string LossSourceName(trace::LossSource source);
-std::string WarningCodeName(trace::WarningCode code);
 
 }  // namespace flopspy::tools

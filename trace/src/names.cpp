@@ -1,4 +1,5 @@
-// Human-readable names for the schema's enums, shared by the report and the Chrome export.
+// Human-readable names for the schema's enums, shared by the report and the Chrome export: the
+// one place each enum's name is spelt.
 #include "flopspy/trace/schema.h"
 
 namespace flopspy::trace {
@@ -139,6 +140,96 @@ std::string_view ApiName(Api api) {
       return "cudaMemsetAsync";
     case Api::kFlopspyRegion:
       return "flopspy_region";
+  }
+  return "unknown";
+}
+
+std::string_view CopyKindName(CopyKind kind) {
+  switch (kind) {
+    case CopyKind::kHostToDevice:
+      return "HtoD";
+    case CopyKind::kDeviceToHost:
+      return "DtoH";
+    case CopyKind::kDeviceToDevice:
+      return "DtoD";
+    case CopyKind::kHostToHost:
+      return "HtoH";
+    case CopyKind::kPeer:
+      return "peer";
+    case CopyKind::kDefault:
+      return "default";
+    case CopyKind::kUnknown:
+      break;
+  }
+  return "unknown";
+}
+
+std::string_view MemoryKindName(MemoryKind kind) {
+  switch (kind) {
+    case MemoryKind::kPageable:
+      return "pageable";
+    case MemoryKind::kPinned:
+      return "pinned";
+    case MemoryKind::kDevice:
+      return "device";
+    case MemoryKind::kArray:
+      return "array";
+    case MemoryKind::kManaged:
+      return "managed";
+    case MemoryKind::kUnknown:
+      break;
+  }
+  return "unknown";
+}
+
+std::string_view LossSourceName(LossSource source) {
+  switch (source) {
+    case LossSource::kThreadBuffer:
+      return "thread_buffer";
+    case LossSource::kCuptiBuffer:
+      return "cupti_buffer";
+    case LossSource::kWriteFailed:
+      return "write_failed";
+    case LossSource::kCounterSamples:
+      return "counter_samples";
+    case LossSource::kNoBuffer:
+      return "no_buffer";
+  }
+  return "unknown";
+}
+
+std::string_view WarningCodeName(WarningCode code) {
+  switch (code) {
+    case WarningCode::kGeneric:
+      return "generic";
+    case WarningCode::kBadConfig:
+      return "bad_config";
+    case WarningCode::kOutputUnavailable:
+      return "output_unavailable";
+    case WarningCode::kCuptiUnavailable:
+      return "cupti_unavailable";
+    case WarningCode::kCountersUnavailable:
+      return "counters_unavailable";
+    case WarningCode::kSymbolMissing:
+      return "symbol_missing";
+    case WarningCode::kInternalError:
+      return "internal_error";
+    case WarningCode::kSignal:
+      return "signal";
+  }
+  return "unknown";
+}
+
+std::string_view EndReasonName(EndReason reason) {
+  switch (reason) {
+    case EndReason::kExit:
+      return "exit";
+    case EndReason::kSignal:
+      return "signal";
+    case EndReason::kExec:
+      return "exec";
+    case EndReason::kDetach:
+      return "detach";
   }
   return "unknown";
 }

@@ -61,7 +61,7 @@ void AddTimed(KernelGroup& g, const KernelEstimate& e) {
 }
 
 TEST(Advice, ExplainsWhySinCostsAsMuchAsMul) {
-  RunAnalysis run;
+  TraceAnalysis run;
   run.gpu_timing = true;
   run.launches = 2;
   // Both move 512 MB; at 1 TB/s the roof time is 0.512 ms; both take ~0.6 ms.
@@ -75,7 +75,7 @@ TEST(Advice, ExplainsWhySinCostsAsMuchAsMul) {
   EXPECT_NE(a->finding.find("memory bound"), std::string::npos);
 }
 
-// The seed notes' workload (shared/seeds/000): 8192 x 8192 fp32 on a Tesla T4 (8.1 TFLOP/s
+// The seed notes' workload (docs/demo.md): 8192 x 8192 fp32 on a Tesla T4 (8.1 TFLOP/s
 // FP32, 320 GB/s). Bytes and FLOPs come from the kernel catalog for real kernel names
 // (tests/data/kernel_names/corpus.tsv), as the report would compute them.
 DeviceRoofs T4() {
@@ -133,7 +133,7 @@ TEST(Advice, SeedWorkloadSinCostsAsMuchAsMulInNumbers) {
   // sin and x * 0.5 both read and write 8192^2 floats: 536,870,912 bytes and 67,108,864 FLOPs
   // (0.125 FLOP/B; the T4's ridge is 8.1e12 / 320e9 = 25.3 FLOP/B). At 1.90 and 1.92 ms they
   // move 283 and 280 GB/s, 88% and 87% of 320 GB/s: 88% on average.
-  RunAnalysis run;
+  TraceAnalysis run;
   run.gpu_timing = true;
   run.kernels.push_back(SeedKernel(kSeedSin, 1'900'000));
   run.kernels.push_back(SeedKernel(kSeedMulScalar, 1'920'000));
@@ -153,7 +153,7 @@ TEST(Advice, SeedWorkloadSinCostsAsMuchAsMulInNumbers) {
 TEST(Advice, SeedWorkloadMulOfTwoTensorsTakesItsExtraBytes) {
   // x * y streams three tensors: 805,306,368 bytes, 1.5 times sin's, and takes 1.5 times as
   // long (2.85 ms) at the same 283 GB/s. Same rate, different bytes: still explained.
-  RunAnalysis run;
+  TraceAnalysis run;
   run.gpu_timing = true;
   run.kernels.push_back(SeedKernel(kSeedSin, 1'900'000));
   run.kernels.push_back(SeedKernel(kSeedMul, 2'850'000));
@@ -170,7 +170,7 @@ TEST(Advice, SeedWorkloadMulOfTwoTensorsTakesItsExtraBytes) {
 
 TEST(Advice, DifferentRatesAreNotExplainedTogether) {
   // Same bytes, but mul takes twice as long as sin: something else is going on.
-  RunAnalysis run;
+  TraceAnalysis run;
   run.gpu_timing = true;
   run.kernels.push_back(SeedKernel(kSeedSin, 1'900'000));
   run.kernels.push_back(SeedKernel(kSeedMulScalar, 3'800'000));
@@ -178,7 +178,7 @@ TEST(Advice, DifferentRatesAreNotExplainedTogether) {
 }
 
 TEST(Advice, FusionGainIsTheTimeAboveTheBandwidthRoof) {
-  RunAnalysis run;
+  TraceAnalysis run;
   run.gpu_timing = true;
   run.kernels.push_back(MemoryKernel("sin", 600'000, 512e6));
   run.kernels.push_back(MemoryKernel("mul", 620'000, 512e6));
@@ -192,7 +192,7 @@ TEST(Advice, FusionGainIsTheTimeAboveTheBandwidthRoof) {
 }
 
 TEST(Advice, Fp32GemmsCouldUseTensorCores) {
-  RunAnalysis run;
+  TraceAnalysis run;
   run.gpu_timing = true;
   LibraryGroup g;
   g.routine = "cublasSgemm_v2";
@@ -221,8 +221,8 @@ TEST(Advice, Fp32GemmsCouldUseTensorCores) {
 // The audit's case: one 1 ms cuBLAS SGEMM kernel, compute bound at 20% of the FP32 roof, whose
 // call runs on CUDA cores and whose grid fills half a wave. Three findings concern the same
 // 1 ms (far from the roof, tensor cores, the wave): each gain may be right, but they do not add.
-RunAnalysis OneCublasGemm() {
-  RunAnalysis run;
+TraceAnalysis OneCublasGemm() {
+  TraceAnalysis run;
   run.gpu_timing = true;
   run.launches = 1;
   KernelGroup k;
@@ -267,7 +267,7 @@ RunAnalysis OneCublasGemm() {
 }
 
 TEST(Advice, ALibraryKernelIsNeverToldToUseALibraryKernel) {
-  const RunAnalysis run = OneCublasGemm();
+  const TraceAnalysis run = OneCublasGemm();
   ASSERT_EQ(run.kernels[0].placement->regime, Regime::kComputeBound);
   const auto advice = AdviseRun(run, {{0, Roofs()}});
   const Advice* far = Find(advice, AdviceKind::kFarFromRoof);
@@ -275,7 +275,7 @@ TEST(Advice, ALibraryKernelIsNeverToldToUseALibraryKernel) {
   EXPECT_EQ(far->action.find("library kernel"), std::string::npos) << far->action;
   EXPECT_NE(far->action.find("cuBLAS's own"), std::string::npos) << far->action;
   // A kernel of the program's own still gets the suggestion.
-  RunAnalysis own = OneCublasGemm();
+  TraceAnalysis own = OneCublasGemm();
   own.kernels[0].inside_library = false;
   own.libraries.clear();
   const Advice* own_far = Find(AdviseRun(own, {{0, Roofs()}}), AdviceKind::kFarFromRoof);
@@ -286,7 +286,7 @@ TEST(Advice, ALibraryKernelIsNeverToldToUseALibraryKernel) {
 }
 
 TEST(Advice, GainsOnOneKernelOverlapAndTogetherStayWithinItsTime) {
-  const RunAnalysis run = OneCublasGemm();
+  const TraceAnalysis run = OneCublasGemm();
   const auto advice = AdviseRun(run, {{0, Roofs()}});
   const Advice* far = Find(advice, AdviceKind::kFarFromRoof);
   const Advice* tensor = Find(advice, AdviceKind::kTensorCores);
@@ -315,7 +315,7 @@ TEST(Advice, GainsOnOneKernelOverlapAndTogetherStayWithinItsTime) {
 
 TEST(Advice, GainsOnDifferentKernelsDoNotOverlap) {
   // The GEMM on one kernel, fusion on two elementwise kernels: no shared time.
-  RunAnalysis run = OneCublasGemm();
+  TraceAnalysis run = OneCublasGemm();
   run.libraries[0].findings.clear();
   run.libraries[0].path = ComputePath::kTf32Tensor;  // no tensor-core finding either
   run.kernels.push_back(MemoryKernel("sin", 600'000, 512e6));
@@ -331,7 +331,7 @@ TEST(Advice, GainsOnDifferentKernelsDoNotOverlap) {
 }
 
 TEST(Advice, PageableCopiesMeasuredAgainstPinnedOnes) {
-  RunAnalysis run;
+  TraceAnalysis run;
   run.gpu_timing = true;
   CopyGroup pageable;
   pageable.from_gpu = true;
@@ -354,7 +354,7 @@ TEST(Advice, PageableCopiesMeasuredAgainstPinnedOnes) {
 }
 
 TEST(Advice, SaysWhenGpuTimesAreMissing) {
-  RunAnalysis run;
+  TraceAnalysis run;
   run.launches = 42;
   run.gpu_timing = false;
   const auto advice = AdviseRun(run, {});
@@ -380,7 +380,7 @@ TEST(Advice, LaunchBoundQuotesTheSteadyLaunchCost) {
   w.mean_launch_ns = SteadyLaunchNs(g);
   g.placement = PlaceOnRoofline(Roofs(), w);
   ASSERT_EQ(g.placement->regime, Regime::kOverheadBound);
-  RunAnalysis run;
+  TraceAnalysis run;
   run.gpu_timing = true;
   run.kernels.push_back(g);
   const std::vector<Advice> advice = AdviseRun(run, {});
@@ -391,11 +391,11 @@ TEST(Advice, LaunchBoundQuotesTheSteadyLaunchCost) {
 }
 
 TEST(Advice, NothingToSayAboutAnEmptyRun) {
-  EXPECT_TRUE(AdviseRun(RunAnalysis{}, {}).empty());
+  EXPECT_TRUE(AdviseRun(TraceAnalysis{}, {}).empty());
 }
 
 TEST(Advice, LargestGainFirst) {
-  RunAnalysis run;
+  TraceAnalysis run;
   run.gpu_timing = true;
   run.kernels.push_back(MemoryKernel("sin", 600'000, 512e6));
   CopyGroup pageable;

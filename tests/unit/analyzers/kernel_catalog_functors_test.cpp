@@ -1,6 +1,6 @@
-// The functor audit: every elementwise operation of issue 5.1 and the common training ops beyond
-// it, each with the FLOPs and special-function operations per element the counting convention
-// of docs/kernel-catalog.md gives. Names are built in the exact shape of real ones
+// The functor audit: every elementwise operation the audit listed and the common training ops
+// beyond it, each with the FLOPs and special-function operations per element the counting
+// convention of docs/kernel-catalog.md gives. Names are built in the exact shape of real ones
 // (tests/data/kernel_names/corpus.tsv: S01, S03, S05): the functor text of a
 // vectorized_elementwise_kernel, with ATen's nested dispatch lambdas. The functor texts follow
 // the ATen sources (aten/src/ATen/native/cuda/*.cu); where a name was seen in a public profile

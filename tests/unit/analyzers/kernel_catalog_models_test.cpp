@@ -1,4 +1,4 @@
-// The models added for issue 5.1's audit (fused dropout, the reductions MaxOps, MaxNanFunctor,
+// The models added by the catalog's audit (fused dropout, the reductions MaxOps, MaxNanFunctor,
 // NanSumOps and a double mean, flopspy-demo's kernels) and ParamBytesWanted, which tells the
 // interposer how many leading parameter bytes each model reads. Figures are worked out by hand
 // in the comments. Names come from tests/data/kernel_names/corpus.tsv (source in brackets;

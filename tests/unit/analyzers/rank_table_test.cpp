@@ -30,7 +30,7 @@ KernelGroup Kernel(const std::string& name, double gpu_ns) {
 }
 
 struct Trace {
-  RunAnalysis run;
+  TraceAnalysis run;
   std::vector<RegionStats> regions;
   TraceFacts facts;
 };

@@ -75,7 +75,7 @@ DeviceActivity Device(double span_s, double analytic, const DeviceRoofs& roofs) 
 struct Fixture {
   std::map<int32_t, DeviceRoofs> roofs0{{0, Roofs("H100")}};
   std::map<int32_t, DeviceRoofs> roofs1{{0, Roofs("H100")}};
-  RunAnalysis run0, run1;
+  TraceAnalysis run0, run1;
   std::vector<TraceFacts> facts;
 
   Fixture() {

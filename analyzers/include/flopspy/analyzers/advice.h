@@ -1,6 +1,6 @@
 // What to do about a run: findings drawn from its analysis, each with the numbers behind it,
 // the action, and where it can be estimated honestly, the time it would save and how that was
-// estimated. Rules are plain functions over RunAnalysis; docs/advice.md lists them.
+// estimated. Rules are plain functions over TraceAnalysis; docs/advice.md lists them.
 #pragma once
 
 #include <map>
@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "flopspy/analyzers/roofline.h"
-#include "flopspy/analyzers/run_analysis.h"
+#include "flopspy/analyzers/trace_analysis.h"
 
 namespace flopspy::analyzers {
 
@@ -41,6 +41,7 @@ struct Advice {
 };
 
 // Findings for one trace, most valuable (largest estimated gain, then share) first.
-std::vector<Advice> AdviseRun(const RunAnalysis& run, const std::map<int32_t, DeviceRoofs>& roofs);
+std::vector<Advice> AdviseRun(const TraceAnalysis& run,
+                              const std::map<int32_t, DeviceRoofs>& roofs);
 
 }  // namespace flopspy::analyzers

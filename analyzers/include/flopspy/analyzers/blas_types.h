@@ -1,6 +1,6 @@
 // Numeric values of the CUDA and cuBLAS enums that LibraryCallRecord stores, mirrored here because
 // analyzers/ may not include CUDA headers. Values checked against CUDA 13.0 library_types.h,
-// cublas_api.h and cublasLt.h (cuBLAS 13.1.0.3); the shared facts file cuda.md §6.4 lists them too.
+// cublas_api.h and cublasLt.h (cuBLAS 13.1.0.3).
 #pragma once
 
 #include <cstdint>

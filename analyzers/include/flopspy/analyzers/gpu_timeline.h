@@ -87,8 +87,8 @@ class SyncIndex {
   std::vector<Entry> all_;        // sorted by enter
 };
 
-// Why the GPU sat idle between two stretches of work (design.md section 4). The gap begins when
-// the device ran dry; the next work item is the one that ends it.
+// Why the GPU sat idle between two stretches of work (docs/architecture.md, "Words the code uses").
+// The gap begins when the device ran dry; the next work item is the one that ends it.
 enum class GapKind : uint8_t {
   kStarved = 0,       // the next item's submitting call had not returned when the device ran
                       // dry, and its thread was not blocked in a synchronising call: the GPU

@@ -19,6 +19,7 @@
 #include "flopspy/analyzers/gpu_timeline.h"
 #include "flopspy/analyzers/launch_histogram.h"
 #include "flopspy/analyzers/roofline.h"
+#include "flopspy/analyzers/trace_index.h"
 #include "flopspy/analyzers/trace_summary.h"
 #include "flopspy/trace/reader.h"
 #include "flopspy/trace/schema.h"
@@ -82,10 +83,6 @@ struct SignatureOverhead {
   // launches x (mean launch cost - mean GPU time), when positive: the GPU time an eager loop of
   // this kernel must leave idle. The order of the report's signature table.
   double launch_excess_ns = 0;
-
-  const std::string& DisplayName() const {
-    return demangled_name.empty() ? mangled_name : demangled_name;
-  }
 };
 
 struct StreamOverhead {
@@ -200,7 +197,11 @@ struct LaunchOverheadReport {
 
 class LaunchOverheadAnalyzer {
  public:
+  // Keeps a TraceIndex of its own, fed by Add.
   explicit LaunchOverheadAnalyzer(LaunchOverheadOptions options = {});
+  // Reads definitions from `shared`, which the caller fills with each record before Add
+  // (AnalyzeTrace shares one index between its analyses); it must outlive the analyzer.
+  LaunchOverheadAnalyzer(const TraceIndex& shared, LaunchOverheadOptions options = {});
   ~LaunchOverheadAnalyzer();
   LaunchOverheadAnalyzer(LaunchOverheadAnalyzer&&) noexcept;
   LaunchOverheadAnalyzer& operator=(LaunchOverheadAnalyzer&&) noexcept;
@@ -214,11 +215,8 @@ class LaunchOverheadAnalyzer {
 
  private:
   struct State;
+  const TraceIndex* shared_index_ = nullptr;
   std::unique_ptr<State> state_;
 };
-
-// The analysis of a whole trace in memory (tests, tools that already hold the bytes).
-LaunchOverheadReport AnalyzeLaunchOverhead(trace::TraceReader& reader,
-                                           const LaunchOverheadOptions& options = {});
 
 }  // namespace flopspy::analyzers

@@ -13,7 +13,7 @@
 
 #include "flopspy/analyzers/region_stats.h"
 #include "flopspy/analyzers/roofline.h"
-#include "flopspy/analyzers/run_analysis.h"
+#include "flopspy/analyzers/trace_analysis.h"
 
 namespace flopspy::analyzers {
 
@@ -35,7 +35,7 @@ struct TraceFacts {
   uint64_t gpu_window_ns = 0;  // first GPU work to last, pooled over devices
   uint64_t lost = 0;           // records lost
   std::string end;             // how it ended, in words ("exit 0", "signal 9", "incomplete")
-  const RunAnalysis* run = nullptr;
+  const TraceAnalysis* run = nullptr;
   const std::vector<RegionStats>* regions = nullptr;
   const std::map<int32_t, DeviceRoofs>* roofs = nullptr;  // by device index
   // A name for each GPU that is the same in every process using it (its UUID), by index;

@@ -1,6 +1,7 @@
-// The regime of a whole run (design.md section 4): compute, memory or overhead bound, decided from
-// where its kernel time sits on the roofline and from whether the GPU waited for the CPU, with
-// the numbers behind the verdict. docs/flopspy-report.md, "Run summary", states the rules.
+// The regime of a whole run (docs/architecture.md, "Words the code uses"): compute, memory or
+// overhead bound, decided from where its kernel time sits on the roofline and from whether the GPU
+// waited for the CPU, with the numbers behind the verdict. docs/flopspy-report.md, "Run summary",
+// states the rules.
 #pragma once
 
 #include <array>
@@ -10,7 +11,7 @@
 
 #include "flopspy/analyzers/launch_overhead.h"
 #include "flopspy/analyzers/roofline.h"
-#include "flopspy/analyzers/run_analysis.h"
+#include "flopspy/analyzers/trace_analysis.h"
 
 namespace flopspy::analyzers {
 

@@ -16,7 +16,7 @@
 
 namespace flopspy::analyzers {
 
-using StringLookup = std::function<std::string_view(uint32_t)>;
+using trace::StringLookup;  // trace/reader.h
 
 // The CPU-clock time of an event record, if it has one.
 std::optional<uint64_t> RecordTime(const trace::RecordView& record);

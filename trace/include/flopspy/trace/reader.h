@@ -18,6 +18,10 @@
 
 namespace flopspy::trace {
 
+// How an analysis reads a StringDef id: a reader's String(), or a test's own table. "" when the
+// id is unknown.
+using StringLookup = std::function<std::string_view(uint32_t)>;
+
 // One record as stored, with the chunk facts that apply to it.
 struct RecordView {
   RecordType type;

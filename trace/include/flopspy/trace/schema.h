@@ -652,5 +652,11 @@ struct TraceEndRecord {
 static_assert(sizeof(TraceEndRecord) == 40);
 
 std::string_view RecordTypeName(RecordType type);
+// The names the report's JSON and CSV use for these enums ("unknown" for a value not listed).
+std::string_view CopyKindName(CopyKind kind);      // "HtoD", "DtoH", "peer", "default"
+std::string_view MemoryKindName(MemoryKind kind);  // "pageable", "pinned", "device"
+std::string_view LossSourceName(LossSource source);
+std::string_view WarningCodeName(WarningCode code);
+std::string_view EndReasonName(EndReason reason);
 
 }  // namespace flopspy::trace

@@ -12,15 +12,12 @@
 #include <array>
 #include <compare>
 #include <cstdint>
-#include <deque>
 #include <map>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
 #include <string_view>
-#include <tuple>
-#include <unordered_map>
-#include <unordered_set>
 #include <vector>
 
 #include "flopspy/analyzers/compute_path.h"
@@ -28,6 +25,7 @@
 #include "flopspy/analyzers/kernel_catalog.h"
 #include "flopspy/analyzers/launch_histogram.h"
 #include "flopspy/analyzers/roofline.h"
+#include "flopspy/analyzers/trace_index.h"
 #include "flopspy/analyzers/trace_summary.h"
 #include "flopspy/trace/library_groups.h"
 #include "flopspy/trace/reader.h"
@@ -132,7 +130,7 @@ struct LibraryGroup {
   int32_t device = -1;
   std::array<uint32_t, 3> main_grid{};  // grid of the call's longest-running kernel
   std::array<uint32_t, 3> main_block{};
-  // The kernel groups that ran the calls (indices into this RunAnalysis's `kernels`, after
+  // The kernel groups that ran the calls (indices into this TraceAnalysis's `kernels`, after
   // Finish) and the GPU time each gave: advice uses it to see when two findings concern the same
   // kernel time. Meaningless in groups merged across traces.
   std::vector<std::pair<uint32_t, double>> kernel_time;
@@ -181,7 +179,7 @@ struct DeviceActivity {
   ComputePath utilization_path = ComputePath::kUnknown;
 };
 
-struct RunAnalysis {
+struct TraceAnalysis {
   std::vector<KernelGroup> kernels;     // by GPU time, longest first (after Finish)
   std::vector<LibraryGroup> libraries;  // by GPU time, then CPU time
   std::vector<CopyGroup> copies;
@@ -199,7 +197,7 @@ struct RunAnalysis {
 };
 inline constexpr size_t kMaxDamagedMessages = 10;
 
-// Placement of a group on a device's roofs (what RunAnalyzer::Finish does for each group; also
+// Placement of a group on a device's roofs (what TraceAnalyzer::Finish does for each group; also
 // used for groups merged across traces). nullopt when the group has no GPU time.
 std::optional<Placement> PlaceKernelGroup(const KernelGroup& group, const DeviceRoofs& roofs,
                                           const RegimeThresholds& thresholds = {});
@@ -223,99 +221,28 @@ void MergeFigures(WorkFigures& into, const WorkFigures& from);
 void MergeKernelGroup(KernelGroup& into, const KernelGroup& from);
 void MergeLibraryGroup(LibraryGroup& into, const LibraryGroup& from);
 
-class RunAnalyzer {
+class TraceAnalyzer {
  public:
   // `max_pending`: launches kept waiting for their GPU record before the oldest are counted as
-  // unmatched (bounds memory when GPU timing is off).
-  explicit RunAnalyzer(size_t max_pending = 1u << 20) : max_pending_(max_pending) {}
+  // unmatched (bounds memory when GPU timing is off). Keeps a TraceIndex of its own, fed by Add.
+  explicit TraceAnalyzer(size_t max_pending = 1u << 20);
+  // Reads definitions from `shared`, which the caller fills with each record before Add
+  // (AnalyzeTrace shares one index between its analyses); it must outlive the analyzer.
+  explicit TraceAnalyzer(const TraceIndex& shared, size_t max_pending = 1u << 20);
+  ~TraceAnalyzer();
+  TraceAnalyzer(TraceAnalyzer&&) noexcept;
+  TraceAnalyzer& operator=(TraceAnalyzer&&) noexcept;
 
   void Add(const trace::RecordView& record, const StringLookup& strings);
 
   // Places every group on its device's roofs (devices missing from `roofs` stay unplaced) and
   // sorts the tables.
-  RunAnalysis Finish(const std::map<int32_t, DeviceRoofs>& roofs,
-                     const RegimeThresholds& thresholds = {});
+  TraceAnalysis Finish(const std::map<int32_t, DeviceRoofs>& roofs,
+                       const RegimeThresholds& thresholds = {});
 
  private:
-  struct Pending {
-    uint32_t group = 0;
-    int64_t library = -1;  // LibraryGroup index, once the call's record arrived
-    double flops = 0, special = 0, bytes = 0;
-    trace::FigureSource flops_source = trace::FigureSource::kUnknown;
-    trace::FigureSource bytes_source = trace::FigureSource::kUnknown;
-    bool gpu_seen = false;  // the GPU record came first
-    double gpu_ns = 0;
-    uint32_t thread = 0;
-    bool inside_library = false;  // launched inside a cuBLAS call: waits for the call's record
-  };
-  struct BufferedLaunch {
-    trace::KernelLaunchRecord record{};
-    std::vector<uint8_t> params;
-    uint32_t thread = 0;
-  };
-  struct FunctionFacts {
-    std::string demangled;
-    ParamLayout layout;
-    KernelClass kernel_class;
-  };
-
-  void AddLaunch(BufferedLaunch launch);
-  void AddGpu(const trace::GpuActivityRecord& gpu);
-  void AddLibraryCall(const trace::LibraryCallRecord& call, uint32_t thread,
-                      const StringLookup& strings);
-  void AddLibraryGroups(const trace::RecordView& record);
-  void NoteDamaged(const std::string& message);
-  void AddApiCall(const trace::ApiCallRecord& api);
-  void AddKernelMetrics(const trace::KernelMetricsRecord& metrics, uint32_t thread);
-  // Groups with counter samples but no catalog or analytic figure take the counters' figures.
-  void FoldCounterSamples();
-  void ApplyCounterFigures();
-  void FinishBufferedLaunch();
-  uint32_t GroupFor(uint32_t signature, const std::string& shape_key);
-  void ApplyGpu(Pending& pending, const trace::GpuActivityRecord& gpu);
-  void Remember(uint64_t correlation, Pending pending);
-  // The name and parameter layout behind a signature: its function's, or (graph kernels seen
-  // only by CUPTI) the name the signature carries.
-  const FunctionFacts* FactsFor(uint32_t signature) const;
-
-  size_t max_pending_;
-  std::unordered_map<uint32_t, FunctionFacts> functions_;         // by FunctionDef id
-  std::unordered_map<uint32_t, FunctionFacts> named_signatures_;  // by signature id, no function
-  std::unordered_map<uint32_t, trace::KernelSignatureDef> signatures_;
-  std::unordered_set<uint32_t> launched_functions_;  // FunctionDef ids seen in a launch
-  std::map<std::pair<uint32_t, std::string>, uint32_t> group_index_;
-  std::vector<KernelGroup> kernels_;
-  std::map<LibraryShapeKey, uint32_t> library_index_;
-  std::vector<LibraryGroup> libraries_;
-  trace::LibraryGroupsCollector groups_collector_;
-  uint32_t last_library_ = 0;  // LibraryGroup index of the last call (its groups follow it)
-  std::map<std::tuple<bool, uint8_t, uint8_t, uint8_t, bool>, uint32_t> copy_index_;
-  std::vector<CopyGroup> copies_;
-  std::map<int32_t, DeviceActivity> devices_;
-  std::unordered_map<uint64_t, Pending> pending_;
-  std::deque<uint64_t> pending_order_;
-  // GPU records before their launch (or library call: several may carry its correlation).
-  std::unordered_multimap<uint64_t, trace::GpuActivityRecord> early_gpu_;
-  std::unordered_map<uint32_t, std::vector<uint64_t>> library_launches_;  // per thread
-  // A library call's correlation: CUPTI gives it to the kernels the call launched through a
-  // runtime linked into the library (cuBLAS's static cudart), whose own launch correlations it
-  // never sees. Its launches still waiting for a GPU record, in launch order.
-  struct LibraryCallLaunches {
-    uint32_t library = 0;
-    std::deque<uint64_t> waiting;
-  };
-  std::unordered_map<uint64_t, LibraryCallLaunches> library_calls_;
-  std::deque<uint64_t> library_call_order_;  // bounded like pending_: the oldest calls go first
-  void JoinLibraryGpu(LibraryCallLaunches& call, const trace::GpuActivityRecord& gpu);
-  std::optional<BufferedLaunch> buffered_;
-  // Counter mode: the last launch of each thread (its KernelMetrics record follows it), and the
-  // correlations measured, whose replays may bring more than one GPU record.
-  std::unordered_map<uint32_t, std::pair<uint64_t, uint32_t>> last_launch_;  // correlation, group
-  std::unordered_set<uint64_t> measured_;
-  // The fullest KernelMetrics record of each sample, by (kernel group, sample number): a sample
-  // is measured one pass group per launch, each launch's record carrying the sample so far.
-  std::map<std::pair<uint32_t, uint16_t>, trace::KernelMetricsRecord> counter_samples_;
-  RunAnalysis run_;
+  struct State;  // trace_analysis_state.h
+  std::unique_ptr<State> state_;
 };
 
 }  // namespace flopspy::analyzers

@@ -1,7 +1,7 @@
 // The run analysis joins launches, GPU records and cuBLAS calls of a trace and places each
 // group on its device's roofs. Timelines are built by hand; expected values are worked out in
 // the comments.
-#include "flopspy/analyzers/run_analysis.h"
+#include "flopspy/analyzers/trace_analysis.h"
 
 #include <gtest/gtest.h>
 
@@ -41,9 +41,9 @@ DeviceRoofs TestRoofs() {
   return r;
 }
 
-class RunAnalysisTest : public ::testing::Test {
+class TraceAnalysisTest : public ::testing::Test {
  protected:
-  RunAnalysisTest() {
+  TraceAnalysisTest() {
     b_.String(1, kMul).String(2, kGemmKernel).String(3, "cublasSgemm_v2").String(4, kTf32Kernel);
     trace::FunctionDef mul{};
     mul.id = 1;
@@ -71,26 +71,14 @@ class RunAnalysisTest : public ::testing::Test {
   }
 
   void AddSignature(uint32_t id, uint32_t function, uint32_t gx, uint32_t bx, uint32_t gy = 1) {
-    trace::KernelSignatureDef s{};
-    s.id = id;
-    s.function = function;
-    s.grid[0] = gx, s.grid[1] = gy, s.grid[2] = 1;
-    s.block[0] = bx, s.block[1] = 1, s.block[2] = 1;
-    b_.Add(s);
+    b_.Add(testing::KernelSignature(id, function, gx, gy, bx));
   }
 
   void Launch(uint32_t signature, uint64_t correlation, uint64_t enter_ns, uint32_t n,
               bool inside_library = false, uint64_t duration_ns = 5000) {
-    trace::KernelLaunchRecord l{};
-    l.h.flags = inside_library ? trace::kLaunchInsideLibrary : 0;
-    l.api = static_cast<uint16_t>(trace::Api::kCudaLaunchKernel);
-    l.enter_ns = enter_ns;
-    l.duration_ns = duration_ns;
-    l.correlation = correlation;
-    l.signature = signature;
-    l.param_bytes = 4;
-    std::memcpy(l.params, &n, 4);
-    b_.Chunk(ChunkSource::kThread, kThread).Add(l);
+    b_.Chunk(ChunkSource::kThread, kThread)
+        .Add(testing::KernelLaunch(signature, correlation, enter_ns, duration_ns, n,
+                                   inside_library));
   }
 
   void Gpu(uint32_t signature, uint64_t correlation, uint64_t start_ns, uint64_t ns,
@@ -130,9 +118,9 @@ class RunAnalysisTest : public ::testing::Test {
     Call(SgemmRecord(correlation, enter_ns, n));
   }
 
-  RunAnalysis Analyze(size_t max_pending = 1u << 20) {
+  TraceAnalysis Analyze(size_t max_pending = 1u << 20) {
     trace::TraceReader reader(trace::MemorySource(b_.Bytes()));
-    RunAnalyzer analyzer(max_pending);
+    TraceAnalyzer analyzer(max_pending);
     const StringLookup strings = [&](uint32_t id) { return reader.String(id); };
     const auto summary =
         reader.ForEachRecord([&](const trace::RecordView& r) { analyzer.Add(r, strings); });
@@ -143,10 +131,10 @@ class RunAnalysisTest : public ::testing::Test {
   TraceBuilder b_;
 };
 
-TEST_F(RunAnalysisTest, ElementwiseKernelIsMemoryBoundWithCatalogFigures) {
+TEST_F(TraceAnalysisTest, ElementwiseKernelIsMemoryBoundWithCatalogFigures) {
   Launch(1, 100, 1'000'000, 1'000'000);
   Gpu(1, 100, 1'020'000, 100'000);
-  const RunAnalysis run = Analyze();
+  const TraceAnalysis run = Analyze();
   ASSERT_EQ(run.kernels.size(), 1u);
   const KernelGroup& g = run.kernels[0];
   EXPECT_EQ(g.name, kMul);
@@ -171,31 +159,31 @@ TEST_F(RunAnalysisTest, ElementwiseKernelIsMemoryBoundWithCatalogFigures) {
                    100'000);
 }
 
-TEST_F(RunAnalysisTest, GpuRecordBeforeItsLaunchStillJoins) {
+TEST_F(TraceAnalysisTest, GpuRecordBeforeItsLaunchStillJoins) {
   Gpu(1, 100, 1'020'000, 100'000);
   Launch(1, 100, 1'000'000, 1'000'000);
-  const RunAnalysis run = Analyze();
+  const TraceAnalysis run = Analyze();
   ASSERT_EQ(run.kernels.size(), 1u);
   EXPECT_DOUBLE_EQ(run.kernels[0].timed.bytes, 12e6);
   EXPECT_EQ(run.unmatched_gpu_records, 0u);
 }
 
-TEST_F(RunAnalysisTest, LaunchesWithDifferentSizesAreSeparateGroups) {
+TEST_F(TraceAnalysisTest, LaunchesWithDifferentSizesAreSeparateGroups) {
   Launch(1, 1, 1000, 1000);
   Launch(1, 2, 2000, 2000);
   Gpu(1, 1, 10'000, 1000);
   Gpu(1, 2, 20'000, 2000);
-  const RunAnalysis run = Analyze();
+  const TraceAnalysis run = Analyze();
   ASSERT_EQ(run.kernels.size(), 2u);
   EXPECT_NE(run.kernels[0].shape_key, run.kernels[1].shape_key);
 }
 
-TEST_F(RunAnalysisTest, CublasCallOwnsItsKernelAndItsGpuTime) {
+TEST_F(TraceAnalysisTest, CublasCallOwnsItsKernelAndItsGpuTime) {
   // The kernel's launch (inside the call), then the call's record, then the GPU record.
   Launch(2, 200, 1'000'000, 0, /*inside_library=*/true);
   Sgemm(201, 999'000, 1024);
   Gpu(2, 200, 1'010'000, 1'000'000);
-  const RunAnalysis run = Analyze();
+  const TraceAnalysis run = Analyze();
   ASSERT_EQ(run.libraries.size(), 1u);
   const LibraryGroup& lib = run.libraries[0];
   EXPECT_EQ(lib.routine, "cublasSgemm_v2");
@@ -225,14 +213,14 @@ TEST_F(RunAnalysisTest, CublasCallOwnsItsKernelAndItsGpuTime) {
   EXPECT_EQ(run.kernels[0].all.launches_with_flops, 1u);
 }
 
-TEST_F(RunAnalysisTest, Fp32CallWhoseKernelIsTf32RunsOnTheTf32Roof) {
+TEST_F(TraceAnalysisTest, Fp32CallWhoseKernelIsTf32RunsOnTheTf32Roof) {
   // The record says CUBLAS_COMPUTE_32F (the math mode could not be read), but cuBLAS launched
   // its TF32 tensor-core kernel: the call and its kernel are placed on the TF32 roof
   // (100 TFLOP/s here), not the FP32 one, and the report says why.
   Launch(3, 200, 1'000'000, 0, /*inside_library=*/true);
   Sgemm(201, 999'000, 1024);
   Gpu(3, 200, 1'010'000, 1'000'000);
-  const RunAnalysis run = Analyze();
+  const TraceAnalysis run = Analyze();
   ASSERT_EQ(run.libraries.size(), 1u);
   const LibraryGroup& lib = run.libraries[0];
   EXPECT_EQ(lib.path, ComputePath::kTf32Tensor);
@@ -246,17 +234,17 @@ TEST_F(RunAnalysisTest, Fp32CallWhoseKernelIsTf32RunsOnTheTf32Roof) {
   EXPECT_EQ(run.kernels[0].placement->roof_path, ComputePath::kTf32Tensor);
 }
 
-TEST_F(RunAnalysisTest, Fp32CallWithAnFp32KernelStaysOnTheFp32Roof) {
+TEST_F(TraceAnalysisTest, Fp32CallWithAnFp32KernelStaysOnTheFp32Roof) {
   Launch(2, 200, 1'000'000, 0, /*inside_library=*/true);
   Sgemm(201, 999'000, 1024);
   Gpu(2, 200, 1'010'000, 1'000'000);
-  const RunAnalysis run = Analyze();
+  const TraceAnalysis run = Analyze();
   ASSERT_EQ(run.libraries.size(), 1u);
   EXPECT_EQ(run.libraries[0].path, ComputePath::kFp32);
   EXPECT_EQ(run.libraries[0].path_basis, PathBasis::kCallTypes);
 }
 
-TEST_F(RunAnalysisTest, CallsThatDifferOnlyInCsTypeOrScaleTypeAreSeparateGroups) {
+TEST_F(TraceAnalysisTest, CallsThatDifferOnlyInCsTypeOrScaleTypeAreSeparateGroups) {
   // Three GemmEx-like calls of one shape: the second writes a BF16 C (and D), the third has an
   // FP64 scale type. Each keeps its own types; none takes the first call's.
   trace::LibraryCallRecord a = SgemmRecord(1, 1000, 64);
@@ -269,7 +257,7 @@ TEST_F(RunAnalysisTest, CallsThatDifferOnlyInCsTypeOrScaleTypeAreSeparateGroups)
   Call(b);
   Call(b);
   Call(c);
-  const RunAnalysis run = Analyze();
+  const TraceAnalysis run = Analyze();
   ASSERT_EQ(run.libraries.size(), 3u);
   std::map<std::pair<uint8_t, uint8_t>, const LibraryGroup*> by_types;
   for (const LibraryGroup& g : run.libraries) by_types[{g.shape.type_c, g.shape.scale_type}] = &g;
@@ -282,7 +270,7 @@ TEST_F(RunAnalysisTest, CallsThatDifferOnlyInCsTypeOrScaleTypeAreSeparateGroups)
   EXPECT_EQ(by_types.at({cuda_type::kR32F, cuda_type::kR64F})->calls, 1u);
 }
 
-TEST_F(RunAnalysisTest, LtCallsWithAndWithoutBiasPointerAreSeparateGroups) {
+TEST_F(TraceAnalysisTest, LtCallsWithAndWithoutBiasPointerAreSeparateGroups) {
   trace::LibraryCallRecord plain = SgemmRecord(1, 1000, 64);
   plain.routine = static_cast<uint16_t>(BlasRoutine::kLtMatmul);
   plain.epilogue = lt_epilogue::kDefault;
@@ -295,7 +283,7 @@ TEST_F(RunAnalysisTest, LtCallsWithAndWithoutBiasPointerAreSeparateGroups) {
   Call(plain);
   Call(bias);
   Call(scaled);
-  const RunAnalysis run = Analyze();
+  const TraceAnalysis run = Analyze();
   ASSERT_EQ(run.libraries.size(), 3u);
   int with_bias = 0, with_scales = 0;
   for (const LibraryGroup& g : run.libraries) {
@@ -309,7 +297,7 @@ TEST_F(RunAnalysisTest, LtCallsWithAndWithoutBiasPointerAreSeparateGroups) {
   EXPECT_EQ(with_scales, 1);
 }
 
-TEST_F(RunAnalysisTest, LibraryGroupsKnowTheirKernelsAfterSorting) {
+TEST_F(TraceAnalysisTest, LibraryGroupsKnowTheirKernelsAfterSorting) {
   // A long elementwise kernel first, so that sorting moves the GEMM kernel's group: the library
   // group's kernel index must follow it.
   Launch(1, 100, 0, 1'000'000);
@@ -320,7 +308,7 @@ TEST_F(RunAnalysisTest, LibraryGroupsKnowTheirKernelsAfterSorting) {
   Launch(2, 202, 8'000'000, 0, /*inside_library=*/true);
   Gpu(2, 202, 8'010'000, 1'000'000);  // GPU record first this time
   Sgemm(203, 7'999'000, 1024);
-  const RunAnalysis run = Analyze();
+  const TraceAnalysis run = Analyze();
   ASSERT_EQ(run.libraries.size(), 1u);
   ASSERT_EQ(run.libraries[0].kernel_time.size(), 1u);
   const auto [index, ns] = run.libraries[0].kernel_time[0];
@@ -330,11 +318,11 @@ TEST_F(RunAnalysisTest, LibraryGroupsKnowTheirKernelsAfterSorting) {
   EXPECT_DOUBLE_EQ(run.libraries[0].gpu_ns, 2e6);
 }
 
-TEST_F(RunAnalysisTest, GpuRecordBeforeTheLibraryCallRecord) {
+TEST_F(TraceAnalysisTest, GpuRecordBeforeTheLibraryCallRecord) {
   Launch(2, 200, 1'000'000, 0, /*inside_library=*/true);
   Gpu(2, 200, 1'010'000, 1'000'000);
   Sgemm(201, 999'000, 1024);
-  const RunAnalysis run = Analyze();
+  const TraceAnalysis run = Analyze();
   ASSERT_EQ(run.libraries.size(), 1u);
   EXPECT_DOUBLE_EQ(run.libraries[0].gpu_ns, 1e6);
   EXPECT_DOUBLE_EQ(run.libraries[0].timed_flops, 2147483648.0);
@@ -346,13 +334,13 @@ TEST_F(RunAnalysisTest, GpuRecordBeforeTheLibraryCallRecord) {
   EXPECT_DOUBLE_EQ(run.kernels[0].all.flops, 2147483648.0);
 }
 
-TEST_F(RunAnalysisTest, TwoKernelsOfOneCallShareItsFiguresInEveryRow) {
+TEST_F(TraceAnalysisTest, TwoKernelsOfOneCallShareItsFiguresInEveryRow) {
   // A call that launched two kernels: each carries half the FLOPs, timed or not.
   Launch(2, 200, 1'000'000, 0, /*inside_library=*/true);
   Launch(2, 202, 1'001'000, 0, /*inside_library=*/true);
   Sgemm(201, 999'000, 1024);
   Gpu(2, 200, 1'010'000, 500'000);
-  const RunAnalysis run = Analyze();
+  const TraceAnalysis run = Analyze();
   ASSERT_EQ(run.kernels.size(), 1u);
   EXPECT_DOUBLE_EQ(run.kernels[0].all.flops, 2147483648.0);
   EXPECT_EQ(run.kernels[0].all.launches_with_flops, 2u);
@@ -362,13 +350,13 @@ TEST_F(RunAnalysisTest, TwoKernelsOfOneCallShareItsFiguresInEveryRow) {
 // cuBLAS launches through the runtime linked into it: CUPTI gives its kernels the correlation of
 // the call (pushed by the cuBLAS hook), never that of the launch flopspy saw underneath (measured
 // on an H200). The call's kernels are joined to its launches in launch order.
-TEST_F(RunAnalysisTest, GpuRecordsCarryingTheCallsCorrelationJoinItsLaunchesInOrder) {
+TEST_F(TraceAnalysisTest, GpuRecordsCarryingTheCallsCorrelationJoinItsLaunchesInOrder) {
   Launch(2, 200, 1'000'000, 0, /*inside_library=*/true);
   Launch(3, 202, 1'001'000, 0, /*inside_library=*/true);
   Sgemm(201, 999'000, 1024);
   Gpu(2, 201, 1'010'000, 600'000);
   Gpu(3, 201, 1'610'000, 200'000);
-  const RunAnalysis run = Analyze();
+  const TraceAnalysis run = Analyze();
   ASSERT_EQ(run.libraries.size(), 1u);
   EXPECT_DOUBLE_EQ(run.libraries[0].gpu_ns, 800'000);
   EXPECT_EQ(run.unmatched_launches, 0u);
@@ -382,13 +370,13 @@ TEST_F(RunAnalysisTest, GpuRecordsCarryingTheCallsCorrelationJoinItsLaunchesInOr
   }
 }
 
-TEST_F(RunAnalysisTest, GpuRecordsCarryingTheCallsCorrelationBeforeTheCallsRecord) {
+TEST_F(TraceAnalysisTest, GpuRecordsCarryingTheCallsCorrelationBeforeTheCallsRecord) {
   Launch(2, 200, 1'000'000, 0, /*inside_library=*/true);
   Launch(2, 202, 1'001'000, 0, /*inside_library=*/true);
   Gpu(2, 201, 1'610'000, 200'000);  // the second kernel's record first: start time decides
   Gpu(2, 201, 1'010'000, 600'000);
   Sgemm(201, 999'000, 1024);
-  const RunAnalysis run = Analyze();
+  const TraceAnalysis run = Analyze();
   ASSERT_EQ(run.libraries.size(), 1u);
   EXPECT_DOUBLE_EQ(run.libraries[0].gpu_ns, 800'000);
   EXPECT_EQ(run.libraries[0].kernels, 2u);
@@ -402,13 +390,13 @@ TEST_F(RunAnalysisTest, GpuRecordsCarryingTheCallsCorrelationBeforeTheCallsRecor
 
 // cuBLASLt launches some kernels through the driver (their records carry their own launch's
 // correlation) and others through its runtime (the call's): each record finds its own kernel.
-TEST_F(RunAnalysisTest, ACallsKernelsWithTheirOwnAndWithTheCallsCorrelation) {
+TEST_F(TraceAnalysisTest, ACallsKernelsWithTheirOwnAndWithTheCallsCorrelation) {
   Launch(2, 200, 1'000'000, 0, /*inside_library=*/true);  // through the driver
   Launch(3, 202, 1'001'000, 0, /*inside_library=*/true);  // through the runtime
   Sgemm(201, 999'000, 1024);
   Gpu(3, 201, 1'610'000, 200'000);  // the runtime's, first
   Gpu(2, 200, 1'010'000, 600'000);
-  const RunAnalysis run = Analyze();
+  const TraceAnalysis run = Analyze();
   EXPECT_DOUBLE_EQ(run.libraries[0].gpu_ns, 800'000);
   EXPECT_EQ(run.unmatched_launches, 0u);
   EXPECT_EQ(run.unmatched_gpu_records, 0u);
@@ -419,25 +407,25 @@ TEST_F(RunAnalysisTest, ACallsKernelsWithTheirOwnAndWithTheCallsCorrelation) {
   }
 }
 
-TEST_F(RunAnalysisTest, MoreKernelsThanLaunchesUnderACallStillCountForTheCall) {
+TEST_F(TraceAnalysisTest, MoreKernelsThanLaunchesUnderACallStillCountForTheCall) {
   Launch(2, 200, 1'000'000, 0, /*inside_library=*/true);
   Sgemm(201, 999'000, 1024);
   Gpu(2, 201, 1'010'000, 600'000);
   Gpu(3, 201, 1'610'000, 200'000);  // launched where flopspy saw no launch
-  const RunAnalysis run = Analyze();
+  const TraceAnalysis run = Analyze();
   EXPECT_DOUBLE_EQ(run.libraries[0].gpu_ns, 800'000);
   EXPECT_EQ(run.kernels.size(), 2u);
 }
 
 // CUDA's lazy loading makes the first launch of a kernel load its module (milliseconds): that is
 // no launch cost, and must not make a 60 us kernel look launch bound.
-TEST_F(RunAnalysisTest, TheFirstLaunchOfAFunctionIsLeftOutOfItsLaunchCost) {
+TEST_F(TraceAnalysisTest, TheFirstLaunchOfAFunctionIsLeftOutOfItsLaunchCost) {
   for (uint64_t i = 0; i < 3; ++i) {
     // 2 ms for the first launch (the module load), 5 us for the others.
     Launch(1, 10 + i, 10'000'000 * i, 1 << 20, false, i == 0 ? 2'000'000 : 5000);
     Gpu(1, 10 + i, 10'000'000 * i + 3'000'000, 60'000);
   }
-  const RunAnalysis run = Analyze();
+  const TraceAnalysis run = Analyze();
   ASSERT_EQ(run.kernels.size(), 1u);
   const KernelGroup& k = run.kernels[0];
   EXPECT_EQ(k.first_launches, 1u);
@@ -447,10 +435,10 @@ TEST_F(RunAnalysisTest, TheFirstLaunchOfAFunctionIsLeftOutOfItsLaunchCost) {
   EXPECT_NE(k.placement->regime, Regime::kOverheadBound);
 }
 
-TEST_F(RunAnalysisTest, GraphNodesCountWithoutLaunchRecords) {
+TEST_F(TraceAnalysisTest, GraphNodesCountWithoutLaunchRecords) {
   Gpu(1, 555, 1000, 3000, trace::kGpuFromGraph);
   Gpu(1, 556, 5000, 3000, trace::kGpuFromGraph);
-  const RunAnalysis run = Analyze();
+  const TraceAnalysis run = Analyze();
   ASSERT_EQ(run.kernels.size(), 1u);
   EXPECT_EQ(run.kernels[0].launches, 0u);
   EXPECT_EQ(run.kernels[0].executions, 2u);
@@ -458,9 +446,9 @@ TEST_F(RunAnalysisTest, GraphNodesCountWithoutLaunchRecords) {
   EXPECT_EQ(run.kernels[0].name, kMul);
 }
 
-TEST_F(RunAnalysisTest, WithoutGpuRecordsLaunchesStayUnmatchedAndUnplaced) {
+TEST_F(TraceAnalysisTest, WithoutGpuRecordsLaunchesStayUnmatchedAndUnplaced) {
   for (uint64_t i = 0; i < 10; ++i) Launch(1, i + 1, 1000 * i, 1000);
-  const RunAnalysis run = Analyze(/*max_pending=*/4);
+  const TraceAnalysis run = Analyze(/*max_pending=*/4);
   EXPECT_FALSE(run.gpu_timing);
   EXPECT_EQ(run.launches, 10u);
   EXPECT_EQ(run.unmatched_launches, 10u);  // 6 evicted on the way, 4 left at the end
@@ -470,18 +458,18 @@ TEST_F(RunAnalysisTest, WithoutGpuRecordsLaunchesStayUnmatchedAndUnplaced) {
   EXPECT_FALSE(run.kernels[0].placement.has_value());
 }
 
-TEST_F(RunAnalysisTest, FailedLaunchesWaitForNothing) {
+TEST_F(TraceAnalysisTest, FailedLaunchesWaitForNothing) {
   trace::KernelLaunchRecord l{};
   l.signature = 1;
   l.correlation = 9;
   l.result = 1;  // CUDA_ERROR_INVALID_VALUE
   b_.Chunk(ChunkSource::kThread, kThread).Add(l);
-  const RunAnalysis run = Analyze();
+  const TraceAnalysis run = Analyze();
   EXPECT_EQ(run.kernels[0].launch_errors, 1u);
   EXPECT_EQ(run.unmatched_launches, 0u);
 }
 
-TEST_F(RunAnalysisTest, CopiesAreGroupedByDirectionAndMemory) {
+TEST_F(TraceAnalysisTest, CopiesAreGroupedByDirectionAndMemory) {
   trace::GpuActivityRecord g{};
   g.kind = static_cast<uint8_t>(trace::GpuActivityKind::kMemcpy);
   g.copy_kind = static_cast<uint8_t>(trace::CopyKind::kHostToDevice);
@@ -491,7 +479,7 @@ TEST_F(RunAnalysisTest, CopiesAreGroupedByDirectionAndMemory) {
   g.end_ns = 1'000'000;
   g.bytes = 10'000'000;  // 10 MB in 1 ms: 10 GB/s
   b_.Chunk(ChunkSource::kGpuActivity).Add(g).Add(g);
-  const RunAnalysis run = Analyze();
+  const TraceAnalysis run = Analyze();
   ASSERT_EQ(run.copies.size(), 1u);
   EXPECT_TRUE(run.copies[0].from_gpu);
   EXPECT_EQ(run.copies[0].count, 2u);
@@ -499,14 +487,14 @@ TEST_F(RunAnalysisTest, CopiesAreGroupedByDirectionAndMemory) {
   EXPECT_EQ(run.copies[0].src, trace::MemoryKind::kPageable);
 }
 
-TEST_F(RunAnalysisTest, ModelFlopUtilisationOverTheDeviceSpan) {
+TEST_F(TraceAnalysisTest, ModelFlopUtilisationOverTheDeviceSpan) {
   // One 1024^3 SGEMM (2^31 FLOPs) in a device span of 10 ms: 214.7 GFLOP/s, 2.1% of 10 TFLOP/s.
   Launch(2, 200, 1'000'000, 0, true);
   Sgemm(201, 999'000, 1024);
   Gpu(2, 200, 1'000'000, 1'000'000);
   Launch(1, 300, 9'000'000, 1000);
   Gpu(1, 300, 10'000'000, 1'000'000);  // the device is active from 1 ms to 11 ms
-  const RunAnalysis run = Analyze();
+  const TraceAnalysis run = Analyze();
   ASSERT_EQ(run.devices.size(), 1u);
   ASSERT_TRUE(run.devices[0].utilization.has_value());
   EXPECT_NEAR(*run.devices[0].utilization->mfu, 2147483648.0 / 0.010 / 10e12, 1e-12);

@@ -1,0 +1,338 @@
+// TraceAnalyzer: records in, kernel groups by signature and shape, copies by direction, and the
+// finishing pass (unmatched records, counter figures, placement, device utilisation, order). The
+// joins, the library calls and the counter samples live beside it (trace_analysis_state.h).
+#include "flopspy/analyzers/trace_analysis.h"
+
+#include <algorithm>
+
+#include "group_placement.h"
+#include "trace_analysis_state.h"
+
+namespace flopspy::analyzers {
+
+using trace::FigureSource;
+using trace::RecordType;
+
+FigureSource Weakest(FigureSource a, FigureSource b) {
+  if (!Known(a)) return b;
+  if (!Known(b)) return a;
+  const auto rank = [](FigureSource s) {
+    switch (s) {
+      case FigureSource::kAnalytic:
+        return 3;
+      case FigureSource::kCounters:
+        return 2;
+      case FigureSource::kCatalog:
+        return 1;
+      case FigureSource::kUnknown:
+        return 0;
+    }
+    return 0;
+  };
+  return rank(a) <= rank(b) ? a : b;
+}
+
+void AddFigures(WorkFigures& w, double flops, double special, FigureSource flops_source,
+                double bytes, FigureSource bytes_source) {
+  if (Known(flops_source)) {
+    w.flops += flops;
+    w.special_ops += special;
+    w.flops_source = Weakest(w.flops_source, flops_source);
+    ++w.launches_with_flops;
+  }
+  if (Known(bytes_source)) {
+    w.bytes += bytes;
+    w.bytes_source = Weakest(w.bytes_source, bytes_source);
+    ++w.launches_with_bytes;
+  }
+}
+
+namespace {
+
+bool IsCopyApi(trace::Api api) {
+  switch (api) {
+    case trace::Api::kCuMemcpy:
+    case trace::Api::kCuMemcpyAsync:
+    case trace::Api::kCudaMemcpy:
+    case trace::Api::kCudaMemcpyAsync:
+    case trace::Api::kCudaMemcpyAsyncPtsz:
+      return true;
+    default:
+      return false;
+  }
+}
+
+bool IsSetApi(trace::Api api) {
+  return api == trace::Api::kCuMemset || api == trace::Api::kCuMemsetAsync ||
+         api == trace::Api::kCudaMemset || api == trace::Api::kCudaMemsetAsync;
+}
+
+}  // namespace
+
+double SteadyLaunchNs(const KernelGroup& g) {
+  if (g.launches > g.first_launches) {
+    return (g.launch_ns - g.first_launch_ns) / static_cast<double>(g.launches - g.first_launches);
+  }
+  return g.launches > 0 ? g.launch_ns / static_cast<double>(g.launches) : 0;
+}
+
+TraceAnalyzer::TraceAnalyzer(size_t max_pending)
+    : state_(std::make_unique<State>(nullptr, max_pending)) {}
+TraceAnalyzer::TraceAnalyzer(const TraceIndex& shared, size_t max_pending)
+    : state_(std::make_unique<State>(&shared, max_pending)) {}
+TraceAnalyzer::~TraceAnalyzer() = default;
+TraceAnalyzer::TraceAnalyzer(TraceAnalyzer&&) noexcept = default;
+TraceAnalyzer& TraceAnalyzer::operator=(TraceAnalyzer&&) noexcept = default;
+
+void TraceAnalyzer::Add(const trace::RecordView& record, const StringLookup& strings) {
+  state_->Add(record, strings);
+}
+
+TraceAnalysis TraceAnalyzer::Finish(const std::map<int32_t, DeviceRoofs>& roofs,
+                                    const RegimeThresholds& thresholds) {
+  return state_->Finish(roofs, thresholds);
+}
+
+uint32_t TraceAnalyzer::State::GroupFor(uint32_t signature, const std::string& shape_key) {
+  const auto key = std::make_pair(signature, shape_key);
+  if (const auto it = group_index_.find(key); it != group_index_.end()) return it->second;
+  KernelGroup g;
+  g.signature = signature;
+  g.shape_key = shape_key;
+  if (const trace::KernelSignatureDef* s = index_.Signature(signature)) {
+    std::copy(std::begin(s->grid), std::end(s->grid), g.grid.begin());
+    std::copy(std::begin(s->block), std::end(s->block), g.block.begin());
+  }
+  if (const FunctionInfo* f = index_.FunctionOf(signature)) {
+    g.name = f->name;
+    const KernelClass& c = f->kernel_class;
+    g.family = std::string(KernelFamilyName(c.family));
+    g.functor = c.functor;
+    g.confidence = c.confidence;
+    g.reason = c.reason;
+    g.path = c.path;
+  }
+  const auto index = static_cast<uint32_t>(kernels_.size());
+  kernels_.push_back(std::move(g));
+  group_index_.emplace(key, index);
+  return index;
+}
+
+void TraceAnalyzer::State::Add(const trace::RecordView& r, const trace::StringLookup& strings) {
+  if (own_index_) own_index_->Add(r, strings);
+  if (buffered_ && r.type != RecordType::kLaunchParams) FinishBufferedLaunch();
+  AddLibraryGroups(r);
+  switch (r.type) {
+    case RecordType::kKernelLaunch: {
+      BufferedLaunch b;
+      b.record = r.As<trace::KernelLaunchRecord>();
+      const size_t inline_bytes = std::min<size_t>(b.record.param_bytes, trace::kInlineParamBytes);
+      b.params.assign(b.record.params, b.record.params + inline_bytes);
+      b.thread = r.thread_id;
+      buffered_ = std::move(b);
+      break;
+    }
+    case RecordType::kLaunchParams: {
+      if (!buffered_) break;
+      const auto more = r.As<trace::LaunchParamsRecord>();
+      const size_t wanted = buffered_->record.param_bytes;
+      const size_t room = wanted > buffered_->params.size() ? wanted - buffered_->params.size() : 0;
+      const size_t n = std::min<size_t>({room, more.length, trace::kExtraParamBytes});
+      buffered_->params.insert(buffered_->params.end(), more.bytes, more.bytes + n);
+      break;
+    }
+    case RecordType::kGpuActivity:
+      AddGpu(r.As<trace::GpuActivityRecord>());
+      break;
+    case RecordType::kLibraryCall:
+      AddLibraryCall(r.As<trace::LibraryCallRecord>(), r.thread_id, strings);
+      break;
+    case RecordType::kApiCall:
+      AddApiCall(r.As<trace::ApiCallRecord>());
+      break;
+    case RecordType::kKernelMetrics:
+      AddKernelMetrics(r.As<trace::KernelMetricsRecord>(), r.thread_id);
+      break;
+    default:
+      break;
+  }
+}
+
+void TraceAnalyzer::State::FinishBufferedLaunch() {
+  if (!buffered_) return;
+  BufferedLaunch b = std::move(*buffered_);
+  buffered_.reset();
+  AddLaunch(std::move(b));
+}
+
+void TraceAnalyzer::State::AddLaunch(BufferedLaunch b) {
+  const trace::KernelLaunchRecord& l = b.record;
+  ++run_.launches;
+  KernelEstimate estimate;
+  if (const FunctionInfo* f = index_.FunctionOf(l.signature)) {
+    const trace::KernelSignatureDef& sig = *index_.Signature(l.signature);
+    LaunchFacts facts;
+    facts.params = b.params;
+    facts.layout = f->layout;
+    facts.grid = {sig.grid[0], sig.grid[1], sig.grid[2]};
+    facts.block = {sig.block[0], sig.block[1], sig.block[2]};
+    estimate = EstimateKernel(f->kernel_class, facts);
+  }
+  const uint32_t group = GroupFor(l.signature, estimate.shape_key);
+  last_launch_[b.thread] = {l.correlation, group};
+  KernelGroup& g = kernels_[group];
+  ++g.launches;
+  g.launch_ns += l.duration_ns;
+  if (const trace::KernelSignatureDef* sig = index_.Signature(l.signature);
+      sig != nullptr && sig->function != 0 && launched_functions_.insert(sig->function).second) {
+    g.first_launch_ns += l.duration_ns;
+    ++g.first_launches;
+  }
+  if (estimate.confidence != Confidence::kNone) {
+    g.confidence = estimate.confidence;
+    g.reason = estimate.reason;
+  }
+  if (estimate.path != ComputePath::kUnknown) g.path = estimate.path;
+  const bool inside_library = (l.h.flags & trace::kLaunchInsideLibrary) != 0;
+  g.inside_library = g.inside_library || inside_library;
+  AddFigures(g.all, estimate.flops, estimate.special_ops, estimate.source, estimate.bytes,
+             estimate.bytes_source);
+  if (l.result != 0) {
+    ++g.launch_errors;  // a failed launch runs nothing on the GPU
+    return;
+  }
+  Pending p;
+  p.group = group;
+  p.flops = estimate.flops;
+  p.special = estimate.special_ops;
+  p.bytes = estimate.bytes;
+  p.flops_source = estimate.source;
+  p.bytes_source = estimate.bytes_source;
+  p.thread = b.thread;
+  p.inside_library = inside_library;
+  if (inside_library) library_launches_[b.thread].push_back(l.correlation);
+  if (const auto early = early_gpu_.find(l.correlation); early != early_gpu_.end()) {
+    ApplyGpu(p, early->second);
+    early_gpu_.erase(early);
+    if (!inside_library) return;  // nothing left to join
+  }
+  Remember(l.correlation, p);
+}
+
+void TraceAnalyzer::State::AddApiCall(const trace::ApiCallRecord& a) {
+  const auto api = static_cast<trace::Api>(a.api);
+  const bool is_set = IsSetApi(api);
+  if (!IsCopyApi(api) && !is_set) return;
+  const uint8_t kind = static_cast<uint8_t>(a.detail & 0xFF);
+  const auto key = std::make_tuple(false, kind, static_cast<uint8_t>((a.detail >> 8) & 0xFF),
+                                   static_cast<uint8_t>((a.detail >> 16) & 0xFF), is_set);
+  auto it = copy_index_.find(key);
+  if (it == copy_index_.end()) {
+    CopyGroup c;
+    c.kind = static_cast<trace::CopyKind>(kind);
+    c.src = static_cast<trace::MemoryKind>((a.detail >> 8) & 0xFF);
+    c.dst = static_cast<trace::MemoryKind>((a.detail >> 16) & 0xFF);
+    c.is_set = is_set;
+    c.device = a.device;
+    it = copy_index_.emplace(key, static_cast<uint32_t>(copies_.size())).first;
+    copies_.push_back(c);
+  }
+  CopyGroup& c = copies_[it->second];
+  ++c.count;
+  c.bytes += static_cast<double>(a.bytes);
+  c.ns += a.exit_ns > a.enter_ns ? static_cast<double>(a.exit_ns - a.enter_ns) : 0;
+}
+
+TraceAnalysis TraceAnalyzer::State::Finish(const std::map<int32_t, DeviceRoofs>& roofs,
+                                           const RegimeThresholds& thresholds) {
+  FinishBufferedLaunch();
+  if (const std::string missing = groups_collector_.Finish(); !missing.empty()) {
+    NoteDamaged(missing);
+  }
+  ResolveUnmatched();
+  ApplyCounterFigures();
+  const RoofsLookup roofs_for = RoofsOfDevice(roofs);
+  PlaceGroups(kernels_, libraries_, roofs_for, thresholds);
+  FinishDevices(roofs);
+  SortTables();
+  run_.kernels = std::move(kernels_);
+  run_.libraries = std::move(libraries_);
+  run_.copies = std::move(copies_);
+  for (auto& [device, d] : devices_) run_.devices.push_back(d);
+  return std::move(run_);
+}
+
+// GPU records whose launch never came, and launches whose GPU record never came.
+void TraceAnalyzer::State::ResolveUnmatched() {
+  for (const auto& [correlation, gpu] : early_gpu_) {
+    ++run_.unmatched_gpu_records;
+    Pending p;
+    p.group = GroupFor(gpu.signature, "");
+    ApplyGpu(p, gpu);
+  }
+  early_gpu_.clear();
+  for (const auto& [correlation, pending] : pending_) {
+    if (!pending.gpu_seen) ++run_.unmatched_launches;
+  }
+  pending_.clear();
+}
+
+// Per device: analytic (model) FLOPs by path, for MFU against the path that carries most.
+void TraceAnalyzer::State::FinishDevices(const std::map<int32_t, DeviceRoofs>& roofs) {
+  const RoofsLookup roofs_for = RoofsOfDevice(roofs);
+  std::map<int32_t, std::map<ComputePath, double>> analytic_by_path;
+  for (const LibraryGroup& g : libraries_) {
+    if (Known(g.source)) analytic_by_path[g.device][g.path] += g.timed_flops;
+  }
+  for (auto& [device, d] : devices_) {
+    d.device = device;
+    for (const auto& [path, flops] : analytic_by_path[device]) d.analytic_flops += flops;
+    for (const KernelGroup& g : kernels_) {
+      if (g.device == device && g.counter_samples > 0) {
+        d.counter_flops += g.counter_flops * static_cast<double>(g.executions);
+      }
+    }
+    const DeviceRoofs* r = roofs_for(device);
+    if (r == nullptr || d.last_ns <= d.first_ns) continue;
+    ComputePath path = ComputePath::kFp32;
+    double most = -1;
+    for (const auto& [p, flops] : analytic_by_path[device]) {
+      if (flops > most) most = flops, path = p;
+    }
+    const double wall = static_cast<double>(d.last_ns - d.first_ns) / 1e9;
+    std::optional<double> hardware;
+    if (d.counter_flops > 0) hardware = d.counter_flops;
+    std::optional<double> model;
+    if (d.analytic_flops > 0) model = d.analytic_flops;
+    d.utilization = ComputeUtilization(*r, path, hardware, model, wall);
+    d.utilization_path = path;
+  }
+}
+
+// Kernels by GPU time; the library groups' kernel indices follow them.
+void TraceAnalyzer::State::SortTables() {
+  std::vector<uint32_t> order(kernels_.size());
+  for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+    if (kernels_[a].gpu_ns != kernels_[b].gpu_ns) return kernels_[a].gpu_ns > kernels_[b].gpu_ns;
+    return kernels_[a].launches > kernels_[b].launches;
+  });
+  std::vector<uint32_t> new_index(kernels_.size());
+  std::vector<KernelGroup> sorted;
+  sorted.reserve(kernels_.size());
+  for (uint32_t i = 0; i < order.size(); ++i) {
+    new_index[order[i]] = i;
+    sorted.push_back(std::move(kernels_[order[i]]));
+  }
+  kernels_.swap(sorted);
+  for (LibraryGroup& g : libraries_) {
+    for (auto& [group, ns] : g.kernel_time) group = new_index[group];
+  }
+  std::sort(libraries_.begin(), libraries_.end(), [](const LibraryGroup& a, const LibraryGroup& b) {
+    if (a.gpu_ns != b.gpu_ns) return a.gpu_ns > b.gpu_ns;
+    return a.cpu_ns > b.cpu_ns;
+  });
+  std::sort(copies_.begin(), copies_.end(),
+            [](const CopyGroup& a, const CopyGroup& b) { return a.ns > b.ns; });
+}
+}  // namespace flopspy::analyzers

@@ -1,0 +1,150 @@
+// TraceAnalyzer's streaming state, private to analyzers/src: the kernel, library and copy
+// tables being filled, the launches waiting for their GPU record or library call, and the
+// counter samples. Split by job: trace_analysis.cpp (records, kernel groups, finishing),
+// trace_correlation.cpp (launch, GPU record and library call joins), library_attribution.cpp
+// (cuBLAS calls and their kernels), counter_figures.cpp (hardware counter samples).
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <tuple>
+#include <unordered_map>
+#include <unordered_set>
+#include <utility>
+#include <vector>
+
+#include "flopspy/analyzers/trace_analysis.h"
+#include "flopspy/analyzers/trace_index.h"
+#include "flopspy/trace/library_groups.h"
+
+namespace flopspy::analyzers {
+
+inline bool Known(trace::FigureSource s) {
+  return s != trace::FigureSource::kUnknown;
+}
+
+// When figures of several sources add up, the weakest source labels the sum.
+trace::FigureSource Weakest(trace::FigureSource a, trace::FigureSource b);
+
+// Adds one launch's figures to a group's, each only when its source is known.
+void AddFigures(WorkFigures& w, double flops, double special, trace::FigureSource flops_source,
+                double bytes, trace::FigureSource bytes_source);
+
+// Index of a source in DeviceActivity::kernel_ns_by_source.
+inline int SourceIndex(trace::FigureSource s) {
+  return static_cast<int>(s) & 3;
+}
+
+// Adds `ns` of a kernel group's GPU time to a library group's list of its kernels' time.
+void AddKernelTime(LibraryGroup& lib, uint32_t kernel_group, double ns);
+
+// One counter sample, or a group's samples: `samples` of them, `flops_count` with FLOPs of mean
+// `flops`, `bytes_count` with DRAM bytes of mean `bytes`, and the extremes of each.
+struct CounterPart {
+  uint32_t samples = 0, flops_count = 0, bytes_count = 0;
+  double flops = 0, bytes = 0;
+  uint32_t valid = 0;
+  double flops_min = 0, flops_max = 0, bytes_min = 0, bytes_max = 0;
+};
+// Adds samples to a group's counter figures, each figure over the samples that have it.
+void AddCounterSamples(KernelGroup& g, const CounterPart& p);
+
+struct TraceAnalyzer::State {
+  State(const TraceIndex* shared, size_t max_pending)
+      : max_pending_(max_pending),
+        own_index_(shared == nullptr ? std::make_unique<TraceIndex>() : nullptr),
+        index_(shared != nullptr ? *shared : *own_index_) {}
+
+  // A launch waiting for its GPU record (or, launched inside a cuBLAS call, for the call's).
+  struct Pending {
+    uint32_t group = 0;
+    int64_t library = -1;  // LibraryGroup index, once the call's record arrived
+    double flops = 0, special = 0, bytes = 0;
+    trace::FigureSource flops_source = trace::FigureSource::kUnknown;
+    trace::FigureSource bytes_source = trace::FigureSource::kUnknown;
+    bool gpu_seen = false;  // the GPU record came first
+    double gpu_ns = 0;
+    uint32_t thread = 0;
+    bool inside_library = false;  // launched inside a cuBLAS call: waits for the call's record
+  };
+  // A launch record, held until its LaunchParams records (which follow it) are in.
+  struct BufferedLaunch {
+    trace::KernelLaunchRecord record{};
+    std::vector<uint8_t> params;
+    uint32_t thread = 0;
+  };
+  // A library call's correlation: CUPTI gives it to the kernels the call launched through a
+  // runtime linked into the library (cuBLAS's static cudart), whose own launch correlations it
+  // never sees. Its launches still waiting for a GPU record, in launch order.
+  struct LibraryCallLaunches {
+    uint32_t library = 0;
+    std::deque<uint64_t> waiting;
+  };
+
+  void Add(const trace::RecordView& record, const trace::StringLookup& strings);
+  TraceAnalysis Finish(const std::map<int32_t, DeviceRoofs>& roofs,
+                       const RegimeThresholds& thresholds);
+
+  // trace_analysis.cpp
+  void AddLaunch(BufferedLaunch launch);
+  void FinishBufferedLaunch();
+  void AddApiCall(const trace::ApiCallRecord& api);
+  uint32_t GroupFor(uint32_t signature, const std::string& shape_key);
+  void ResolveUnmatched();
+  void FinishDevices(const std::map<int32_t, DeviceRoofs>& roofs);
+  void SortTables();
+  // trace_correlation.cpp
+  void AddGpu(const trace::GpuActivityRecord& gpu);
+  void AddCopy(const trace::GpuActivityRecord& gpu);
+  void ApplyGpu(Pending& pending, const trace::GpuActivityRecord& gpu);
+  void Remember(uint64_t correlation, Pending pending);
+  void RememberLibraryCall(uint64_t correlation, uint32_t library,
+                           const std::vector<uint64_t>& launched);
+  void JoinLibraryGpu(LibraryCallLaunches& call, const trace::GpuActivityRecord& gpu);
+  // library_attribution.cpp
+  void AddLibraryCall(const trace::LibraryCallRecord& call, uint32_t thread,
+                      const trace::StringLookup& strings);
+  void AddLibraryGroups(const trace::RecordView& record);
+  void NoteDamaged(const std::string& message);
+  // counter_figures.cpp
+  void AddKernelMetrics(const trace::KernelMetricsRecord& metrics, uint32_t thread);
+  // Groups with counter samples but no catalog or analytic figure take the counters' figures.
+  void FoldCounterSamples();
+  void ApplyCounterFigures();
+
+  size_t max_pending_;
+  std::unique_ptr<TraceIndex> own_index_;
+  const TraceIndex& index_;  // definitions: names, layouts, classes, signatures
+  std::unordered_set<uint32_t> launched_functions_;  // FunctionDef ids seen in a launch
+  std::map<std::pair<uint32_t, std::string>, uint32_t> group_index_;
+  std::vector<KernelGroup> kernels_;
+  std::map<LibraryShapeKey, uint32_t> library_index_;
+  std::vector<LibraryGroup> libraries_;
+  trace::LibraryGroupsCollector groups_collector_;
+  uint32_t last_library_ = 0;  // LibraryGroup index of the last call (its groups follow it)
+  std::map<std::tuple<bool, uint8_t, uint8_t, uint8_t, bool>, uint32_t> copy_index_;
+  std::vector<CopyGroup> copies_;
+  std::map<int32_t, DeviceActivity> devices_;
+  std::unordered_map<uint64_t, Pending> pending_;
+  std::deque<uint64_t> pending_order_;
+  // GPU records before their launch (or library call: several may carry its correlation).
+  std::unordered_multimap<uint64_t, trace::GpuActivityRecord> early_gpu_;
+  std::unordered_map<uint32_t, std::vector<uint64_t>> library_launches_;  // per thread
+  std::unordered_map<uint64_t, LibraryCallLaunches> library_calls_;
+  std::deque<uint64_t> library_call_order_;  // bounded like pending_: the oldest calls go first
+  std::optional<BufferedLaunch> buffered_;
+  // Counter mode: the last launch of each thread (its KernelMetrics record follows it), and the
+  // correlations measured, whose replays may bring more than one GPU record.
+  std::unordered_map<uint32_t, std::pair<uint64_t, uint32_t>> last_launch_;  // correlation, group
+  std::unordered_set<uint64_t> measured_;
+  // The fullest KernelMetrics record of each sample, by (kernel group, sample number): a sample
+  // is measured one pass group per launch, each launch's record carrying the sample so far.
+  std::map<std::pair<uint32_t, uint16_t>, trace::KernelMetricsRecord> counter_samples_;
+  TraceAnalysis run_;
+};
+
+}  // namespace flopspy::analyzers
