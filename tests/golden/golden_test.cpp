@@ -1,4 +1,4 @@
-// Golden reports (issue 8.7): deterministic traces in, the text and the JSON of flopspy-report
+// Golden reports: deterministic traces in, the text and the JSON of flopspy-report
 // out, compared with tests/data/golden/<case>.txt and .json. Every section has a case: the run
 // summary, kernels, library calls with diagnostics, launch overhead, copies, CPU roofline,
 // counters against the catalog, warnings, advice, many traces with a straggler, and --diff.

@@ -1,7 +1,7 @@
 // The HTML report in a real browser: headless Chromium (Debian's `chromium`) loads the page,
 // its script runs without error (the DOM after scripts shows its marks), the GPU and CPU
 // roofline charts hold the expected points where their axes put them, the timeline has a lane
-// per stream, a header click sorts a table, the page reads with JavaScript off (issue 8.3), and
+// per stream, a header click sorts a table, the page reads with JavaScript off, and
 // a screenshot is a PNG of the requested size with the chart's colours in it. Exits 77
 // (skipped) when no Chromium can be found.
 #include <gtest/gtest.h>

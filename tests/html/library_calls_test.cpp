@@ -1,5 +1,5 @@
 // cuBLAS and cuBLASLt rows through every output of flopspy-report: calls that differ only in
-// C's data type or in the scale type are rows of their own with their own types (issue 4.5),
+// C's data type or in the scale type are rows of their own with their own types,
 // cuBLASLt pointer attributes are in the JSON, and bytes and epilogue FLOPs are columns of the
 // HTML and CSV tables.
 #include <gtest/gtest.h>

@@ -1,10 +1,10 @@
-// Counter-measured figures against the kernel catalog's, per launch of a kernel group (issue
-// 5.3): both figures, the difference, and whether the catalog is more than 10% off.
+// Counter-measured figures against the kernel catalog's, per launch of a kernel group: both
+// figures, the difference, and whether the catalog is more than 10% off (docs/gpu-counters.md).
 #pragma once
 
 #include <optional>
 
-#include "flopspy/analyzers/run_analysis.h"
+#include "flopspy/analyzers/trace_analysis.h"
 
 namespace flopspy::tools {
 

@@ -9,7 +9,8 @@
 #include <set>
 
 #include "flopspy/platform/safe_file.h"
-#include "report/html_util.h"
+#include "report/json_report.h"
+#include "report/report_model_json.h"
 
 namespace flopspy::tools {
 namespace {
@@ -123,29 +124,6 @@ class Table {
   std::vector<Row> rows_;
 };
 
-const std::set<std::string> kTraceTables = {"read",
-                                            "process",
-                                            "span_ns",
-                                            "records",
-                                            "lost",
-                                            "lost_total",
-                                            "warnings",
-                                            "end",
-                                            "threads",
-                                            "metadata",
-                                            "gpu_timing",
-                                            "launches",
-                                            "gpu_kernel_records",
-                                            "unmatched_launches",
-                                            "unmatched_gpu_records",
-                                            "devices",
-                                            "kernels",
-                                            "library_calls",
-                                            "copies",
-                                            "path"};
-const std::set<std::string> kDocumentKeys = {"schema", "schema_version", "flopspy_version",
-                                             "totals", "traces"};
-
 // A section added to the model later: arrays of objects become tables of their own, the
 // scalars of an object one row per trace.
 void AddSection(std::map<std::string, Table>& tables, const std::string& name, const json& value,
@@ -172,33 +150,19 @@ void AddSection(std::map<std::string, Table>& tables, const std::string& name, c
   if (nested.size() < value.size()) table(name).Add(value, trace_column, nested);
 }
 
-}  // namespace
+const json kEmpty = json::array();
 
-std::string CsvField(std::string_view text) {
-  if (text.find_first_of(",\"\r\n") == std::string_view::npos) return std::string(text);
-  std::string out = "\"";
-  for (const char c : text) {
-    if (c == '"') out += '"';
-    out += c;
-  }
-  return out + "\"";
+// Fields of the model read through these, so that a field of an unexpected type is skipped.
+const json& List(const json& object, std::string_view key) {
+  const json& v = model_json::Arr(object, key);
+  return v.is_array() ? v : kEmpty;
+}
+json Member(const json& object, std::string_view key) {
+  return object.is_object() && object.contains(key) ? object[std::string(key)] : json();
 }
 
-std::vector<CsvFile> RenderCsvTables(const json& report) {
-  const json empty = json::array();
-  const json& traces = html::Arr(report, "traces").is_array() ? html::Arr(report, "traces") : empty;
-  // Fields of the model read through these, so that a field of an unexpected type is skipped.
-  const auto list = [&](const json& object, std::string_view key) -> const json& {
-    const json& v = html::Arr(object, key);
-    return v.is_array() ? v : empty;
-  };
-  const auto member = [](const json& object, std::string_view key) -> json {
-    return object.is_object() && object.contains(key) ? object[std::string(key)] : json();
-  };
-  const bool several = traces.size() > 1;
-  std::vector<std::string> order = {
-      "traces", "warnings", "devices", "roofs", "kernels", "library_calls", "library_diagnostics",
-      "copies"};
+// The tables every report has, with their leading columns.
+std::map<std::string, Table> FixedTables(bool several) {
   std::map<std::string, Table> tables;
   const auto make = [&](const std::string& name, std::vector<std::string> leading, bool trace) {
     tables.try_emplace(name, name, std::move(leading), trace);
@@ -221,65 +185,69 @@ std::vector<CsvFile> RenderCsvTables(const json& report) {
        {"operation", "direction", "src_memory", "dst_memory", "count", "bytes", "ns", "bytes_per_s",
         "device", "source"},
        several);
-  for (const auto& t : traces) {
-    const Row trace_column = several ? Row{{"trace", member(t, "path")}} : Row{};
-    json summary = json::object();
-    if (!t.is_object()) continue;
-    for (const auto& [key, value] : t.items()) {
-      if (key == "warnings" && value.is_array()) {
-        summary["warnings"] = value.size();
-      } else if (key == "path" || key == "read" || key == "process" || key == "end" ||
-                 key == "lost" || key == "records" || !value.is_structured()) {
-        summary[key] = value;
-      }
+  return tables;
+}
+
+// One trace's rows in every table; sections added later get tables of their own, named in
+// `order` after the fixed ones.
+void AddTraceRows(const json& t, bool several, std::map<std::string, Table>& tables,
+                  std::vector<std::string>& order) {
+  const Row trace_column = several ? Row{{"trace", Member(t, "path")}} : Row{};
+  json summary = json::object();
+  if (!t.is_object()) return;
+  for (const auto& [key, value] : t.items()) {
+    if (key == "warnings" && value.is_array()) {
+      summary["warnings"] = value.size();
+    } else if (key == "path" || key == "read" || key == "process" || key == "end" ||
+               key == "lost" || key == "records" || !value.is_structured()) {
+      summary[key] = value;
     }
-    tables.at("traces").Add(summary, {});
-    for (const auto& w : list(t, "warnings")) tables.at("warnings").Add(w, trace_column);
-    for (const auto& d : list(t, "devices")) {
-      tables.at("devices").Add(d, trace_column, {"roofs"});
-      const json& roofs = html::Obj(d, "roofs");
-      if (!roofs.is_object()) continue;
-      for (const char* kind : {"flops", "bandwidth"}) {
-        const json& group = html::Obj(roofs, kind);
-        if (!group.is_object()) continue;
-        for (const auto& [name, r] : group.items()) {
-          Row extra = trace_column;
-          extra.insert(extra.end(), {{"device", member(d, "device")},
-                                     {"kind", kind},
-                                     {"name", name},
-                                     {"table_key", member(roofs, "table_key")}});
-          tables.at("roofs").Add(r, extra);
-        }
-      }
-    }
-    for (const auto& k : list(t, "kernels")) tables.at("kernels").Add(k, trace_column);
-    const json& calls = list(t, "library_calls");
-    for (size_t i = 0; i < calls.size(); ++i) {
-      const json& c = calls[i];
-      tables.at("library_calls").Add(c, trace_column);
-      for (const auto& f : list(c, "diagnostics")) {
+  }
+  tables.at("traces").Add(summary, {});
+  for (const auto& w : List(t, "warnings")) tables.at("warnings").Add(w, trace_column);
+  for (const auto& d : List(t, "devices")) {
+    tables.at("devices").Add(d, trace_column, {"roofs"});
+    const json& roofs = model_json::Obj(d, "roofs");
+    if (!roofs.is_object()) continue;
+    for (const char* kind : {"flops", "bandwidth"}) {
+      const json& group = model_json::Obj(roofs, kind);
+      if (!group.is_object()) continue;
+      for (const auto& [name, r] : group.items()) {
         Row extra = trace_column;
-        extra.emplace_back("library_call", i);
-        for (const char* key : {"routine", "m", "n", "k", "batch"}) {
-          extra.emplace_back(key, member(c, key));
-        }
-        tables.at("library_diagnostics").Add(f, extra);
+        extra.insert(extra.end(), {{"device", Member(d, "device")},
+                                   {"kind", kind},
+                                   {"name", name},
+                                   {"table_key", Member(roofs, "table_key")}});
+        tables.at("roofs").Add(r, extra);
       }
     }
-    for (const auto& c : list(t, "copies")) tables.at("copies").Add(c, trace_column);
-    for (const auto& [key, value] : t.items()) {
-      // A count or flag of the trace is a column of traces.csv, not a file of one cell.
-      if (kTraceTables.contains(key) || !value.is_structured()) continue;
-      if (std::find(order.begin(), order.end(), key) == order.end()) order.push_back(key);
-      AddSection(tables, key, value, trace_column, several);
+  }
+  for (const auto& k : List(t, "kernels")) tables.at("kernels").Add(k, trace_column);
+  const json& calls = List(t, "library_calls");
+  for (size_t i = 0; i < calls.size(); ++i) {
+    const json& c = calls[i];
+    tables.at("library_calls").Add(c, trace_column);
+    for (const auto& f : List(c, "diagnostics")) {
+      Row extra = trace_column;
+      extra.emplace_back("library_call", i);
+      for (const char* key : {"routine", "m", "n", "k", "batch"}) {
+        extra.emplace_back(key, Member(c, key));
+      }
+      tables.at("library_diagnostics").Add(f, extra);
     }
   }
-  if (report.is_object()) {
-    for (const auto& [key, value] : report.items()) {
-      if (kDocumentKeys.contains(key)) continue;
-      AddSection(tables, "run_" + key, value, {}, false);
-    }
+  for (const auto& c : List(t, "copies")) tables.at("copies").Add(c, trace_column);
+  for (const auto& [key, value] : t.items()) {
+    // A count or flag of the trace is a column of traces.csv, not a file of one cell.
+    if (IsTraceCoreKey(key) || !value.is_structured()) continue;
+    if (std::find(order.begin(), order.end(), key) == order.end()) order.push_back(key);
+    AddSection(tables, key, value, trace_column, several);
   }
+}
+
+// The fixed tables in `order`, then the added sections by name; empty tables are left out.
+std::vector<CsvFile> OrderedFiles(std::map<std::string, Table>& tables,
+                                  const std::vector<std::string>& order) {
   std::vector<CsvFile> files;
   std::set<std::string> done;
   // The fixed tables in their order, then the added sections by name.
@@ -298,11 +266,40 @@ std::vector<CsvFile> RenderCsvTables(const json& report) {
   return files;
 }
 
-SinkStatus CsvReportSink::Write(const json& report) {
+}  // namespace
+
+std::string CsvField(std::string_view text) {
+  if (text.find_first_of(",\"\r\n") == std::string_view::npos) return std::string(text);
+  std::string out = "\"";
+  for (const char c : text) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  return out + "\"";
+}
+
+std::vector<CsvFile> RenderCsvTables(const json& report) {
+  const json& traces = List(report, "traces");
+  const bool several = traces.size() > 1;
+  std::vector<std::string> order = {
+      "traces", "warnings", "devices", "roofs", "kernels", "library_calls", "library_diagnostics",
+      "copies"};
+  std::map<std::string, Table> tables = FixedTables(several);
+  for (const auto& t : traces) AddTraceRows(t, several, tables, order);
+  if (report.is_object()) {
+    for (const auto& [key, value] : report.items()) {
+      if (IsDocumentKey(key)) continue;
+      AddSection(tables, "run_" + key, value, {}, false);
+    }
+  }
+  return OrderedFiles(tables, order);
+}
+
+SinkStatus CsvReportSink::Write(const ReportModel& model) {
   std::error_code ec;
   std::filesystem::create_directories(dir_, ec);
   if (ec) return {false, "cannot create " + dir_ + ": " + ec.message()};
-  const std::vector<CsvFile> files = RenderCsvTables(report);
+  const std::vector<CsvFile> files = RenderCsvTables(model.Json());
   for (const CsvFile& f : files) {
     const std::string path = (std::filesystem::path(dir_) / f.name).string();
     if (inputs_.Contains(path)) {

@@ -34,7 +34,7 @@ class CsvReportSink : public ReportSink {
  public:
   explicit CsvReportSink(std::string dir, InputFiles inputs = {})
       : dir_(std::move(dir)), inputs_(std::move(inputs)) {}
-  SinkStatus Write(const nlohmann::json& report) override;
+  SinkStatus Write(const ReportModel& model) override;
 
  private:
   std::string dir_;

@@ -9,10 +9,9 @@
 #include <memory>
 
 #include "flopspy/platform/terminal_text.h"
-#include "report/csv_report.h"
 #include "report/format.h"
-#include "report/html_report.h"
 #include "report/json_report.h"
+#include "report/report_outputs.h"
 #include "report/text_table.h"
 #include "report/trace_inputs.h"
 
@@ -75,15 +74,9 @@ json RowsJson(const std::vector<analyzers::DiffRow>& rows) {
 
 constexpr size_t kDiffWidth = 100;
 
-// Display width of UTF-8 text (continuation bytes do not count).
-size_t Width(std::string_view s) {
-  return static_cast<size_t>(
-      std::count_if(s.begin(), s.end(), [](char c) { return (c & 0xC0) != 0x80; }));
-}
-
 // The first `n` characters (UTF-8 aware) of `s`, or its last `n` when `from_end`.
 std::string Chars(std::string_view s, size_t n, bool from_end) {
-  const size_t total = Width(s);
+  const size_t total = DisplayWidth(s);
   if (n >= total) return std::string(s);
   const size_t skip = from_end ? total - n : 0;
   std::string out;
@@ -99,7 +92,7 @@ std::string Chars(std::string_view s, size_t n, bool from_end) {
 }  // namespace
 
 std::string MiddleCut(std::string_view text, size_t width) {
-  if (Width(text) <= width) return std::string(text);
+  if (DisplayWidth(text) <= width) return std::string(text);
   if (width <= 5) return Chars(text, width, false);
   const size_t tail = (width - 3) / 2, head = width - 3 - tail;
   return Chars(text, head, false) + "..." + Chars(text, tail, true);
@@ -277,8 +270,8 @@ int RunDiffReport(const std::string& a_path, const std::string& b_path,
                   const ReportOptions& options, const DiffOutputs& outputs, std::ostream& out,
                   std::ostream& err) {
   std::vector<std::string> errors;
-  const DiffRun a = LoadDiffRun(a_path, options, &errors);
-  const DiffRun b = LoadDiffRun(b_path, options, &errors);
+  DiffRun a = LoadDiffRun(a_path, options, &errors);
+  DiffRun b = LoadDiffRun(b_path, options, &errors);
   for (const auto& e : errors) err << "flopspy-report: " << platform::EscapeControls(e) << "\n";
   for (const DiffRun* run : {&a, &b}) {
     if (UsableTraces(run->traces) == 0) {
@@ -287,30 +280,19 @@ int RunDiffReport(const std::string& a_path, const std::string& b_path,
       return 1;
     }
   }
-  const analyzers::RunDiff diff = DiffOf(a, b);
-  json model;
-  if (outputs.json || !outputs.html_path.empty() || !outputs.csv_dir.empty()) {
-    model = BuildDiffJson(a, b, diff);
-  }
-  if (outputs.json) {
-    // A path given on the command line may be any bytes: U+FFFD rather than an exception.
-    out << model.dump(2, ' ', false, json::error_handler_t::replace) << "\n";
-  } else {
-    WriteDiffText(a, b, diff, out);
-  }
-  std::vector<std::unique_ptr<ReportSink>> sinks;
-  if (!outputs.html_path.empty())
-    sinks.push_back(std::make_unique<HtmlReportSink>(outputs.html_path));
-  if (!outputs.csv_dir.empty()) {
-    sinks.push_back(std::make_unique<CsvReportSink>(outputs.csv_dir, outputs.inputs));
-  }
-  int status = 0;
-  for (const auto& sink : sinks) {
-    const SinkStatus written = sink->Write(model);
-    err << "flopspy-report: " << platform::EscapeControls(written.message) << "\n";
-    if (!written.ok) status = 1;
-  }
-  return status;
+  ReportOutputs files;
+  files.json = outputs.json;
+  files.html_path = outputs.html_path;
+  files.csv_dir = outputs.csv_dir;
+  files.inputs = outputs.inputs;
+  const ReportModel model = BuildDiffModel(std::move(a), std::move(b));
+  return WriteReportOutputs(
+      model, files,
+      [&out](std::string_view text) {
+        out << text;
+        return true;
+      },
+      err);
 }
 
 }  // namespace flopspy::tools

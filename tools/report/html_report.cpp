@@ -13,6 +13,7 @@
 #include "report/html_summary.h"
 #include "report/html_tables.h"
 #include "report/html_util.h"
+#include "report/json_report.h"
 #include "report/output_files.h"
 
 namespace flopspy::tools {
@@ -21,38 +22,10 @@ namespace {
 using nlohmann::json;
 using namespace html;  // NOLINT: this file is the HTML report
 
-// Keys of the model that have their own place on the page; any other key of a trace or of the
-// document is a section added later and is shown by the generic renderer.
-const std::set<std::string, std::less<>> kTraceKeys = {"path",
-                                                       "read",
-                                                       "process",
-                                                       "span_ns",
-                                                       "records",
-                                                       "lost",
-                                                       "lost_total",
-                                                       "lost_exact",
-                                                       "warnings",
-                                                       "end",
-                                                       "threads",
-                                                       "metadata",
-                                                       "gpu_timing",
-                                                       "launches",
-                                                       "gpu_kernel_records",
-                                                       "unmatched_launches",
-                                                       "devices",
-                                                       "kernels",
-                                                       "library_calls",
-                                                       "copies",
-                                                       "unmatched_gpu_records",
-                                                       "replayed_gpu_records",
-                                                       "summary",
-                                                       "regions",
-                                                       "advice",
-                                                       "timeline",
-                                                       "launch_overhead",
-                                                       "cpu_roofline"};
-const std::set<std::string, std::less<>> kDocumentKeys = {"schema", "schema_version",
-                                                          "flopspy_version", "totals", "traces"};
+// Sections of a trace beside its core keys (IsTraceCoreKey) that have their own place on the
+// page; any other is a section added later, shown by the generic renderer.
+const std::set<std::string, std::less<>> kRenderedSections = {
+    "summary", "regions", "advice", "timeline", "launch_overhead", "cpu_roofline"};
 
 std::string TraceName(const json& trace, size_t index) {
   const json& p = Obj(trace, "process");
@@ -150,9 +123,7 @@ std::string Header(const json& report) {
       {"kernel launches", Escape(Grouped(static_cast<uint64_t>(NumOr(totals, "launches", 0))))},
       {"kernel GPU time", Escape(Ns(Num(totals, "kernel_gpu_ns")))},
       {"kernel FLOPs", Escape(Si(Num(totals, "kernel_flops"), "FLOP") + " (with a known figure)")}};
-  s += R"(<dl class="facts">)";
-  for (const auto& [k, v] : facts) s += "<dt>" + Escape(k) + "</dt><dd>" + v + "</dd>";
-  s += "</dl>\n";
+  s += Facts(facts);
   if (traces.size() > 1) {
     HtmlTable t("traces", {{"#", true, ""},
                            {"host", false, ""},
@@ -191,11 +162,8 @@ std::string Header(const json& report) {
   return s + "</header>\n";
 }
 
-std::string TraceSection(const json& trace, size_t index) {
-  const std::string id = fmt::format("t{}", index);
-  std::string s = fmt::format(R"(<section class="trace" id="{}"><h2>{}</h2>)", id,
-                              Escape(TraceName(trace, index)));
-  s += "<p><code>" + Escape(Str(trace, "path")) + "</code></p>";
+// The trace's facts: status, command, span, launches, the summary's figures, lost records.
+std::vector<std::pair<std::string, std::string>> TraceFacts(const json& trace) {
   std::string cls;
   const std::string status = TraceStatus(trace, cls);
   std::vector<std::pair<std::string, std::string>> facts;
@@ -243,9 +211,39 @@ std::string TraceSection(const json& trace, size_t index) {
       facts.push_back({"lost records", fact});
     }
   }
-  s += R"(<dl class="facts">)";
-  for (const auto& [k, v] : facts) s += "<dt>" + Escape(k) + "</dt><dd>" + v + "</dd>";
-  s += "</dl>\n";
+  return facts;
+}
+
+// Keys added to the model later: a count or flag is a line (left out when zero or false), a
+// structure its own section.
+std::string AddedSections(const json& trace, const std::string& id) {
+  std::string s;
+  std::vector<std::pair<std::string, std::string>> more;
+  for (const auto& [key, value] : trace.items()) {
+    if (IsTraceCoreKey(key) || kRenderedSections.contains(key)) continue;
+    if (!value.is_structured()) {
+      if (value.is_null() || value == json(0) || value == json(false) || value == json("")) {
+        continue;
+      }
+      more.push_back(
+          {SectionTitle(key), Escape(value.is_string() ? value.get<std::string>() : Dump(value))});
+      continue;
+    }
+    s += "<h3>" + Escape(SectionTitle(key)) + "</h3>" + GenericSection(value, id + "-" + key);
+  }
+  if (!more.empty()) {
+    s += "<h3>More</h3>" + Facts(more);
+  }
+  return s;
+}
+
+std::string TraceSection(const json& trace, size_t index) {
+  const std::string id = fmt::format("t{}", index);
+  std::string s = fmt::format(R"(<section class="trace" id="{}"><h2>{}</h2>)", id,
+                              Escape(TraceName(trace, index)));
+  s += "<p><code>" + Escape(Str(trace, "path")) + "</code></p>";
+  s += Facts(TraceFacts(trace));
+  const json& process = Obj(trace, "process");
   const json& warnings = Arr(trace, "warnings");
   if (!warnings.empty()) {
     s += "<h3>Warnings</h3><ul class=\"warnings\">";
@@ -290,26 +288,7 @@ std::string TraceSection(const json& trace, size_t index) {
   if (const json& regions = Arr(trace, "regions"); !regions.empty()) {
     s += "<h3>Marked regions</h3>" + RegionsTable(regions, id + "-regions");
   }
-  // Keys added to the model later: a count or flag is a line (left out when zero or false), a
-  // structure its own section.
-  std::vector<std::pair<std::string, std::string>> more;
-  for (const auto& [key, value] : trace.items()) {
-    if (kTraceKeys.contains(key)) continue;
-    if (!value.is_structured()) {
-      if (value.is_null() || value == json(0) || value == json(false) || value == json("")) {
-        continue;
-      }
-      more.push_back(
-          {SectionTitle(key), Escape(value.is_string() ? value.get<std::string>() : Dump(value))});
-      continue;
-    }
-    s += "<h3>" + Escape(SectionTitle(key)) + "</h3>" + GenericSection(value, id + "-" + key);
-  }
-  if (!more.empty()) {
-    s += R"(<h3>More</h3><dl class="facts">)";
-    for (const auto& [k, v] : more) s += "<dt>" + Escape(k) + "</dt><dd>" + v + "</dd>";
-    s += "</dl>\n";
-  }
+  s += AddedSections(trace, id);
   return s + "</section>\n";
 }
 
@@ -346,7 +325,7 @@ std::string RenderHtmlReport(const json& report) {
   // Sections of the whole run (advice across traces, per-rank aggregates...).
   std::string run;
   for (const auto& [key, value] : report.items()) {
-    if (kDocumentKeys.contains(key)) continue;
+    if (IsDocumentKey(key)) continue;
     run += "<h3>" +
            Escape(key == "aggregate" ? "Whole run"
                   : key == "diff"    ? "Comparison per kernel and library shape"
@@ -379,8 +358,8 @@ std::string RenderHtmlReport(const json& report) {
   return s;
 }
 
-SinkStatus HtmlReportSink::Write(const json& report) {
-  const std::string page = RenderHtmlReport(report);
+SinkStatus HtmlReportSink::Write(const ReportModel& model) {
+  const std::string page = RenderHtmlReport(model.Json());
   std::string error;
   if (!platform::WriteOutputFile(path_, page, platform::kSharedFileMode, &error))
     return {false, error};

@@ -15,7 +15,7 @@ std::string RenderHtmlReport(const nlohmann::json& report);
 class HtmlReportSink : public ReportSink {
  public:
   explicit HtmlReportSink(std::string path) : path_(std::move(path)) {}
-  SinkStatus Write(const nlohmann::json& report) override;
+  SinkStatus Write(const ReportModel& model) override;
 
  private:
   std::string path_;

@@ -151,26 +151,13 @@ ChartAxes ChooseAxes(const RooflineChart& chart) {
   return a;
 }
 
-std::string RenderRoofline(const RooflineChart& chart) {
-  const ChartAxes a = ChooseAxes(chart);
+namespace {
+
+// The decade grid, its tick labels and the axis titles.
+std::string GridSvg(const ChartAxes& a, const RooflineChart& chart) {
   const double left = ChartAxes::kLeft, top = ChartAxes::kTop;
   const double right = left + ChartAxes::kPlotWidth, bottom = top + ChartAxes::kPlotHeight;
-  const double x_min = std::pow(10.0, a.lx0), x_max = std::pow(10.0, a.lx1);
-  const double y_min = std::pow(10.0, a.ly0), y_max = std::pow(10.0, a.ly1);
   std::string s;
-  s += fmt::format(
-      R"(<svg class="roofline" id="{}" viewBox="0 0 {} {}" )"
-      R"(width="{}" height="{}" role="img" aria-label="{}" data-lx0="{}" data-lx1="{}" )"
-      R"(data-ly0="{}" data-ly1="{}" data-plot="{} {} {} {}">)",
-      Escape(chart.id), ChartAxes::kWidth, ChartAxes::kHeight, ChartAxes::kWidth,
-      ChartAxes::kHeight, Escape(chart.title), a.lx0, a.lx1, a.ly0, a.ly1, left, top,
-      ChartAxes::kPlotWidth, ChartAxes::kPlotHeight);
-  s += "<title>" + Escape(chart.title) + "</title>\n";
-  s += fmt::format(R"(<rect class="plot" x="{}" y="{}" width="{}" height="{}"/>)", left, top,
-                   ChartAxes::kPlotWidth, ChartAxes::kPlotHeight);
-  s += "\n";
-
-  // Decade grid and tick labels.
   s += R"(<g class="grid">)";
   for (int d = a.lx0; d <= a.lx1; ++d) {
     const double x = a.X(std::pow(10.0, d));
@@ -204,12 +191,14 @@ std::string RenderRoofline(const RooflineChart& chart) {
                    16, F(top + ChartAxes::kPlotHeight / 2), Escape(chart.y_title));
   s += "</g>\n";
 
-  // Roofs.
-  const std::vector<MergedRoof> compute = MergeRoofs(chart.compute);
-  const double max_compute = compute.empty() ? 0 : compute.front().value;
-  const double dram =
-      !chart.bandwidth.empty() && Positive(chart.bandwidth[0].value) ? chart.bandwidth[0].value : 0;
-  s += R"(<g class="roofs">)";
+  return s;
+}
+
+// The bandwidth roofs: y = b x, each labelled along its line.
+std::string BandwidthRoofsSvg(const ChartAxes& a, const RooflineChart& chart, double max_compute) {
+  const double x_min = std::pow(10.0, a.lx0), x_max = std::pow(10.0, a.lx1);
+  const double y_min = std::pow(10.0, a.ly0), y_max = std::pow(10.0, a.ly1);
+  std::string s;
   for (size_t i = 0; i < chart.bandwidth.size(); ++i) {
     const ChartRoof& b = chart.bandwidth[i];
     if (!Positive(b.value)) continue;
@@ -234,6 +223,16 @@ std::string RenderRoofline(const RooflineChart& chart) {
         i == 0 ? "" : " secondary", F(lx), F(ly), F(-angle), F(lx), F(ly), Escape(RoofName(b.name)),
         SiValue(b.value), b.source == "measured" ? " measured" : "");
   }
+  return s;
+}
+
+// The compute roofs (merged when equal), their ridge points and their labels in the margin.
+std::string ComputeRoofsSvg(const ChartAxes& a, const std::vector<MergedRoof>& compute,
+                            double dram) {
+  const double left = ChartAxes::kLeft, top = ChartAxes::kTop;
+  const double right = left + ChartAxes::kPlotWidth, bottom = top + ChartAxes::kPlotHeight;
+  const double x_min = std::pow(10.0, a.lx0), x_max = std::pow(10.0, a.lx1);
+  std::string s;
   // Horizontal roofs from their ridge on the DRAM line to the right edge; labels in the margin,
   // pushed apart so they never overlap, with a leader to their line.
   struct Label {
@@ -288,9 +287,12 @@ std::string RenderRoofline(const RooflineChart& chart) {
     }
     s += "</text>";
   }
-  s += "</g>\n";
+  return s;
+}
 
-  // Points, largest first so that small ones stay visible on top.
+// The points, largest first so that small ones stay visible on top.
+std::string PointsSvg(const ChartAxes& a, const RooflineChart& chart) {
+  std::string s;
   std::vector<const ChartPoint*> points;
   double max_time = 0;
   for (const ChartPoint& p : chart.points) {
@@ -314,11 +316,18 @@ std::string RenderRoofline(const RooflineChart& chart) {
   }
   s += "</g>\n";
 
-  // Legend, in the margin below the roof labels.
+  return s;
+}
+
+// The legend, in the margin below the roof labels.
+std::string LegendSvg() {
+  const double right = ChartAxes::kLeft + ChartAxes::kPlotWidth;
+  const double bottom = ChartAxes::kTop + ChartAxes::kPlotHeight;
+  std::string s;
   const double lx = right + 12;
   double ly = bottom - 92;
   s += R"(<g class="legend">)";
-  for (const char* regime : {"compute_bound", "memory_bound", "overhead_bound", "unknown"}) {
+  for (const std::string_view regime : kRegimeNames) {
     s += fmt::format(R"(<circle cx="{}" cy="{}" r="5" fill="{}"/><text x="{}" y="{}">{}</text>)",
                      F(lx), F(ly), RegimeColor(regime), F(lx + 10), F(ly + 4), RegimeText(regime));
     ly += 15;
@@ -332,6 +341,38 @@ std::string RenderRoofline(const RooflineChart& chart) {
                    R"(ridge point; area ~ time</text>)",
                    F(lx), F(ly - 4), F(lx + 10), F(ly + 4));
   s += "</g></svg>\n";
+  return s;
+}
+
+}  // namespace
+
+std::string RenderRoofline(const RooflineChart& chart) {
+  const ChartAxes a = ChooseAxes(chart);
+  const double left = ChartAxes::kLeft, top = ChartAxes::kTop;
+  std::string s;
+  s += fmt::format(
+      R"(<svg class="roofline" id="{}" viewBox="0 0 {} {}" )"
+      R"(width="{}" height="{}" role="img" aria-label="{}" data-lx0="{}" data-lx1="{}" )"
+      R"(data-ly0="{}" data-ly1="{}" data-plot="{} {} {} {}">)",
+      Escape(chart.id), ChartAxes::kWidth, ChartAxes::kHeight, ChartAxes::kWidth,
+      ChartAxes::kHeight, Escape(chart.title), a.lx0, a.lx1, a.ly0, a.ly1, left, top,
+      ChartAxes::kPlotWidth, ChartAxes::kPlotHeight);
+  s += "<title>" + Escape(chart.title) + "</title>\n";
+  s += fmt::format(R"(<rect class="plot" x="{}" y="{}" width="{}" height="{}"/>)", left, top,
+                   ChartAxes::kPlotWidth, ChartAxes::kPlotHeight);
+  s += "\n";
+
+  s += GridSvg(a, chart);
+  const std::vector<MergedRoof> compute = MergeRoofs(chart.compute);
+  const double max_compute = compute.empty() ? 0 : compute.front().value;
+  const double dram =
+      !chart.bandwidth.empty() && Positive(chart.bandwidth[0].value) ? chart.bandwidth[0].value : 0;
+  s += R"(<g class="roofs">)";
+  s += BandwidthRoofsSvg(a, chart, max_compute);
+  s += ComputeRoofsSvg(a, compute, dram);
+  s += "</g>\n";
+  s += PointsSvg(a, chart);
+  s += LegendSvg();
   return s;
 }
 

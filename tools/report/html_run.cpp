@@ -15,12 +15,6 @@ namespace {
 
 using nlohmann::json;
 
-std::string Facts(const std::vector<std::pair<std::string, std::string>>& rows) {
-  std::string s = R"(<dl class="facts">)";
-  for (const auto& [k, v] : rows) s += "<dt>" + Escape(k) + "</dt><dd>" + v + "</dd>";
-  return s + "</dl>\n";
-}
-
 std::optional<double> Fraction100(const json& object, std::string_view key) {
   const std::optional<double> v = Num(object, key);
   return v ? std::optional<double>(100 * *v) : std::nullopt;

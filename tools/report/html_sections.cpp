@@ -162,14 +162,6 @@ std::string CoverageBar(const json& by_source) {
                      bar, text);
 }
 
-std::string KeyValues(const std::vector<std::pair<std::string, std::string>>& rows) {
-  std::string s = R"(<dl class="facts">)";
-  for (const auto& [k, v] : rows) {
-    s += "<dt>" + Escape(k) + "</dt><dd>" + v + "</dd>";
-  }
-  return s + "</dl>\n";
-}
-
 }  // namespace
 
 std::string SectionTitle(std::string_view key) {
@@ -178,12 +170,11 @@ std::string SectionTitle(std::string_view key) {
   return t;
 }
 
-std::string DeviceSection(const json& trace, const json& device, size_t trace_index) {
-  const int64_t index = Int(device, "device", -1);
-  const std::string id = fmt::format("t{}-gpu{}", trace_index, index);
+namespace {
+
+// The device's facts: where its roofs come from, its activity and utilization.
+std::string DeviceFacts(const json& device) {
   const json& roofs = Obj(device, "roofs");
-  std::string s = fmt::format(R"(<section class="device" id="{}"><h3>{}</h3>)", id,
-                              Escape(DeviceLabel(device)));
   std::string roofs_from = "no roofs known for this GPU";
   if (!roofs.is_null()) {
     const std::string key = Str(roofs, "table_key");
@@ -215,9 +206,15 @@ std::string DeviceSection(const json& trace, const json& device, size_t trace_in
     }
     facts.push_back({"utilization", Escape(mfu)});
   }
-  s += KeyValues(facts);
-  s += CoverageBar(Obj(device, "gpu_ns_by_source"));
+  return Facts(facts);
+}
 
+// The device's roofline chart and the kernels and calls that could not be drawn on it.
+std::string DeviceRoofline(const json& trace, const json& device, size_t trace_index,
+                           const std::string& id) {
+  const int64_t index = Int(device, "device", -1);
+  const json& roofs = Obj(device, "roofs");
+  std::string s;
   RooflineChart chart;
   chart.id = id + "-roofline";
   chart.title = "GPU roofline of " + DeviceLabel(device);
@@ -303,29 +300,48 @@ std::string DeviceSection(const json& trace, const json& device, size_t trace_in
     }
     s += "</ul></details>\n";
   }
-  if (!roofs.is_null()) {
-    s += "<details class=\"roofs\"><summary>Roofs</summary>";
-    HtmlTable t(id + "-roofs", {{"roof", false, ""},
-                                {"nominal", true, "datasheet or computed"},
-                                {"source", false, ""},
-                                {"measured", true, "flopspy ceilings --gpu"}});
-    const auto add = [&](const json& group, std::string_view unit) {
-      if (!group.is_object()) return;
-      for (const auto& [name, r] : group.items()) {
-        const double measured = NumOr(r, "measured", 0);
-        t.AddRow("", {Text(name), Number(Num(r, "nominal"), Si(Num(r, "nominal"), unit)),
-                      Text(Str(r, "nominal_source")),
-                      Number(measured, measured > 0 ? Si(measured, unit) : "-")});
-      }
-    };
-    add(Obj(roofs, "flops"), "FLOP/s");
-    add(bandwidth, "B/s");
-    s += t.Render();
-    for (const auto& n : Arr(roofs, "notes")) {
-      if (n.is_string()) s += "<p class=\"note\">" + Escape(n.get<std::string>()) + "</p>";
+  return s;
+}
+
+// The roofs table, folded.
+std::string RoofsDetails(const json& roofs, const std::string& id) {
+  if (roofs.is_null()) return "";
+  const json& bandwidth = Obj(roofs, "bandwidth");
+  std::string s;
+  s += "<details class=\"roofs\"><summary>Roofs</summary>";
+  HtmlTable t(id + "-roofs", {{"roof", false, ""},
+                              {"nominal", true, "datasheet or computed"},
+                              {"source", false, ""},
+                              {"measured", true, "flopspy ceilings --gpu"}});
+  const auto add = [&](const json& group, std::string_view unit) {
+    if (!group.is_object()) return;
+    for (const auto& [name, r] : group.items()) {
+      const double measured = NumOr(r, "measured", 0);
+      t.AddRow("", {Text(name), Number(Num(r, "nominal"), Si(Num(r, "nominal"), unit)),
+                    Text(Str(r, "nominal_source")),
+                    Number(measured, measured > 0 ? Si(measured, unit) : "-")});
     }
-    s += "</details>\n";
+  };
+  add(Obj(roofs, "flops"), "FLOP/s");
+  add(bandwidth, "B/s");
+  s += t.Render();
+  for (const auto& n : Arr(roofs, "notes")) {
+    if (n.is_string()) s += "<p class=\"note\">" + Escape(n.get<std::string>()) + "</p>";
   }
+  s += "</details>\n";
+  return s;
+}
+
+}  // namespace
+
+std::string DeviceSection(const json& trace, const json& device, size_t trace_index) {
+  const std::string id = fmt::format("t{}-gpu{}", trace_index, Int(device, "device", -1));
+  std::string s = fmt::format(R"(<section class="device" id="{}"><h3>{}</h3>)", id,
+                              Escape(DeviceLabel(device)));
+  s += DeviceFacts(device);
+  s += CoverageBar(Obj(device, "gpu_ns_by_source"));
+  s += DeviceRoofline(trace, device, trace_index, id);
+  s += RoofsDetails(Obj(device, "roofs"), id);
   return s + "</section>\n";
 }
 
@@ -579,7 +595,7 @@ std::string GenericSection(const json& value, const std::string& id, int depth) 
       scalars.push_back({SectionTitle(key), Escape(text)});
     }
   }
-  if (!scalars.empty()) s += KeyValues(scalars);
+  if (!scalars.empty()) s += Facts(scalars);
   for (const auto& [key, v] : value.items()) {
     if (!v.is_structured()) continue;
     if (v.is_array() &&

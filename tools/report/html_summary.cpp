@@ -30,7 +30,7 @@ std::string RegimeFact(const json& regime) {
   // No sentence: the numbers behind the verdict from the fields.
   const json& share = Obj(regime, "kernel_share");
   std::string parts;
-  for (const char* r : {"compute_bound", "memory_bound", "overhead_bound", "unknown"}) {
+  for (const std::string_view r : kRegimeNames) {
     if (!Num(share, r)) continue;
     parts += (parts.empty() ? "" : ", ") + Fraction(share, r) + " " + RegimeText(r);
   }

@@ -1,5 +1,6 @@
 #include "report/json_report.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "flopspy/analyzers/blas_routine.h"
@@ -8,11 +9,11 @@
 #include "flopspy/analyzers/kernel_catalog.h"
 #include "flopspy/gpu_roofline/device_properties_json.h"
 #include "report/counter_check.h"
+#include "report/labels.h"
 #include "report/launch_overhead_section.h"
 #include "report/lost_records.h"
 #include "report/run_json.h"
 #include "report/sections_json.h"
-#include "report/text_labels.h"
 #include "report/trace_totals.h"
 
 namespace flopspy::tools {
@@ -75,7 +76,7 @@ json KernelIntensity(const analyzers::WorkFigures& w) {
   return w.flops / w.bytes;
 }
 
-// Catalog figures against counter-measured ones, per launch (issue 5.3: both figures, their
+// Catalog figures against counter-measured ones, per launch (both figures, their
 // difference, and a flag when the catalog is more than 10% off). docs/gpu-counters.md.
 json CrossCheck(const analyzers::KernelGroup& g) {
   if (g.counter_samples == 0) return nullptr;
@@ -228,50 +229,12 @@ json LibraryJson(const analyzers::LibraryGroup& g) {
 
 namespace {
 
-std::string CopyKindName(trace::CopyKind k) {
-  switch (k) {
-    case trace::CopyKind::kHostToDevice:
-      return "HtoD";
-    case trace::CopyKind::kDeviceToHost:
-      return "DtoH";
-    case trace::CopyKind::kDeviceToDevice:
-      return "DtoD";
-    case trace::CopyKind::kHostToHost:
-      return "HtoH";
-    case trace::CopyKind::kPeer:
-      return "peer";
-    case trace::CopyKind::kDefault:
-      return "default";
-    case trace::CopyKind::kUnknown:
-      break;
-  }
-  return "unknown";
-}
-
-std::string MemoryKindName(trace::MemoryKind k) {
-  switch (k) {
-    case trace::MemoryKind::kPageable:
-      return "pageable";
-    case trace::MemoryKind::kPinned:
-      return "pinned";
-    case trace::MemoryKind::kDevice:
-      return "device";
-    case trace::MemoryKind::kArray:
-      return "array";
-    case trace::MemoryKind::kManaged:
-      return "managed";
-    case trace::MemoryKind::kUnknown:
-      break;
-  }
-  return "unknown";
-}
-
 json CopyJson(const analyzers::CopyGroup& c) {
   return {{"source", c.from_gpu ? "gpu" : "api"},
           {"operation", c.is_set ? "memset" : "memcpy"},
-          {"direction", CopyKindName(c.kind)},
-          {"src_memory", MemoryKindName(c.src)},
-          {"dst_memory", MemoryKindName(c.dst)},
+          {"direction", std::string(trace::CopyKindName(c.kind))},
+          {"src_memory", std::string(trace::MemoryKindName(c.src))},
+          {"dst_memory", std::string(trace::MemoryKindName(c.dst))},
           {"count", c.count},
           {"bytes", c.bytes},
           {"ns", c.ns},
@@ -382,17 +345,19 @@ json TraceJson(const TraceReport& t) {
   j["lost_exact"] = lost_records.exact;
   json warnings = json::array();
   for (const auto& w : t.summary.warnings) {
-    warnings.push_back(
-        {{"code", WarningCodeName(w.code)}, {"time_ns", w.time_ns}, {"message", w.message}});
+    warnings.push_back({{"code", std::string(trace::WarningCodeName(w.code))},
+                        {"time_ns", w.time_ns},
+                        {"message", w.message}});
   }
   j["warnings"] = warnings;
   if (t.summary.end) {
     const auto& e = *t.summary.end;
-    j["end"] = {{"reason", EndReasonName(static_cast<trace::EndReason>(e.reason))},
-                {"value", e.value},
-                {"time_ns", e.time_ns},
-                {"records_written", e.records_written},
-                {"records_lost", e.records_lost}};
+    j["end"] = {
+        {"reason", std::string(trace::EndReasonName(static_cast<trace::EndReason>(e.reason)))},
+        {"value", e.value},
+        {"time_ns", e.time_ns},
+        {"records_written", e.records_written},
+        {"records_lost", e.records_lost}};
   } else {
     j["end"] = nullptr;
   }
@@ -402,7 +367,7 @@ json TraceJson(const TraceReport& t) {
   j["metadata"] = t.metadata;
 
   // The analysis.
-  const analyzers::RunAnalysis& run = t.run;
+  const analyzers::TraceAnalysis& run = t.run;
   double gpu_ns = 0;
   for (const auto& g : run.kernels) gpu_ns += g.gpu_ns;
   j["gpu_timing"] = run.gpu_timing;
@@ -448,7 +413,15 @@ json TraceJson(const TraceReport& t) {
 
 }  // namespace
 
-nlohmann::json BuildJsonReport(const std::vector<TraceReport>& traces) {
+bool IsTraceCoreKey(std::string_view key) {
+  return std::find(kTraceCoreKeys.begin(), kTraceCoreKeys.end(), key) != kTraceCoreKeys.end();
+}
+
+bool IsDocumentKey(std::string_view key) {
+  return std::find(kDocumentKeys.begin(), kDocumentKeys.end(), key) != kDocumentKeys.end();
+}
+
+nlohmann::json BuildJsonReport(const std::vector<TraceReport>& traces, const RunViews* run) {
   json doc;
   doc["schema"] = "flopspy-report";
   doc["schema_version"] = kReportJsonSchemaVersion;
@@ -472,8 +445,19 @@ nlohmann::json BuildJsonReport(const std::vector<TraceReport>& traces) {
   doc["totals"] = {{"traces", traces.size()}, {"readable", readable},     {"events", events},
                    {"lost", lost.total},      {"lost_exact", lost.exact}, {"launches", launches},
                    {"kernel_gpu_ns", gpu_ns}, {"kernel_flops", flops}};
-  AddRunSections(doc, traces);  // aggregate, ranks, stragglers when several traces were read
+  // aggregate, ranks, stragglers when several traces were read
+  if (run) {
+    AddRunSections(doc, *run);
+  } else {
+    AddRunSections(doc, traces);
+  }
   return doc;
+}
+
+SinkStatus JsonReportSink::Write(const ReportModel& model) {
+  // A trace's path may be any bytes: ill-formed UTF-8 becomes U+FFFD rather than an exception.
+  out_ << model.Json().dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+  return {};
 }
 
 }  // namespace flopspy::tools

@@ -9,7 +9,7 @@ namespace flopspy::tools {
 LostRecords LostRecordsOf(const TraceReport& t) {
   LostRecords lost;
   for (const auto& [source, count] : t.summary.lost) {
-    lost.by_cause.emplace_back(LossSourceName(source), count);
+    lost.by_cause.emplace_back(std::string(trace::LossSourceName(source)), count);
     lost.seen += count;
   }
   lost.total = lost.seen;

@@ -2,26 +2,24 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cstdlib>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <sstream>
 #include <string_view>
 #include <utility>
 
-#include "flopspy/platform/output_file.h"
 #include "flopspy/platform/safe_file.h"
 #include "flopspy/platform/terminal_text.h"
 #include "report/ceilings_input.h"
-#include "report/chrome_export.h"
 #include "report/crash_handler.h"
-#include "report/csv_report.h"
 #include "report/diff_report.h"
-#include "report/html_report.h"
-#include "report/json_report.h"
 #include "report/output_files.h"
 #include "report/progress.h"
-#include "report/text_report.h"
+#include "report/report_model.h"
+#include "report/report_outputs.h"
 #include "report/trace_inputs.h"
 #include "report/trace_report.h"
 
@@ -49,22 +47,32 @@ bool PrintReport(std::string_view text) {
   return false;
 }
 
-// --chrome: streamed into a new file put in place at the end, never half written.
-bool WriteChrome(const std::string& path, const std::vector<std::string>& traces) {
-  platform::OutputFile file;
-  std::string error;
-  if (!file.Open(path, platform::kSharedFileMode, &error)) {
-    std::cerr << "flopspy-report: " << Shown(error) << "\n";
-    return false;
+// The measured GPU ceilings: from --ceilings, else $FLOPSPY_CEILINGS, else the cache. A file
+// the user named must exist; the cache need not.
+std::optional<gpuroof::CeilingsFile> Ceilings(std::string path) {
+  const bool named = !path.empty() || std::getenv("FLOPSPY_CEILINGS") != nullptr;
+  if (path.empty()) path = DefaultCeilingsPath();
+  if (path.empty()) return std::nullopt;
+  std::vector<std::string> warnings;
+  std::optional<gpuroof::CeilingsFile> ceilings = LoadGpuCeilings(path, named, &warnings);
+  for (const auto& w : warnings) std::cerr << "flopspy-report: " << Shown(w) << "\n";
+  return ceilings;
+}
+
+// Where each trace's reading stopped early, and what else it refused, one line each on stderr.
+void SayReadProblems(const std::vector<TraceReport>& traces) {
+  for (const TraceReport& t : traces) {
+    if (t.read.status != trace::ReadStatus::kOk) {
+      std::cerr << "flopspy-report: " << Shown(t.path) << ": " << Shown(t.read.message)
+                << (t.read.records > 0 ? " (reporting the " + std::to_string(t.read.records) +
+                                             " records before that)"
+                                       : "")
+                << "\n";
+    }
+    for (const std::string& problem : t.problems) {
+      std::cerr << "flopspy-report: " << Shown(t.path) << ": " << Shown(problem) << "\n";
+    }
   }
-  const ChromeExportResult r = ExportChromeTrace(traces, file.stream());
-  if (!file.Commit(&error)) {
-    std::cerr << "flopspy-report: " << Shown(error) << "\n";
-    return false;
-  }
-  std::cerr << "flopspy-report: wrote " << Shown(path) << " (" << r.events << " events, " << r.flows
-            << " launch-to-kernel flows)\n";
-  return true;
 }
 
 int Main(int argc, char** argv) {
@@ -117,14 +125,7 @@ int Main(int argc, char** argv) {
   for (const auto& error : inputs.errors) std::cerr << "flopspy-report: " << Shown(error) << "\n";
 
   ReportOptions options;
-  // A file the user named (--ceilings, FLOPSPY_CEILINGS) must exist; the cache need not.
-  const bool named = !ceilings_path.empty() || std::getenv("FLOPSPY_CEILINGS") != nullptr;
-  if (ceilings_path.empty()) ceilings_path = DefaultCeilingsPath();
-  if (!ceilings_path.empty()) {
-    std::vector<std::string> warnings;
-    options.ceilings = LoadGpuCeilings(ceilings_path, named, &warnings);
-    for (const auto& w : warnings) std::cerr << "flopspy-report: " << Shown(w) << "\n";
-  }
+  options.ceilings = Ceilings(ceilings_path);
   if (diff) {
     if (arguments.size() != 2) {
       std::cerr << "flopspy-report: --diff compares two runs: give exactly two paths, A and B "
@@ -142,46 +143,18 @@ int Main(int argc, char** argv) {
   std::vector<TraceReport> traces = AnalyzeTraces(
       inputs.files, options, [&progress](size_t i, uint64_t done) { progress.Update(i, done); });
   progress.Finish();
-  size_t usable = 0;
-  for (const TraceReport& t : traces) {
-    if (t.usable()) ++usable;
-    if (t.read.status != trace::ReadStatus::kOk) {
-      std::cerr << "flopspy-report: " << Shown(t.path) << ": " << Shown(t.read.message)
-                << (t.read.records > 0 ? " (reporting the " + std::to_string(t.read.records) +
-                                             " records before that)"
-                                       : "")
-                << "\n";
-    }
-    for (const std::string& problem : t.problems) {
-      std::cerr << "flopspy-report: " << Shown(t.path) << ": " << Shown(problem) << "\n";
-    }
-  }
+  SayReadProblems(traces);
   // Non-zero when nothing at all could be read, or when an output could not be written.
-  int status = usable > 0 ? 0 : 1;
-
-  // Every output but the text renders from the one report model.
-  nlohmann::json model;
-  if (json || !html_path.empty() || !csv_dir.empty()) model = BuildJsonReport(traces);
-  std::ostringstream out;
-  if (json) {
-    // A trace's path may be any bytes: ill-formed UTF-8 becomes U+FFFD rather than an exception.
-    out << model.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
-  } else {
-    TextOptions text_options;
-    text_options.color = color == "always" || (color == "auto" && isatty(STDOUT_FILENO));
-    WriteTextReport(traces, text_options, out);
-  }
-  if (!PrintReport(out.str())) status = 1;
-  std::vector<std::unique_ptr<ReportSink>> sinks;
-  if (!html_path.empty()) sinks.push_back(std::make_unique<HtmlReportSink>(html_path));
-  if (!csv_dir.empty()) sinks.push_back(std::make_unique<CsvReportSink>(csv_dir, input_files));
-  for (const auto& sink : sinks) {
-    const SinkStatus written = sink->Write(model);
-    std::cerr << "flopspy-report: " << Shown(written.message) << "\n";
-    if (!written.ok) status = 1;
-  }
-  if (!chrome_path.empty() && !WriteChrome(chrome_path, inputs.files)) status = 1;
-  return status;
+  const int status = UsableTraces(traces) > 0 ? 0 : 1;
+  ReportOutputs outputs;
+  outputs.json = json;
+  outputs.text.color = color == "always" || (color == "auto" && isatty(STDOUT_FILENO));
+  outputs.html_path = html_path;
+  outputs.csv_dir = csv_dir;
+  outputs.chrome_path = chrome_path;
+  outputs.inputs = input_files;
+  const ReportModel model = BuildReportModel(std::move(traces), options.thresholds);
+  return std::max(status, WriteReportOutputs(model, outputs, PrintReport, std::cerr));
 }
 
 }  // namespace

@@ -1,22 +1,22 @@
-// An output of flopspy-report that renders from the report model (the --json document,
-// docs/report-json.md). The text report renders from the analysis structs instead; every other
-// output (HTML, CSV) is a sink over the JSON, so it shows exactly what --json holds.
+// An output of flopspy-report: text, JSON, CSV, HTML and the Chrome export each render the one
+// report model (report_model.h), so they show the same kernels with the same figures.
 #pragma once
 
-#include <nlohmann/json.hpp>
 #include <string>
+
+#include "report/report_model.h"
 
 namespace flopspy::tools {
 
 struct SinkStatus {
   bool ok = true;
-  std::string message;  // what was written, or why it could not be
+  std::string message;  // what was written, or why it could not be; "" for standard output
 };
 
 class ReportSink {
  public:
   virtual ~ReportSink() = default;
-  virtual SinkStatus Write(const nlohmann::json& report) = 0;
+  virtual SinkStatus Write(const ReportModel& model) = 0;
 };
 
 }  // namespace flopspy::tools

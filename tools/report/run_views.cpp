@@ -14,7 +14,7 @@ std::string EndText(const TraceReport& t) {
     case trace::EndReason::kSignal:
       return "signal " + std::to_string(end.value);
     default:
-      return EndReasonName(reason);
+      return std::string(trace::EndReasonName(reason));
   }
 }
 

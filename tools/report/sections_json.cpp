@@ -73,9 +73,11 @@ json CpuRooflineJson(const cpuroof::CpuRooflineChart& chart) {
                       {"bytes_per_s", Scaled(p.gbytes_per_s, 1e9)},
                       {"flops_per_cycle", Opt(p.flops_per_cycle)},
                       {"ghz", Opt(p.ghz)},
-                      {"attainable_flops_per_s", Scaled(p.attainable_gflops, 1e9)},
-                      {"fraction_of_roof", Opt(p.fraction_of_roof)},
-                      {"regime", p.bound.empty() ? "" : p.bound + "_bound"},
+                      {"attainable_flops_per_s", Opt(p.placement.attainable_flops)},
+                      {"fraction_of_roof", Scaled(p.placement.pct_of_attainable, 0.01)},
+                      {"regime", p.placement.regime == analyzers::Regime::kUnknown
+                                     ? ""
+                                     : std::string(analyzers::RegimeName(p.placement.regime))},
                       {"flags", flags}});
   }
   json notes = json::array();

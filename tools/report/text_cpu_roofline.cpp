@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "report/format.h"
+#include "report/labels.h"
 #include "report/text_table.h"
 
 namespace flopspy::tools {
@@ -55,11 +56,14 @@ void PrintCpuRoofline(const cpuroof::CpuRooflineChart& chart,
       ++hidden;
       continue;
     }
-    table.AddRow({fmt::format("{:.3f}", p.seconds), Value(p.gflops), Value(p.gbytes_per_s),
-                  Value(p.intensity), Value(p.flops_per_cycle), Value(p.ghz),
-                  p.bound.empty() ? "-" : p.bound,
-                  p.fraction_of_roof ? fmt::format("{:.1f}", 100 * *p.fraction_of_roof) : "-",
-                  p.precision.empty() ? "-" : p.precision, p.scope, p.label});
+    table.AddRow(
+        {fmt::format("{:.3f}", p.seconds), Value(p.gflops), Value(p.gbytes_per_s),
+         Value(p.intensity), Value(p.flops_per_cycle), Value(p.ghz),
+         RegimeTag(p.placement.regime == analyzers::Regime::kUnknown ? std::nullopt
+                                                                     : std::optional(p.placement)),
+         p.placement.pct_of_attainable ? fmt::format("{:.1f}", *p.placement.pct_of_attainable)
+                                       : "-",
+         p.precision.empty() ? "-" : p.precision, p.scope, p.label});
     std::string detail;
     if (p.intensity_read || p.intensity_write) {
       detail =

@@ -1,4 +1,4 @@
-// The kernel tables of the terminal report: kernels by GPU time (issue 8.2, 7.3) and the GPU
+// The kernel tables of the terminal report: kernels by GPU time and the GPU
 // counters against the kernel catalog.
 #pragma once
 

@@ -57,7 +57,7 @@ std::pair<std::string, Tone> Status(const TraceReport& t) {
       return {fmt::format("complete, ended by signal {} ({})", end.value, strsignal(end.value)),
               Tone::kWarn};
     default:
-      return {"complete (" + EndReasonName(reason) + ")", Tone::kPlain};
+      return {"complete (" + std::string(trace::EndReasonName(reason)) + ")", Tone::kPlain};
   }
 }
 
@@ -127,17 +127,17 @@ std::string LostLine(const TraceReport& t, const LostRecords& lost) {
 // One line per cause of loss; the advice to raise the buffer only where a full buffer was the
 // cause, not when records were lost because the trace file could not be written.
 void AddLossLines(const LostRecords& lost, std::vector<std::string>& lines) {
-  const std::string write_failed = LossSourceName(trace::LossSource::kWriteFailed);
+  const std::string write_failed(trace::LossSourceName(trace::LossSource::kWriteFailed));
   bool writes_failed = lost.unwritten > 0;
   for (const auto& [cause, count] : lost.by_cause) writes_failed |= cause == write_failed;
   for (const auto& [cause, count] : lost.by_cause) {
     std::string text = Counted(count, "record", "records") + " lost (" + cause + ")";
-    if (cause == LossSourceName(trace::LossSource::kThreadBuffer)) {
+    if (cause == trace::LossSourceName(trace::LossSource::kThreadBuffer)) {
       text += ": a thread's buffer was full";
       if (!writes_failed) text += "; raise FLOPSPY_BUFFER_KB or lower FLOPSPY_FLUSH_MS";
     } else if (cause == write_failed) {
       text += ": in chunks that could not be written (see the write warning)";
-    } else if (cause == LossSourceName(trace::LossSource::kNoBuffer)) {
+    } else if (cause == trace::LossSourceName(trace::LossSource::kNoBuffer)) {
       text += ": threads that got no record buffer";
     } else if (cause == kUnwrittenCause) {
       text += fmt::format(
@@ -208,15 +208,28 @@ void WriteOne(const TraceReport& t, const Style& style, std::ostream& out) {
 }  // namespace
 
 void WriteTextReport(const std::vector<TraceReport>& traces, const TextOptions& options,
-                     std::ostream& out) {
+                     std::ostream& out, const RunViews* run) {
   const Style style{options.color};
   size_t readable = 0;
   for (const auto& t : traces) readable += t.usable() ? 1 : 0;
   fmt::print(out, "flopspy-report: {}, {} readable\n\n", Counted(traces.size(), "trace", "traces"),
              Grouped(readable));
   // Several processes: the run as a whole, its ranks and stragglers come first.
-  if (readable > 1) WriteRunText(BuildRunViews(traces), out);
+  if (run) {
+    WriteRunText(*run, out);
+  } else if (readable > 1) {
+    WriteRunText(BuildRunViews(traces), out);
+  }
   for (const auto& t : traces) WriteOne(t, style, out);
+}
+
+SinkStatus TextReportSink::Write(const ReportModel& model) {
+  if (model.diff) {
+    WriteDiffText(model.diff->a, model.diff->b, model.diff->diff, out_);
+  } else {
+    WriteTextReport(model.traces, options_, out_, model.run ? &*model.run : nullptr);
+  }
+  return {};
 }
 
 }  // namespace flopspy::tools

@@ -4,6 +4,8 @@
 #include <ostream>
 #include <vector>
 
+#include "report/report_sink.h"
+#include "report/run_views.h"
 #include "report/trace_report.h"
 
 namespace flopspy::tools {
@@ -12,7 +14,20 @@ struct TextOptions {
   bool color = false;  // ANSI colour, only when writing to a terminal
 };
 
+// The run section comes from `run` when given (the model's), else from views built here when
+// two or more traces are readable.
 void WriteTextReport(const std::vector<TraceReport>& traces, const TextOptions& options,
-                     std::ostream& out);
+                     std::ostream& out, const RunViews* run = nullptr);
+
+// The terminal report of the model (of a comparison for --diff) on `out`.
+class TextReportSink : public ReportSink {
+ public:
+  TextReportSink(const TextOptions& options, std::ostream& out) : options_(options), out_(out) {}
+  SinkStatus Write(const ReportModel& model) override;
+
+ private:
+  TextOptions options_;
+  std::ostream& out_;
+};
 
 }  // namespace flopspy::tools

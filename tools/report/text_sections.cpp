@@ -6,6 +6,7 @@
 #include <fmt/ostream.h>
 
 #include "report/format.h"
+#include "report/labels.h"
 #include "report/launch_overhead_section.h"
 #include "report/text_cpu_roofline.h"
 #include "report/text_kernels.h"
@@ -29,45 +30,10 @@ void PrintCopies(const TraceReport& t, std::ostream& out) {
                    {"memory", TextTable::Align::kLeft}});
   for (const auto& c : t.run.copies) {
     if (c.from_gpu != any_gpu) continue;  // GPU records when there are any, else API calls
-    const auto memory = [](trace::MemoryKind k) {
-      switch (k) {
-        case trace::MemoryKind::kPageable:
-          return "pageable";
-        case trace::MemoryKind::kPinned:
-          return "pinned";
-        case trace::MemoryKind::kDevice:
-          return "device";
-        case trace::MemoryKind::kManaged:
-          return "managed";
-        case trace::MemoryKind::kArray:
-          return "array";
-        case trace::MemoryKind::kUnknown:
-          break;
-      }
-      return "?";
-    };
-    const auto direction = [](trace::CopyKind k) {
-      switch (k) {
-        case trace::CopyKind::kHostToDevice:
-          return "host to device";
-        case trace::CopyKind::kDeviceToHost:
-          return "device to host";
-        case trace::CopyKind::kDeviceToDevice:
-          return "device to device";
-        case trace::CopyKind::kHostToHost:
-          return "host to host";
-        case trace::CopyKind::kPeer:
-          return "peer";
-        case trace::CopyKind::kDefault:
-          return "by pointer (default)";
-        case trace::CopyKind::kUnknown:
-          break;
-      }
-      return "?";
-    };
     table.AddRow({Grouped(c.count), SiValue(c.bytes) + "B", Duration(c.ns),
                   c.ns > 0 ? SiValue(c.bytes / c.ns * 1e9) : "-", c.is_set ? "memset" : "memcpy",
-                  direction(c.kind), fmt::format("{} -> {}", memory(c.src), memory(c.dst))});
+                  std::string(CopyDirectionText(c.kind)),
+                  fmt::format("{} -> {}", MemoryText(c.src), MemoryText(c.dst))});
   }
   if (table.empty()) return;
   fmt::print(out, "\n  Copies and sets ({})\n",

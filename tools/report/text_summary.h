@@ -1,4 +1,4 @@
-// The run summary of one trace in the terminal report (issue 8.2): wall time, launches, FLOPs
+// The run summary of one trace in the terminal report: wall time, launches, FLOPs
 // by source, each GPU's busy share, achieved rate, MFU and HFU against named roofs, and the
 // run's regime with the numbers behind it.
 #pragma once

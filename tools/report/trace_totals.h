@@ -1,4 +1,4 @@
-// The run summary of one trace (issue 8.2): wall time, GPU busy, FLOPs by source, achieved
+// The run summary of one trace: wall time, GPU busy, FLOPs by source, achieved
 // FLOP/s per device, and the run's regime. The text and the JSON ("summary") render from it.
 #pragma once
 

@@ -1,4 +1,4 @@
-// The kernels table of the text report and the kernel rows of the JSON (issue 5.4): every row
+// The kernels table of the text report and the kernel rows of the JSON: every row
 // shows FLOPs, bytes, arithmetic intensity and where they come from, and each GPU's line says
 // how much kernel time has FLOPs from each source.
 #include <gtest/gtest.h>

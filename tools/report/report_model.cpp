@@ -1,0 +1,38 @@
+#include "report/report_model.h"
+
+#include <utility>
+
+#include "report/json_report.h"
+
+namespace flopspy::tools {
+
+const nlohmann::json& ReportModel::Json() const {
+  if (!json_) {
+    json_ = diff ? BuildDiffJson(diff->a, diff->b, diff->diff)
+                 : BuildJsonReport(traces, run ? &*run : nullptr);
+  }
+  return *json_;
+}
+
+ReportModel BuildReportModel(std::vector<TraceReport> traces,
+                             const analyzers::RegimeThresholds& thresholds) {
+  ReportModel model;
+  model.traces = std::move(traces);
+  for (const TraceReport& t : model.traces) model.trace_files.push_back(t.path);
+  if (UsableTraces(model.traces) > 1) model.run = BuildRunViews(model.traces, thresholds);
+  return model;
+}
+
+ReportModel BuildDiffModel(DiffRun a, DiffRun b) {
+  ReportModel model;
+  model.diff = std::make_unique<DiffModel>();
+  model.diff->diff = DiffOf(a, b);
+  model.diff->a = std::move(a);
+  model.diff->b = std::move(b);
+  for (const DiffRun* run : {&model.diff->a, &model.diff->b}) {
+    for (const TraceReport& t : run->traces) model.trace_files.push_back(t.path);
+  }
+  return model;
+}
+
+}  // namespace flopspy::tools
