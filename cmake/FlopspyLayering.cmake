@@ -1,6 +1,7 @@
-# design.md §2: trace/ and analyzers/ must never see a CUDA header, whatever the machine has
-# installed. Targets marked with flopspy_forbid_cuda_headers() get a folder of same-named headers
-# that stop the compile with an explanation; it is searched before every system folder.
+# trace/ and analyzers/ must never see a CUDA header, whatever the machine has installed
+# (docs/architecture.md, "Folders and what each may use"). Targets marked with
+# flopspy_forbid_cuda_headers() get a folder of same-named headers that stop the compile with an
+# explanation; it is searched before every system folder.
 set(FLOPSPY_POISON_DIR ${CMAKE_BINARY_DIR}/layering/no_cuda)
 
 set(_flopspy_cuda_headers
@@ -18,7 +19,7 @@ endif()
 list(REMOVE_DUPLICATES _flopspy_cuda_headers)
 foreach(header IN LISTS _flopspy_cuda_headers)
   file(CONFIGURE OUTPUT ${FLOPSPY_POISON_DIR}/${header} CONTENT
-    "#error \"${header}: this folder may not use CUDA headers (design.md section 2: only interpose/ and gpu_roofline/ may)\"\n")
+    "#error \"${header}: this folder may not use CUDA headers (only interpose/ and gpu_roofline/ may: docs/architecture.md)\"\n")
 endforeach()
 
 function(flopspy_forbid_cuda_headers target)

@@ -1,4 +1,4 @@
-# flopspy ceilings --gpu on a real GPU (issue 7.5): FP32 FMA peak and DRAM copy bandwidth within
+# flopspy ceilings --gpu on a real GPU: FP32 FMA peak and DRAM copy bandwidth within
 # 50-105% of the datasheet, bf16 GEMM at least half of it. Label gpu; exit 77 without a device.
 # The CUDA runtime is linked statically, only to ask cudaGetDeviceCount.
 if(TARGET flopspy_launcher AND TARGET CUDA::cudart_static)

@@ -1,4 +1,4 @@
-// `flopspy ceilings --gpu --quick` on a real GPU, against the device table (issue 7.5):
+// `flopspy ceilings --gpu --quick` on a real GPU, against the device table:
 //   - FP32 FMA chains reach 50-105% of the FP32 datasheet (or computed) peak;
 //   - the device-to-device copy reaches 50-105% of the datasheet DRAM bandwidth (bytes read +
 //     written);

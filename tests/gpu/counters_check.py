@@ -7,7 +7,7 @@ FLOPSPY_COUNTERS_SAMPLES=3, and checks what flopspy-report --json says of each k
   * FP32, FP64 and half2 FMA kernels: measured FLOPs per launch exactly as the program
     expects (2 N K, 2 N K, 4 N K: Nsight Compute's weights);
   * a WMMA kernel: tensor-path ops per launch equal to 2 m n k per mma (one op per FLOP;
-    facts/cuda.md §11 Q3 leaves this open: a failure here says the convention is off);
+    docs/cuda-notes.md, "Open questions", leaves this open: a failure here says the convention is off);
   * a float4 copy of B bytes: DRAM bytes per launch within 5 % of 2 B, 0 FLOPs;
   * every kernel: 40 launches, 3 samples (a sample is one launch, or one per pass group with
     FLOPSPY_COUNTERS_REPLAY=launches in the environment), FLOPs from source
@@ -144,7 +144,7 @@ def check_run(tools, exe, work, label):
         if measured is None or abs(measured - target) > 0.5:
             failures.append(prefix + "measured %s FLOPs per launch, expected exactly %.0f%s" % (
                 measured, target,
-                " (tensor-path ops per FLOP unconfirmed: facts/cuda.md §11 Q3)"
+                " (tensor-path ops per FLOP unconfirmed: docs/cuda-notes.md)"
                 if "tensor_flops" in want else ""))
         else:
             say(prefix + "%.0f FLOPs per launch, as expected" % measured)

@@ -33,7 +33,7 @@ def main():
     parser.add_argument("--timeout", type=float, default=240)
     parser.add_argument("--repeat", type=int, default=5)
     args = parser.parse_args()
-    check, tools = common.begin(args, "cublas", "4.7",
+    check, tools = common.begin(args, "cublas",
                                 "cuBLAS via PyTorch vs flop_counter and torch.profiler",
                                 needs_torch=True)
     workload = [sys.executable, os.path.join(HERE, "cublas_workload.py"), "--repeat",

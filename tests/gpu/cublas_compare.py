@@ -161,7 +161,7 @@ def compare_case(case, entries, case_kernels, lib_names, rel=0.02, abs_ns=2000.0
 
 
 def wave_effect(entries_1792, entries_1793):
-    """The seed note's pair (seeds/003): (numbers, failure or None).
+    """The seed note's 1792/1793 pair (docs/validation.md, cuBLAS): (numbers, failure or None).
 
     1792 is a multiple of every tile cuBLAS uses; 1793 needs one more row and column of tiles,
     mostly padding, and so more CTAs, which may spill into another wave. How many waves

@@ -1,4 +1,4 @@
-"""The cuBLAS workload of issue 4.7: PyTorch matrix products, each case with its own shape.
+"""The cuBLAS workload of the cublas check: PyTorch matrix products, each case with its own shape.
 
   python3 cublas_workload.py --manifest CASES.json [--profile TRACE.json] [--repeat N]
 

@@ -24,7 +24,7 @@ def main():
     parser = common.standard_arguments(argparse.ArgumentParser(description=__doc__))
     parser.add_argument("--timeout", type=float, default=120)
     args = parser.parse_args()
-    check, tools = common.begin(args, "demo_gpu", "2", "flopspy-demo's GPU part under flopspy")
+    check, tools = common.begin(args, "demo_gpu", "flopspy-demo's GPU part under flopspy")
     demo = tools.program("flopspy-demo")
     if not demo:
         check.skip("flopspy-demo is not built")

@@ -43,7 +43,7 @@ def _on_terminate(signum, frame):
 
 
 def within(measured, reference, rel=0.02, abs_ns=2000.0):
-    """The tolerance of issue 3.7: within 2 % or 2 µs (whichever is looser)."""
+    """The GPU-time tolerance of the launch and cuBLAS checks: within 2 % or 2 µs (whichever is looser)."""
     return abs(measured - reference) <= max(rel * abs(reference), abs_ns)
 
 
@@ -142,9 +142,8 @@ def python_has(module):
 class Check:
     """One check's findings: status, numbers, failures and notes, written to OUT/result.json."""
 
-    def __init__(self, name, issue, title, out_dir):
+    def __init__(self, name, title, out_dir):
         self.name = name
-        self.issue = issue
         self.title = title
         self.out = os.path.abspath(out_dir)
         os.makedirs(self.out, exist_ok=True)
@@ -182,7 +181,6 @@ class Check:
     def _write(self, status, reason=""):
         doc = {
             "check": self.name,
-            "issue": self.issue,
             "title": self.title,
             "status": STATUS_NAMES[status],
             "reason": reason,
@@ -340,9 +338,9 @@ def standard_arguments(parser):
     return parser
 
 
-def begin(args, name, issue, title, needs_torch=False, needs=()):
+def begin(args, name, title, needs_torch=False, needs=()):
     """The checks' common start: the tools, a GPU, PyTorch if asked. Skips (77) without them."""
-    check = Check(name, issue, title, args.out)
+    check = Check(name, title, args.out)
     tools = Tools(args.build_dir)
     missing = tools.missing()
     if missing:

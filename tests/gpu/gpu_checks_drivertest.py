@@ -394,7 +394,7 @@ class TerminationTest(unittest.TestCase):
             pid_file = os.path.join(out, "workload.pid")
             code = ("import sys; sys.path.insert(0, %r)\n"
                     "import gpu_check_common as c\n"
-                    "check = c.Check('slow', '3', 'a slow check', %r)\n"
+                    "check = c.Check('slow', 'a slow check', %r)\n"
                     "check.number('before', 1)\n"
                     "c.run(['sh', '-c', 'echo $$ > %s; exec sleep 60'], %r)\n"
                     % (HERE, out, pid_file, os.path.join(out, "sleep.log")))

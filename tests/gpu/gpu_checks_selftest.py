@@ -407,7 +407,7 @@ class CheckAndSummaryTest(unittest.TestCase):
         shutil.rmtree(self.work, ignore_errors=True)
 
     def write_check(self, name, action):
-        check = common.Check(name, "3.7", "title of " + name, os.path.join(self.work, name))
+        check = common.Check(name, "title of " + name, os.path.join(self.work, name))
         check.number("answer", 42)
         check.table("rows", [{"a": 1, "b": "x|y"}])
         with self.assertRaises(SystemExit) as exit_:
@@ -427,7 +427,8 @@ class CheckAndSummaryTest(unittest.TestCase):
                                     ("killed", "fail"), ("late", "not run")])
         self.assertIn("time limit", doc["checks"][3]["failures"][0])
         text = summary.markdown(doc)
-        self.assertIn("| bad | 3.7 | FAIL |", text)
+        self.assertIn("| bad | FAIL | 4.0 | a planted failure |", text)
+        self.assertIn("## bad: title of bad: FAIL", text)
         self.assertIn("a planted failure", text)
         self.assertIn("x\\|y", text)
         self.assertIn("no GPU here", text)

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Runs one command as a check of scripts/gpu-validate and keeps its output in result.json.
 
-  gpu_command_check.py --name NAME --issue I --title T --out O [--timeout S] -- CMD...
+  gpu_command_check.py --name NAME --title T --out O [--timeout S] -- CMD...
 
 Pass when CMD exits 0, skip when it exits 77, fail otherwise; the last lines of its output go
 into the result (for `flopspy ceilings --gpu --quick`, whose numbers are the result).
@@ -19,19 +19,18 @@ import gpu_check_common as common  # noqa: E402
 def main():
     argv = sys.argv[1:]
     if "--" not in argv:
-        print("usage: gpu_command_check.py --name N --issue I --title T --out O -- CMD...")
+        print("usage: gpu_command_check.py --name N --title T --out O -- CMD...")
         return 2
     split = argv.index("--")
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--name", required=True)
-    parser.add_argument("--issue", default="")
     parser.add_argument("--title", default="")
     parser.add_argument("--out", required=True)
     parser.add_argument("--timeout", type=float, default=300)
     parser.add_argument("--lib-dir", help="prepended to LD_LIBRARY_PATH for the command")
     args = parser.parse_args(argv[:split])
     cmd = argv[split + 1:]
-    check = common.Check(args.name, args.issue, args.title, args.out)
+    check = common.Check(args.name, args.title, args.out)
     env = dict(os.environ)
     if args.lib_dir:
         env["LD_LIBRARY_PATH"] = ":".join(p for p in (args.lib_dir, env.get("LD_LIBRARY_PATH"))

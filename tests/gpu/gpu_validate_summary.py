@@ -151,16 +151,14 @@ def markdown(doc):
     for c in doc["checks"]:
         counts[c["status"]] = counts.get(c["status"], 0) + 1
     lines += ["**%s**" % ", ".join("%d %s" % (n, s) for s, n in sorted(counts.items())), "",
-              "| check | issue | status | seconds | summary |", "| --- | --- | --- | --- | --- |"]
+              "| check | status | seconds | summary |", "| --- | --- | --- | --- |"]
     for c in doc["checks"]:
-        lines.append("| %s | %s | %s | %s | %s |" % (c["check"], c.get("issue", ""),
-                                                     c["status"].upper(),
-                                                     c.get("seconds_in_runner",
-                                                           c.get("seconds", "")),
-                                                     md_escape(headline(c))[:300]))
+        lines.append("| %s | %s | %s | %s |" % (c["check"], c["status"].upper(),
+                                                c.get("seconds_in_runner", c.get("seconds", "")),
+                                                md_escape(headline(c))[:300]))
     for c in doc["checks"]:
-        lines += ["", "## %s: %s (issue %s): %s" % (c["check"], c.get("title", ""),
-                                                    c.get("issue", "?"), c["status"].upper()), ""]
+        lines += ["", "## %s: %s: %s" % (c["check"], c.get("title", ""), c["status"].upper()),
+                  ""]
         if c.get("reason"):
             lines += ["Reason: " + md_escape(c["reason"]), ""]
         for f in c.get("failures", []):

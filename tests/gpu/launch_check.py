@@ -189,7 +189,7 @@ def main():
         "triton": "Triton kernels vs torch.profiler",
     }
     torch_needed = args.target in ("torch", "triton")
-    check, tools = common.begin(args, "launch_" + args.target, "3.7", titles[args.target],
+    check, tools = common.begin(args, "launch_" + args.target, titles[args.target],
                                 needs_torch=torch_needed)
     if torch_needed:
         check_workload(check, tools, args.target, args.timeout)

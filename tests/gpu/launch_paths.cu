@@ -1,9 +1,9 @@
 // launch_paths: a CUDA program that reaches the GPU through every launch path a program can take,
-// with a known number of launches of each kernel, for the "every kernel seen once" check of
-// issue 3.7 (tests/gpu/launch_check.py). It is built twice, with nvcc's default static cudart and
+// with a known number of launches of each kernel, for the "every kernel seen once" check
+// (tests/gpu/launch_check.py). It is built twice, with nvcc's default static cudart and
 // with -cudart shared, because the launches then reach flopspy through different hooks
-// (facts/cuda.md §1.1): the driver entry points cudart obtains from cuGetProcAddress, or the
-// runtime symbols plus those.
+// (docs/cuda-notes.md, "Static and shared cudart"): the driver entry points cudart obtains from
+// cuGetProcAddress, or the runtime symbols plus those.
 //
 //   launch_paths [--repeat N] [--spins N] [--spin-us N] --json FILE
 //

@@ -1,4 +1,4 @@
-"""The PyTorch and Triton workloads of the launch check (issue 3.7).
+"""The PyTorch and Triton workloads of the launch check (launch_check.py, docs/validation.md).
 
 Deterministic: the same kernels, in the same order, with the same shapes, every run, so that a
 run under flopspy and a run under torch.profiler can be compared kernel by kernel.

@@ -1,7 +1,8 @@
-"""Running Nsight Compute (ncu) for the comparison runs, and reading its CSV (5.6).
+"""Running Nsight Compute (ncu) for the comparison runs, and reading its CSV (the seed checks).
 
 Never changes the GPU's clocks (--clock-control none: the checks leave GPU settings alone).
-The metrics are the ones facts/cuda.md §5.4 gives for FP32 FLOPs and DRAM traffic.
+The metrics are Nsight Compute's own for FP32 FLOPs and DRAM traffic (docs/cuda-notes.md,
+"Nsight Compute's FLOP counts").
 """
 
 import csv

@@ -29,7 +29,7 @@ def main():
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--timeout", type=float, default=120)
     args = parser.parse_args()
-    check, tools = common.begin(args, "overhead", "3", "launch overhead of flopspy, tight loop")
+    check, tools = common.begin(args, "overhead", "launch overhead of flopspy, tight loop")
     rows = []
     for kind in ("static", "shared"):
         program = tools.program("flopspy_gpu_overhead_launch_loop_" + kind)

@@ -1,5 +1,5 @@
 // overhead_launch_loop: what one kernel launch costs the CPU, for comparing a run with and without
-// flopspy (tests/gpu/overhead_check.py, issue 3). Launches a kernel that does nothing, in a tight
+// flopspy (tests/gpu/overhead_check.py). Launches a kernel that does nothing, in a tight
 // loop on one stream, two ways:
 //
 //   call   batches of --batch launches, each batch followed by a synchronisation outside the

@@ -94,7 +94,7 @@ def main():
     parser.add_argument("--size", type=int, default=8192)
     parser.add_argument("--no-ncu", action="store_true", help="skip the Nsight Compute run")
     args = parser.parse_args()
-    check, tools = common.begin(args, "seed", "5.6",
+    check, tools = common.begin(args, "seed",
                                 "seed workload: catalog vs counters, why sin costs as much as mul",
                                 needs_torch=True)
     elements = args.size * args.size

@@ -33,7 +33,7 @@ def main():
     parser.add_argument("--steps", type=int, default=50)
     parser.add_argument("--no-ncu", action="store_true")
     args = parser.parse_args()
-    check, tools = common.begin(args, "seed_mlp", "5.6",
+    check, tools = common.begin(args, "seed_mlp",
                                 "counter mode on a 50-step MLP training loop: slowdown, and ncu",
                                 needs_torch=True)
 

@@ -1,4 +1,4 @@
-"""A 50-step PyTorch MLP training loop, timed: the counter-mode slowdown workload of issue 5.6.
+"""A 50-step PyTorch MLP training loop, timed: the counter-mode slowdown workload of seed_mlp.
 
   python3 seed_mlp_workload.py [--steps 50] [--timing FILE]
 

@@ -1,4 +1,4 @@
-"""The seed notes' workload (seeds/000, 001): elementwise ops and a sum on 8192 x 8192 fp32.
+"""The seed notes' workload (docs/demo.md): elementwise ops and a sum on 8192 x 8192 fp32.
 
   python3 seed_workload.py [--repeat N] [--size N]
 

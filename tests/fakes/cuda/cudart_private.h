@@ -14,7 +14,7 @@ void __cudaRegisterFunction(void** handle, const char* host_function, char* devi
                             const char* device_name, int thread_limit, uint3* tid, uint3* bid,
                             dim3* block, dim3* grid, int* warp_size);
 
-// The CUDA 13 <<<>>> sequence (facts/cuda.md §1.3).
+// The CUDA 13 <<<>>> sequence (docs/cuda-notes.md, "CUDA 12 and CUDA 13 launch sequences").
 unsigned __cudaPushCallConfiguration(dim3 grid, dim3 block, size_t smem,
                                      struct CUstream_st* stream);
 cudaError_t __cudaPopCallConfiguration(dim3* grid, dim3* block, size_t* smem, void* stream);
@@ -24,7 +24,7 @@ cudaError_t __cudaLaunchKernel(cudaKernel_t kernel, dim3 grid, dim3 block, void*
 cudaError_t __cudaLaunchKernel_ptsz(cudaKernel_t kernel, dim3 grid, dim3 block, void** args,
                                     size_t smem, cudaStream_t stream);
 
-// Per-thread default stream forms (separate exports; facts/cuda.md §1.5).
+// Per-thread default stream forms, separate exports (docs/cuda-notes.md).
 cudaError_t cudaLaunchKernel_ptsz(const void* func, dim3 grid, dim3 block, void** args, size_t smem,
                                   cudaStream_t stream);
 cudaError_t cudaLaunchKernelExC_ptsz(const cudaLaunchConfig_t* config, const void* func,

@@ -44,7 +44,8 @@ struct KernelSpec {
   uint16_t total;   // packed size of all parameters
 };
 
-// An ATen elementwise kernel (N is parameter 0, facts/cuda.md §8).
+// An ATen elementwise kernel (N is parameter 0: docs/kernel-catalog.md, family
+// elementwise_vectorized).
 inline constexpr const char* kAtenMul =
     "_ZN2at6native29vectorized_elementwise_kernelILi4ENS0_13AUnaryFunctorIfffNS0_15binary_"
     "internal10MulFunctorIfEEEESt5arrayIPcLm2EEEEviT0_T1_";

@@ -1,9 +1,9 @@
 // A fake libcudart.so.12 / libcudart.so.13 (FAKECUDART_MAJOR) for tests without a GPU.
 //
-// It reaches the driver the way the real runtime does (facts/cuda.md §3.1): dlopen
-// ("libcuda.so.1", RTLD_NOW), dlsym(h, "cuGetProcAddress_v2"), a probe, cuInit, then
-// cuGetProcAddress asked for itself (version 12000) and the returned pointer used for every
-// later lookup, with flags 0 and, for stream-ordered functions, flags 2
+// It reaches the driver the way the real runtime does (docs/cuda-notes.md, "How the runtime
+// reaches the driver"): dlopen("libcuda.so.1", RTLD_NOW), dlsym(h, "cuGetProcAddress_v2"), a
+// probe, cuInit, then cuGetProcAddress asked for itself (version 12000) and the returned pointer
+// used for every later lookup, with flags 0 and, for stream-ordered functions, flags 2
 // (CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM). Launches go through the driver's
 // cuLaunchKernel/_ptsz (Ex, cooperative, graph likewise) pointers, so a runtime launch passes
 // through a runtime hook and a driver wrapper of an interposer, as with the real pair.
