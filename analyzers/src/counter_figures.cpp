@@ -88,16 +88,12 @@ void TraceAnalyzer::State::AddKernelMetrics(const trace::KernelMetricsRecord& m,
   if (const auto last = last_launch_.find(thread);
       last != last_launch_.end() && last->second.first == m.correlation) {
     group = last->second.second;
-  } else if (const auto pending = pending_.find(m.correlation); pending != pending_.end()) {
-    group = pending->second.group;
+  } else if (const Pending* pending = join_.FindLaunch(m.correlation).launch) {
+    group = pending->group;
   }
-  if (group) {
-    // The launch is known, so GPU records still waiting for it are a replay's duplicates.
-    run_.replayed_gpu_records += early_gpu_.erase(m.correlation);
-  } else {
-    group = GroupFor(m.signature, "");
-  }
-  measured_.insert(m.correlation);
+  // The launch is known, so GPU records still waiting for it are a replay's duplicates.
+  run_.replayed_gpu_records += join_.OnMeasured(m.correlation, group.has_value());
+  if (!group) group = GroupFor(m.signature, "");
   // Each launch of a sample carries the sample so far: keep the fullest, a whole sample first
   // (the later of equals).
   const auto fullness = [](const trace::KernelMetricsRecord& r) {

@@ -109,14 +109,13 @@ void TraceAnalyzer::State::AddLibraryCall(const trace::LibraryCallRecord& c, uin
   g.source = static_cast<FigureSource>(c.source);
 
   // The kernels this call launched: its figures are split evenly between them.
-  std::vector<uint64_t> launched;
-  launched.swap(library_launches_[thread]);
+  const std::vector<uint64_t> launched = join_.TakeCallLaunches(thread);
   g.kernels += launched.size();
   // A call recorded as plain FP32 whose kernel is a TF32 tensor-core kernel ran on TF32.
   if (g.path == ComputePath::kFp32) {
     for (uint64_t correlation : launched) {
-      const auto p = pending_.find(correlation);
-      if (p != pending_.end() && KernelNameSaysTf32(kernels_[p->second.group].name)) {
+      const Pending* p = join_.FindLaunch(correlation).launch;
+      if (p != nullptr && KernelNameSaysTf32(kernels_[p->group].name)) {
         g.path = ComputePath::kTf32Tensor;
         g.path_basis = PathBasis::kKernelName;
         break;
@@ -126,16 +125,14 @@ void TraceAnalyzer::State::AddLibraryCall(const trace::LibraryCallRecord& c, uin
   // The call's types (or its kernel's name) say which roof its kernels run against; a catalog
   // reading of a library kernel's name never overrides them.
   for (uint64_t correlation : launched) {
-    if (const auto p = pending_.find(correlation); p != pending_.end()) {
-      kernels_[p->second.group].path = g.path;
-    }
+    if (const Pending* p = join_.FindLaunch(correlation).launch) kernels_[p->group].path = g.path;
   }
   const double share = launched.empty() ? 0 : 1.0 / static_cast<double>(launched.size());
   double longest = -1;
   for (uint64_t correlation : launched) {
-    const auto p = pending_.find(correlation);
-    if (p == pending_.end()) continue;
-    Pending& pending = p->second;
+    const auto found = join_.FindLaunch(correlation);
+    if (found.launch == nullptr) continue;
+    Pending& pending = *found.launch;
     pending.library = index;
     // The call's data and compute types say which roof its kernels run against.
     if (kernels_[pending.group].path == ComputePath::kUnknown)
@@ -158,7 +155,7 @@ void TraceAnalyzer::State::AddLibraryCall(const trace::LibraryCallRecord& c, uin
       g.main_grid = kernel.grid;
       g.main_block = kernel.block;
     }
-    if (pending.gpu_seen) {
+    if (found.timed) {
       // The GPU record came before this call's record: account for it now.
       KernelGroup& kg = kernels_[pending.group];
       AddFigures(kg.timed, pending.flops, 0, pending.flops_source, pending.bytes,
@@ -171,10 +168,11 @@ void TraceAnalyzer::State::AddLibraryCall(const trace::LibraryCallRecord& c, uin
       DeviceActivity& d = devices_[kg.device];
       d.kernel_ns_by_source[SourceIndex(pending.flops_source)] += pending.gpu_ns;
       d.kernel_ns_by_source[SourceIndex(FigureSource::kUnknown)] -= pending.gpu_ns;
-      pending_.erase(p);
     }
   }
-  if (c.correlation != 0) RememberLibraryCall(c.correlation, index, launched);
+  // Timed launches are done; the call's own correlation joins GPU records that carry it.
+  JoinHooks hooks{*this};
+  join_.OnCall(c.correlation, index, launched, hooks);
 }
 
 }  // namespace flopspy::analyzers

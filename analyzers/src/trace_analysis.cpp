@@ -208,15 +208,8 @@ void TraceAnalyzer::State::AddLaunch(BufferedLaunch b) {
   p.bytes = estimate.bytes;
   p.flops_source = estimate.source;
   p.bytes_source = estimate.bytes_source;
-  p.thread = b.thread;
-  p.inside_library = inside_library;
-  if (inside_library) library_launches_[b.thread].push_back(l.correlation);
-  if (const auto early = early_gpu_.find(l.correlation); early != early_gpu_.end()) {
-    ApplyGpu(p, early->second);
-    early_gpu_.erase(early);
-    if (!inside_library) return;  // nothing left to join
-  }
-  Remember(l.correlation, p);
+  JoinHooks hooks{*this};
+  join_.OnLaunch(l.correlation, p, b.thread, inside_library, hooks);
 }
 
 void TraceAnalyzer::State::AddApiCall(const trace::ApiCallRecord& a) {
@@ -264,17 +257,9 @@ TraceAnalysis TraceAnalyzer::State::Finish(const std::map<int32_t, DeviceRoofs>&
 
 // GPU records whose launch never came, and launches whose GPU record never came.
 void TraceAnalyzer::State::ResolveUnmatched() {
-  for (const auto& [correlation, gpu] : early_gpu_) {
-    ++run_.unmatched_gpu_records;
-    Pending p;
-    p.group = GroupFor(gpu.signature, "");
-    ApplyGpu(p, gpu);
-  }
-  early_gpu_.clear();
-  for (const auto& [correlation, pending] : pending_) {
-    if (!pending.gpu_seen) ++run_.unmatched_launches;
-  }
-  pending_.clear();
+  JoinHooks hooks{*this};
+  run_.unmatched_gpu_records += join_.FinishGpu(hooks);
+  run_.unmatched_launches += join_.UntimedLaunches();
 }
 
 // Per device: analytic (model) FLOPs by path, for MFU against the path that carries most.

@@ -1,12 +1,11 @@
 // TraceAnalyzer's streaming state, private to analyzers/src: the kernel, library and copy
 // tables being filled, the launches waiting for their GPU record or library call, and the
 // counter samples. Split by job: trace_analysis.cpp (records, kernel groups, finishing),
-// trace_correlation.cpp (launch, GPU record and library call joins), library_attribution.cpp
+// trace_correlation.cpp (GPU records through the join of correlator.h), library_attribution.cpp
 // (cuBLAS calls and their kernels), counter_figures.cpp (hardware counter samples).
 #pragma once
 
 #include <cstdint>
-#include <deque>
 #include <map>
 #include <memory>
 #include <optional>
@@ -17,6 +16,7 @@
 #include <utility>
 #include <vector>
 
+#include "flopspy/analyzers/correlator.h"
 #include "flopspy/analyzers/trace_analysis.h"
 #include "flopspy/analyzers/trace_index.h"
 #include "flopspy/trace/library_groups.h"
@@ -55,9 +55,9 @@ void AddCounterSamples(KernelGroup& g, const CounterPart& p);
 
 struct TraceAnalyzer::State {
   State(const TraceIndex* shared, size_t max_pending)
-      : max_pending_(max_pending),
-        own_index_(shared == nullptr ? std::make_unique<TraceIndex>() : nullptr),
-        index_(shared != nullptr ? *shared : *own_index_) {}
+      : own_index_(shared == nullptr ? std::make_unique<TraceIndex>() : nullptr),
+        index_(shared != nullptr ? *shared : *own_index_),
+        join_(max_pending) {}
 
   // A launch waiting for its GPU record (or, launched inside a cuBLAS call, for the call's).
   struct Pending {
@@ -66,10 +66,7 @@ struct TraceAnalyzer::State {
     double flops = 0, special = 0, bytes = 0;
     trace::FigureSource flops_source = trace::FigureSource::kUnknown;
     trace::FigureSource bytes_source = trace::FigureSource::kUnknown;
-    bool gpu_seen = false;  // the GPU record came first
-    double gpu_ns = 0;
-    uint32_t thread = 0;
-    bool inside_library = false;  // launched inside a cuBLAS call: waits for the call's record
+    double gpu_ns = 0;  // once its GPU record came
   };
   // A launch record, held until its LaunchParams records (which follow it) are in.
   struct BufferedLaunch {
@@ -77,12 +74,17 @@ struct TraceAnalyzer::State {
     std::vector<uint8_t> params;
     uint32_t thread = 0;
   };
-  // A library call's correlation: CUPTI gives it to the kernels the call launched through a
-  // runtime linked into the library (cuBLAS's static cudart), whose own launch correlations it
-  // never sees. Its launches still waiting for a GPU record, in launch order.
-  struct LibraryCallLaunches {
-    uint32_t library = 0;
-    std::deque<uint64_t> waiting;
+  // The hooks of the join (flopspy/analyzers/correlator.h): what a joined GPU record does.
+  struct JoinHooks {
+    State& s;
+    void Time(Pending& pending, const trace::GpuActivityRecord& gpu) { s.ApplyGpu(pending, gpu); }
+    void Alone(const trace::GpuActivityRecord& gpu, const uint32_t* library);
+    bool Same(const Pending& pending, const trace::GpuActivityRecord& gpu) const {
+      return s.kernels_[pending.group].signature == gpu.signature;
+    }
+    static bool Before(const trace::GpuActivityRecord& a, const trace::GpuActivityRecord& b) {
+      return a.start_ns < b.start_ns;
+    }
   };
 
   void Add(const trace::RecordView& record, const trace::StringLookup& strings);
@@ -101,10 +103,6 @@ struct TraceAnalyzer::State {
   void AddGpu(const trace::GpuActivityRecord& gpu);
   void AddCopy(const trace::GpuActivityRecord& gpu);
   void ApplyGpu(Pending& pending, const trace::GpuActivityRecord& gpu);
-  void Remember(uint64_t correlation, Pending pending);
-  void RememberLibraryCall(uint64_t correlation, uint32_t library,
-                           const std::vector<uint64_t>& launched);
-  void JoinLibraryGpu(LibraryCallLaunches& call, const trace::GpuActivityRecord& gpu);
   // library_attribution.cpp
   void AddLibraryCall(const trace::LibraryCallRecord& call, uint32_t thread,
                       const trace::StringLookup& strings);
@@ -116,7 +114,6 @@ struct TraceAnalyzer::State {
   void FoldCounterSamples();
   void ApplyCounterFigures();
 
-  size_t max_pending_;
   std::unique_ptr<TraceIndex> own_index_;
   const TraceIndex& index_;  // definitions: names, layouts, classes, signatures
   std::unordered_set<uint32_t> launched_functions_;  // FunctionDef ids seen in a launch
@@ -129,18 +126,12 @@ struct TraceAnalyzer::State {
   std::map<std::tuple<bool, uint8_t, uint8_t, uint8_t, bool>, uint32_t> copy_index_;
   std::vector<CopyGroup> copies_;
   std::map<int32_t, DeviceActivity> devices_;
-  std::unordered_map<uint64_t, Pending> pending_;
-  std::deque<uint64_t> pending_order_;
-  // GPU records before their launch (or library call: several may carry its correlation).
-  std::unordered_multimap<uint64_t, trace::GpuActivityRecord> early_gpu_;
-  std::unordered_map<uint32_t, std::vector<uint64_t>> library_launches_;  // per thread
-  std::unordered_map<uint64_t, LibraryCallLaunches> library_calls_;
-  std::deque<uint64_t> library_call_order_;  // bounded like pending_: the oldest calls go first
+  // Launches, GPU records and library calls joined by correlation; replays of measured launches.
+  using Join = LibraryCorrelator<Pending, trace::GpuActivityRecord, uint32_t>;
+  Join join_;
   std::optional<BufferedLaunch> buffered_;
-  // Counter mode: the last launch of each thread (its KernelMetrics record follows it), and the
-  // correlations measured, whose replays may bring more than one GPU record.
+  // Counter mode: the last launch of each thread (its KernelMetrics record follows it).
   std::unordered_map<uint32_t, std::pair<uint64_t, uint32_t>> last_launch_;  // correlation, group
-  std::unordered_set<uint64_t> measured_;
   // The fullest KernelMetrics record of each sample, by (kernel group, sample number): a sample
   // is measured one pass group per launch, each launch's record carrying the sample so far.
   std::map<std::pair<uint32_t, uint16_t>, trace::KernelMetricsRecord> counter_samples_;

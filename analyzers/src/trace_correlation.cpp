@@ -1,6 +1,6 @@
-// TraceAnalyzer's joins, by correlation id: a launch and its kernel's GPU record in either
-// order, and a cuBLAS call's own correlation, which CUPTI gives to the kernels the call launched
-// through a runtime linked into the library. Bounded by max_pending_ on each side.
+// TraceAnalyzer's GPU records: copies by direction, kernels through the join of correlator.h (a
+// launch and its GPU record in either order, a cuBLAS call's own correlation), and what a joined
+// record adds to its kernel, library and device rows.
 #include <algorithm>
 
 #include "trace_analysis_state.h"
@@ -17,27 +17,6 @@ void AddKernelTime(LibraryGroup& lib, uint32_t kernel_group, double ns) {
     }
   }
   lib.kernel_time.emplace_back(kernel_group, ns);
-}
-
-void TraceAnalyzer::State::Remember(uint64_t correlation, Pending pending) {
-  if (pending_.emplace(correlation, pending).second) pending_order_.push_back(correlation);
-  // Bounded: the oldest launches still without a GPU record are given up on.
-  while (pending_.size() > max_pending_ && !pending_order_.empty()) {
-    const uint64_t oldest = pending_order_.front();
-    pending_order_.pop_front();
-    if (const auto it = pending_.find(oldest); it != pending_.end()) {
-      if (!it->second.gpu_seen) ++run_.unmatched_launches;
-      pending_.erase(it);
-    }
-  }
-  if (pending_order_.size() > 4 * max_pending_ + 1024) {
-    // Compact the order queue: drop ids already resolved.
-    std::deque<uint64_t> alive;
-    for (uint64_t id : pending_order_) {
-      if (pending_.contains(id)) alive.push_back(id);
-    }
-    pending_order_.swap(alive);
-  }
 }
 
 void TraceAnalyzer::State::ApplyGpu(Pending& p, const trace::GpuActivityRecord& gpu) {
@@ -60,8 +39,16 @@ void TraceAnalyzer::State::ApplyGpu(Pending& p, const trace::GpuActivityRecord& 
     AddKernelTime(lib, p.group, ns);
     if (lib.device < 0) lib.device = gpu.device;
   }
-  p.gpu_seen = true;
   p.gpu_ns = ns;
+}
+
+// Graph nodes, device launches and records whose launch never came: GPU time, name, no figures.
+void TraceAnalyzer::State::JoinHooks::Alone(const trace::GpuActivityRecord& gpu,
+                                            const uint32_t* library) {
+  Pending p;
+  p.group = s.GroupFor(gpu.signature, "");
+  if (library != nullptr) p.library = *library;
+  s.ApplyGpu(p, gpu);
 }
 
 void TraceAnalyzer::State::AddGpu(const trace::GpuActivityRecord& gpu) {
@@ -78,37 +65,11 @@ void TraceAnalyzer::State::AddGpu(const trace::GpuActivityRecord& gpu) {
   ++run_.gpu_kernel_records;
   d.kernel_ns += ns;
   ++d.kernels;
-  const auto it = gpu.correlation != 0 ? pending_.find(gpu.correlation) : pending_.end();
-  if (it != pending_.end()) {
-    if (it->second.gpu_seen && measured_.contains(gpu.correlation)) {
-      ++run_.replayed_gpu_records;  // a counter-measured launch replayed: one execution counts
-      return;
-    }
-    ApplyGpu(it->second, gpu);
-    // A launch made inside a cuBLAS call waits for the call's record to share its figures.
-    if (!(it->second.inside_library && it->second.library < 0)) pending_.erase(it);
-    return;
+  const bool from_cpu = !(gpu.h.flags & (trace::kGpuFromGraph | trace::kGpuDeviceLaunched));
+  JoinHooks hooks{*this};
+  if (join_.OnGpu(gpu.correlation, from_cpu, gpu, hooks) == Join::GpuJoin::kReplay) {
+    ++run_.replayed_gpu_records;  // a counter-measured launch replayed: one execution counts
   }
-  if (gpu.correlation != 0 && measured_.contains(gpu.correlation)) {
-    ++run_.replayed_gpu_records;
-    return;
-  }
-  if (const auto call =
-          gpu.correlation != 0 ? library_calls_.find(gpu.correlation) : library_calls_.end();
-      call != library_calls_.end()) {
-    JoinLibraryGpu(call->second, gpu);
-    return;
-  }
-  const bool launched_by_cpu =
-      gpu.correlation != 0 && !(gpu.h.flags & (trace::kGpuFromGraph | trace::kGpuDeviceLaunched));
-  if (launched_by_cpu && early_gpu_.size() < max_pending_) {
-    early_gpu_.emplace(gpu.correlation, gpu);  // its launch record comes later in the file
-    return;
-  }
-  // Graph nodes and device launches have no launch record: GPU time, name, no figures.
-  Pending p;
-  p.group = GroupFor(gpu.signature, "");
-  ApplyGpu(p, gpu);
 }
 
 void TraceAnalyzer::State::AddCopy(const trace::GpuActivityRecord& gpu) {
@@ -134,60 +95,6 @@ void TraceAnalyzer::State::AddCopy(const trace::GpuActivityRecord& gpu) {
   ++c.count;
   c.bytes += static_cast<double>(gpu.bytes);
   c.ns += ns;
-}
-
-// A library call's own correlation (see library_calls_): its launches still waiting for a GPU
-// record, and the GPU records that came before the call's record, joined in start order.
-void TraceAnalyzer::State::RememberLibraryCall(uint64_t correlation, uint32_t library,
-                                               const std::vector<uint64_t>& launched) {
-  // Kernels whose GPU records carry the call's correlation (see library_calls_): joined with its
-  // launches in order, those that came before this record first.
-  while (library_calls_.size() >= max_pending_ && !library_call_order_.empty()) {
-    library_calls_.erase(library_call_order_.front());
-    library_call_order_.pop_front();
-  }
-  if (!library_calls_.contains(correlation)) library_call_order_.push_back(correlation);
-  LibraryCallLaunches& call = library_calls_[correlation];
-  call.library = library;
-  for (uint64_t launch : launched) {
-    if (const auto p = pending_.find(launch); p != pending_.end() && !p->second.gpu_seen) {
-      call.waiting.push_back(launch);
-    }
-  }
-  const auto [first, last] = early_gpu_.equal_range(correlation);
-  std::vector<trace::GpuActivityRecord> early;
-  for (auto e = first; e != last; ++e) early.push_back(e->second);
-  early_gpu_.erase(correlation);
-  std::sort(early.begin(), early.end(),
-            [](const auto& a, const auto& b) { return a.start_ns < b.start_ns; });
-  for (const auto& gpu : early) JoinLibraryGpu(call, gpu);
-}
-
-void TraceAnalyzer::State::JoinLibraryGpu(LibraryCallLaunches& call,
-                                          const trace::GpuActivityRecord& gpu) {
-  // Launches whose GPU record came (by their own correlation) are done with.
-  std::erase_if(call.waiting, [&](uint64_t correlation) {
-    const auto p = pending_.find(correlation);
-    return p == pending_.end() || p->second.gpu_seen;
-  });
-  // The first launch of the same kernel signature, else the first: a call that also launches
-  // through the driver (cuBLASLt) has launches whose records carry their own correlation.
-  auto pick = std::find_if(call.waiting.begin(), call.waiting.end(), [&](uint64_t correlation) {
-    return kernels_[pending_.at(correlation).group].signature == gpu.signature;
-  });
-  if (pick == call.waiting.end() && !call.waiting.empty()) pick = call.waiting.begin();
-  if (pick != call.waiting.end()) {
-    const auto p = pending_.find(*pick);
-    call.waiting.erase(pick);
-    ApplyGpu(p->second, gpu);
-    pending_.erase(p);
-    return;
-  }
-  // More kernels than launches seen (a launch flopspy did not record): the call's time still.
-  Pending p;
-  p.group = GroupFor(gpu.signature, "");
-  p.library = call.library;
-  ApplyGpu(p, gpu);
 }
 
 }  // namespace flopspy::analyzers
