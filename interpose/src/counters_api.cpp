@@ -1,5 +1,6 @@
 #include "counters_api.h"
 
+#include "cupti_api.h"
 #include "real_symbols.h"
 
 namespace flopspy::interpose {
@@ -80,13 +81,7 @@ std::string CounterApi::MissingDriver() const {
 #undef FLOPSPY_CHECK
 
 std::string CounterErrorText(const CounterApi& api, CUptiResult result) {
-  const char* name = nullptr;
-  if (api.cuptiGetResultString != nullptr &&
-      api.cuptiGetResultString(result, &name) != CUPTI_SUCCESS) {
-    name = nullptr;
-  }
-  std::string text = name != nullptr ? name : "CUPTI error";
-  return text + " (" + std::to_string(static_cast<int>(result)) + ")";
+  return CuptiResultText(api.cuptiGetResultString, result);
 }
 
 }  // namespace flopspy::interpose

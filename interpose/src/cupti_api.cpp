@@ -59,10 +59,10 @@ std::string CuptiApi::MissingRequired() const {
   return missing;
 }
 
-std::string CuptiErrorText(const CuptiApi& api, CUptiResult result) {
+std::string CuptiResultText(decltype(&::cuptiGetResultString) get_result_string,
+                            CUptiResult result) {
   const char* name = nullptr;
-  if (api.cuptiGetResultString != nullptr &&
-      api.cuptiGetResultString(result, &name) != CUPTI_SUCCESS) {
+  if (get_result_string != nullptr && get_result_string(result, &name) != CUPTI_SUCCESS) {
     name = nullptr;
   }
   std::string text = name != nullptr ? name : "CUPTI error";

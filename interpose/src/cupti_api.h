@@ -52,7 +52,12 @@ struct CuptiApi {
 // `driver_handle` (may be null: the driver entries stay null).
 void ResolveCuptiApi(void* cupti_handle, void* driver_handle, CuptiApi* api);
 
-// "CUPTI_ERROR_UNKNOWN (999)", using cuptiGetResultString when the table has it.
-std::string CuptiErrorText(const CuptiApi& api, CUptiResult result);
+// "CUPTI_ERROR_UNKNOWN (999)", using the loaded libcupti's cuptiGetResultString when it has one
+// (null: the number alone, named "CUPTI error"). Shared with counter mode's API table.
+std::string CuptiResultText(decltype(&::cuptiGetResultString) get_result_string,
+                            CUptiResult result);
+inline std::string CuptiErrorText(const CuptiApi& api, CUptiResult result) {
+  return CuptiResultText(api.cuptiGetResultString, result);
+}
 
 }  // namespace flopspy::interpose
