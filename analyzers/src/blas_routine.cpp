@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <iterator>
 
 #include "flopspy/analyzers/blas_types.h"
 #include "flopspy/analyzers/cublas_entry_points.h"
@@ -71,16 +72,19 @@ using enum BlasConj;
 
 // Names without _v2 where a _v2 exists are the legacy cublas.h API (different signature).
 #define FLOPSPY_BLAS_ENTRY(F, name, I, T1, T2, T3, ...) E(#name, __VA_ARGS__),
-constexpr std::array kListed = {FLOPSPY_CUBLAS_ENTRY_POINTS(FLOPSPY_BLAS_ENTRY)};
+// A plain array: deducing std::array's size from ~300 elements exceeds clang's fold limit.
+constexpr BlasEntryPoint kListed[] = {FLOPSPY_CUBLAS_ENTRY_POINTS(FLOPSPY_BLAS_ENTRY)};
 #undef FLOPSPY_BLAS_ENTRY
 
 // The list is grouped by API; lookups want it sorted by name.
-constexpr auto SortedByName(std::array<BlasEntryPoint, kListed.size()> entries) {
+constexpr auto SortedByName() {
+  std::array<BlasEntryPoint, std::size(kListed)> entries{};
+  std::copy(std::begin(kListed), std::end(kListed), entries.begin());
   std::sort(entries.begin(), entries.end(),
             [](const BlasEntryPoint& x, const BlasEntryPoint& y) { return x.name < y.name; });
   return entries;
 }
-constexpr auto kEntryPoints = SortedByName(kListed);
+constexpr auto kEntryPoints = SortedByName();
 
 constexpr bool NamesUnique() {
   for (size_t i = 1; i < kEntryPoints.size(); ++i) {
