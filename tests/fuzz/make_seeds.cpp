@@ -68,10 +68,7 @@ void Define(TraceBuilder& b) {
   stream.handle = 0xabc;
   stream.stream_flags = trace::kStreamPerThreadDefault;
   b.Add(stream);
-  trace::ThreadDef thread{};
-  thread.thread_id = kThread;
-  thread.name = 6;
-  b.Add(thread);
+  b.Add(NamedThread(kThread, 6));
 }
 
 void Launch(TraceBuilder& b, uint32_t signature, uint64_t correlation, uint64_t at, uint32_t n,

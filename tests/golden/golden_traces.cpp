@@ -15,10 +15,7 @@ namespace {
 
 using trace::ChunkSource;
 
-constexpr char kMul[] =
-    "void at::native::vectorized_elementwise_kernel<4, at::native::MulFunctor<float>, "
-    "at::detail::Array<char*, 3> >(int, at::native::MulFunctor<float>, at::detail::Array<char*, "
-    "3>)";
+constexpr const char* kMul = kAtenMulKernel;
 constexpr char kStencil[] = "my_custom_stencil(float const*, float*, int)";
 constexpr char kLtKernel[] = "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x256x64_gelu";
 constexpr uint32_t kThread = 7;

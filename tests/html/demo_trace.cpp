@@ -9,10 +9,7 @@
 namespace flopspy::testing {
 namespace {
 
-constexpr char kMul[] =
-    "void at::native::vectorized_elementwise_kernel<4, at::native::MulFunctor<float>, "
-    "at::detail::Array<char*, 3> >(int, at::native::MulFunctor<float>, at::detail::Array<char*, "
-    "3>)";
+constexpr const char* kMul = kAtenMulKernel;
 constexpr char kGemmKernel[] = "sm90_xmma_gemm_f32f32_tf32f32_f32_nn_n_tilesize128x128x32";
 constexpr uint32_t kThread = 7;
 constexpr uint64_t kBase = 1'000'000'000;  // monotonic ns of the first event

@@ -101,6 +101,13 @@ void WriteStepTrace(const std::string& path) {
   b.WriteTo(path);
 }
 
+trace::ThreadDef NamedThread(uint32_t thread_id, uint32_t name) {
+  trace::ThreadDef thread{};
+  thread.thread_id = thread_id;
+  thread.name = name;
+  return thread;
+}
+
 trace::FunctionDef KernelFunction(uint32_t id, uint32_t name, uint16_t param_count) {
   trace::FunctionDef f{};
   f.id = id;

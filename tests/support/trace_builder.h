@@ -52,6 +52,15 @@ class TraceBuilder {
 // Times are absolute (the trace's monotonic clock).
 
 // A kernel function whose mangled and demangled names are string `name`; 0xFFFF params: unknown.
+// ATen's float multiply as PyTorch launches it: a kernel the catalog models (1 FLOP, 12 bytes per
+// element, N is parameter 0).
+inline constexpr char kAtenMulKernel[] =
+    "void at::native::vectorized_elementwise_kernel<4, at::native::MulFunctor<float>, "
+    "at::detail::Array<char*, 3> >(int, at::native::MulFunctor<float>, at::detail::Array<char*, "
+    "3>)";
+
+// A thread named by the string `name`.
+trace::ThreadDef NamedThread(uint32_t thread_id, uint32_t name);
 trace::FunctionDef KernelFunction(uint32_t id, uint32_t name, uint16_t param_count = 0xFFFF);
 // The parameters of ATen's elementwise loops: (int N of `n_size` bytes, a 1-byte functor,
 // Array<char*, K> of `array_bytes`).

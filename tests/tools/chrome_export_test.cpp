@@ -28,10 +28,7 @@ std::vector<uint8_t> ProcessTrace(uint32_t pid, uint64_t realtime_start, int ker
   TraceBuilder b(id);
   b.String(1, "_Z6scalefPf").String(2, "scale(float, float*)").String(3, "python");
   b.String(4, "forward");
-  trace::ThreadDef thread{};
-  thread.thread_id = 7;
-  thread.name = 3;
-  b.Add(thread);
+  b.Add(NamedThread(7, 3));
   trace::FunctionDef fn{};
   fn.id = 1;
   fn.mangled_name = 1;

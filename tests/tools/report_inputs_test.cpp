@@ -247,10 +247,7 @@ TEST_F(ReportInputsTest, ControlCharactersFromATraceAreEscaped) {
   b.Metadata(R"({"process":{"command":["python","\u001b[31mred"]}})");
   b.String(1, "k\x1b[2J\r\nINJECTED\xc2\x9bX").String(2, "thr\x1b[1mead").String(3, "reg\rion");
   b.String(4, "warn\x1b[5m\ning");
-  trace::ThreadDef thread{};
-  thread.thread_id = 7;
-  thread.name = 2;
-  b.Add(thread);
+  b.Add(NamedThread(7, 2));
   trace::KernelSignatureDef sig{};
   sig.id = 1;
   sig.name = 1;

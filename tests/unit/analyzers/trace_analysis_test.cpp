@@ -20,10 +20,7 @@ using testing::TraceBuilder;
 using trace::ChunkSource;
 using trace::FigureSource;
 
-constexpr char kMul[] =
-    "void at::native::vectorized_elementwise_kernel<4, at::native::MulFunctor<float>, "
-    "at::detail::Array<char*, 3> >(int, at::native::MulFunctor<float>, at::detail::Array<char*, "
-    "3>)";
+constexpr const char* kMul = testing::kAtenMulKernel;
 // cuBLAS's FP32 CUDA-core kernel, and its TF32 tensor-core kernel (what runs under the TF32 math
 // mode, or with CUBLAS_COMPUTE_32F_FAST_TF32).
 constexpr char kGemmKernel[] = "ampere_sgemm_128x128_nn";

@@ -11,6 +11,7 @@
 #include "catalog_param_bytes.h"
 #include "counters_mode.h"
 #include "mock_range_profiler.h"
+#include "trace_builder.h"
 
 namespace flopspy::testing {
 namespace {
@@ -21,10 +22,7 @@ using interpose::CuptiState;
 using ::testing::HasSubstr;
 
 // A PyTorch elementwise kernel: the catalog's shape key comes from its first parameter (N).
-constexpr char kMul[] =
-    "void at::native::vectorized_elementwise_kernel<4, at::native::MulFunctor<float>, "
-    "at::detail::Array<char*, 3> >(int, at::native::MulFunctor<float>, at::detail::Array<char*, "
-    "3>)";
+constexpr const char* kMul = kAtenMulKernel;
 
 // A kernel as the flusher leaves it once catalogued (`catalogued` false: not yet).
 std::unique_ptr<interpose::FunctionInfo> Function(uint32_t id, std::string name = kMul,

@@ -23,10 +23,7 @@ using trace::ChunkSource;
 using trace::FigureSource;
 
 // The catalog models this one (1 FLOP, 12 bytes per element)...
-constexpr char kMul[] =
-    "void at::native::vectorized_elementwise_kernel<4, at::native::MulFunctor<float>, "
-    "at::detail::Array<char*, 3> >(int, at::native::MulFunctor<float>, at::detail::Array<char*, "
-    "3>)";
+constexpr const char* kMul = kAtenMulKernel;
 // ...but not this one.
 constexpr char kCustom[] = "my_custom_stencil(float const*, float*, int)";
 constexpr uint32_t kThread = 7;

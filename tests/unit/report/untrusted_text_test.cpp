@@ -25,10 +25,7 @@ std::string WriteTrace(const std::string& folder) {
              R"(.py"]},)"
              R"("devices":[{"name":"NVIDIA H100 80GB HBM3","cc_major":9,"cc_minor":0}]})");
   b.String(1, "bad\x97kernel").String(2, "thread\xC0").String(3, "warn\xE2\x82");
-  trace::ThreadDef thread{};
-  thread.thread_id = 7;
-  thread.name = 2;
-  b.Add(thread);
+  b.Add(testing::NamedThread(7, 2));
   trace::KernelSignatureDef sig{};
   sig.id = 1;
   sig.name = 1;
