@@ -2,8 +2,10 @@
 // the program's status), one "flopspy:" line, and a misspelt option is never run as the command.
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <sstream>
 
+#include "flopspy/trace/schema.h"
 #include "subprocess.h"
 
 namespace flopspy::testing {
@@ -80,6 +82,45 @@ TEST(FlopspyUsage, HelpAndVersionAreNotErrors) {
     EXPECT_EQ(r.exit_code, 0) << args.front() << "\n" << r.err;
     EXPECT_NE(r.out, "") << args.front();
   }
+}
+
+// `flopspy -o DIR -- CMD` and `flopspy -- CMD` are read as `flopspy run ...`, not refused.
+TEST(FlopspyUsage, RunsOptionsOrDashesFirstMeanRun) {
+  TempDir dir;
+  const ChildResult short_form =
+      RunChild({kLauncher, "-o", dir.path() + "/short", "--", kProbe, "regions", "1"});
+  ASSERT_TRUE(short_form.exited);
+  EXPECT_EQ(short_form.exit_code, 0) << short_form.err;
+  EXPECT_TRUE(std::filesystem::exists(dir.path() + "/short")) << short_form.err;
+  const ChildResult long_form =
+      RunChild({kLauncher, "--output=" + dir.path() + "/long", "--", kProbe, "regions", "1"});
+  EXPECT_EQ(long_form.exit_code, 0) << long_form.err;
+  EXPECT_TRUE(std::filesystem::exists(dir.path() + "/long")) << long_form.err;
+  // Only "--" first: the default folder, relative to the working directory.
+  ChildOptions in_dir;
+  in_dir.cwd = dir.path();
+  const ChildResult bare = RunChild({kLauncher, "--", kProbe, "regions", "1"}, in_dir);
+  EXPECT_EQ(bare.exit_code, 0) << bare.err;
+  EXPECT_TRUE(std::filesystem::exists(dir.path() + "/flopspy-out")) << bare.err;
+  // An option run does not know is still an error, and names the option.
+  const ChildResult bogus = RunChild({kLauncher, "--bogus", "--", kProbe});
+  EXPECT_EQ(bogus.exit_code, 2);
+  EXPECT_NE(bogus.err.find("unknown option --bogus"), std::string::npos) << bogus.err;
+}
+
+TEST(FlopspyUsage, AProgramNamedAsACommandSaysWhatToType) {
+  const ChildResult r = RunChild({kLauncher, "python3", "train.py"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("flopspy run -- python3"), std::string::npos) << r.err;
+}
+
+TEST(FlopspyUsage, VersionSaysTheTraceFormatAndCuda) {
+  const ChildResult r = RunChild({kLauncher, "--version"});
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_EQ(r.out.rfind("flopspy ", 0), 0u) << r.out;
+  EXPECT_NE(r.out.find("(trace format " + std::to_string(trace::kFormatVersion)), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("CUDA "), std::string::npos) << r.out;
 }
 
 // Without "--" the first word flopspy does not know is the command, and everything after it is

@@ -5,6 +5,7 @@
 #include "flopspy/commands.h"
 #include "flopspy/platform/terminal_text.h"
 #include "report/crash_handler.h"
+#include "report/version.h"
 
 namespace flopspy::tools {
 
@@ -16,6 +17,20 @@ int UsageError(const std::string& verb, const std::string& what) {
 
 namespace {
 
+// `flopspy -o DIR -- CMD` and `flopspy -- CMD` are common slips for `flopspy run ...`: a first
+// word that is "--" or one of run's own options means run.
+bool MeansRun(CLI::App& app, std::string_view first) {
+  if (first == "--") return true;
+  if (!first.starts_with('-') || first == "-h" || first == "--help" || first == "--version") {
+    return false;
+  }
+  const std::string name(first.substr(0, first.find('=')));
+  for (const CLI::Option* option : app.get_subcommand("run")->get_options()) {
+    if (option->check_name(name)) return true;
+  }
+  return false;
+}
+
 int Main(int argc, char** argv) {
   CLI::App app{
       "flopspy: FLOPs, bytes, GPU time and launch cost of every kernel and cuBLAS call of an "
@@ -23,11 +38,16 @@ int Main(int argc, char** argv) {
       "  flopspy ceilings --cpu\n  flopspy-report flopspy-out/",
       "flopspy"};
   app.require_subcommand(1);
-  app.set_version_flag("--version", std::string("flopspy ") + FLOPSPY_VERSION);
+  app.set_version_flag("--version", VersionText("flopspy"));
   CommandFn command;
   RegisterRun(app, &command);
   RegisterInfo(app, &command);
   RegisterCeilings(app, &command);
+  std::vector<char*> words(argv, argv + argc);
+  static char run_verb[] = "run";
+  if (argc > 1 && MeansRun(app, argv[1])) words.insert(words.begin() + 1, run_verb);
+  argc = static_cast<int>(words.size());
+  argv = words.data();
   // Everything after the first "--" is the command to run, verbatim (its own options included).
   std::vector<std::string> program;
   for (int i = 1; i < argc; ++i) {
@@ -49,10 +69,11 @@ int Main(int argc, char** argv) {
       // No command was recognised: say what the first word was rather than CLI11's "a
       // subcommand is required".
       const std::string first = argv[1];
-      return UsageError("", first.starts_with('-') ? "unknown option " + first
-                                                   : "unknown command " + first +
-                                                         "; the commands are run, info and "
-                                                         "ceilings");
+      return UsageError("", first.starts_with('-')
+                                ? "unknown option " + first
+                                : "unknown command " + first +
+                                      "; the commands are run, info and ceilings; to profile " +
+                                      first + ": flopspy run -- " + first + " ...");
     }
     return UsageError(verbs.empty() ? "" : verbs.front()->get_name(), e.what());
   }

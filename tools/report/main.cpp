@@ -22,6 +22,7 @@
 #include "report/report_outputs.h"
 #include "report/trace_inputs.h"
 #include "report/trace_report.h"
+#include "report/version.h"
 
 namespace flopspy::tools {
 namespace {
@@ -103,7 +104,7 @@ int Main(int argc, char** argv) {
                "traces) per kernel and library shape (docs/flopspy-report.md)");
   app.add_option("--color", color, "colour in the text report")
       ->check(CLI::IsMember({"auto", "always", "never"}));
-  app.set_version_flag("--version", std::string("flopspy-report ") + FLOPSPY_VERSION);
+  app.set_version_flag("--version", VersionText("flopspy-report"));
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
