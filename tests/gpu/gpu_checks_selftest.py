@@ -15,6 +15,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tarfile
 import tempfile
 import unittest
 
@@ -23,6 +24,7 @@ DATA = os.path.join(HERE, "data")
 sys.path.insert(0, HERE)
 
 import cublas_compare as cc  # noqa: E402
+import demo_traces  # noqa: E402
 import gpu_check_common as common  # noqa: E402
 import gpu_validate_summary as summary  # noqa: E402
 import launch_compare as lc  # noqa: E402
@@ -433,6 +435,73 @@ class CheckAndSummaryTest(unittest.TestCase):
         self.assertIn("x\\|y", text)
         self.assertIn("no GPU here", text)
         json.dumps(doc)  # serialisable
+
+
+class DemoTracesTest(unittest.TestCase):
+    """The seed and training-loop traces kept for demo/traces/, with their provenance."""
+
+    def setUp(self):
+        self.work = tempfile.mkdtemp(prefix="demo-traces-selftest-")
+        self.out = os.path.join(self.work, "out")
+        os.makedirs(self.out)
+
+    def tearDown(self):
+        shutil.rmtree(self.work, ignore_errors=True)
+
+    def recording(self, check, folder, log, command, sizes):
+        os.makedirs(os.path.join(self.work, check, folder))
+        for i, size in enumerate(sizes):
+            with open(os.path.join(self.work, check, folder, "host-%d.fspy" % i), "wb") as f:
+                f.write(b"x" * size)
+        with open(os.path.join(self.work, check, log), "w") as f:
+            f.write("$ " + command + "\nworkload output\n[exit 0 after 3.00 s]\n")
+
+    ENV = {"date_utc": "2026-11-26T10:11:12Z", "git_commit": "abc123",
+           "gpus": [{"name": "NVIDIA H200", "driver_version": "580.159.04"}],
+           "nvidia_smi_q": {"CUDA Version": "13.0"},
+           "torch": {"torch": "2.11.0+cu130", "cuda": "13.0"}}
+
+    def test_keeps_small_traces_with_provenance_and_leaves_big_ones_out(self):
+        self.recording("seed", "traces_a", "a_flopspy.log",
+                       "/b/bin/flopspy run -o /w/seed/traces_a -- python3 seed_workload.py",
+                       [1000, 24])
+        self.recording("seed_mlp", "traces_flopspy", "flopspy.log", "/b/bin/flopspy run ...",
+                       [5000])
+        # The counters run of seed is not kept: not in the recordings.
+        self.recording("seed", "traces_b", "b_counters.log", "flopspy run --counters", [10])
+        with open(os.path.join(self.work, "order.txt"), "w") as f:
+            f.write("seed fail 1 90\nseed_mlp pass 0 120\n")
+        results = demo_traces.collect(self.work, self.ENV, self.out, max_bytes=4096)
+        self.assertEqual([(n, k) for n, k, _ in results],
+                         [("h200-seed", True), ("h200-seed_mlp", False)])
+        self.assertIn("5000 bytes, over the cap of 4096", results[1][2])
+        with tarfile.open(os.path.join(self.out, "demo-traces.tar.gz")) as tar:
+            names = sorted(tar.getnames())
+            self.assertEqual(names, ["demo-traces", "demo-traces/h200-seed",
+                                     "demo-traces/h200-seed/host-0.fspy",
+                                     "demo-traces/h200-seed/host-1.fspy",
+                                     "demo-traces/h200-seed/provenance.txt"])
+            prov = tar.extractfile("demo-traces/h200-seed/provenance.txt").read().decode()
+        fields = dict(l.split(": ", 1) for l in prov.splitlines())
+        self.assertEqual(fields["gpu"], "NVIDIA H200")
+        self.assertEqual(fields["driver"], "580.159.04")
+        self.assertEqual(fields["cuda"], "13.0")
+        self.assertEqual(fields["date"], "2026-11-26")
+        self.assertEqual(fields["command"],
+                         "/b/bin/flopspy run -o /w/seed/traces_a -- python3 seed_workload.py")
+        self.assertEqual(fields["recorded by"], "scripts/gpu-validate, check seed (status fail)")
+        self.assertEqual(fields["commit"], "abc123")
+        self.assertIn("host-0.fspy (1000 bytes)", fields["files"])
+        self.assertTrue(fields["title"].startswith("the seed workload"))
+
+    def test_nothing_recorded_writes_no_archive(self):
+        self.assertEqual(demo_traces.collect(self.work, {}, self.out), [])
+        self.assertEqual(os.listdir(self.out), [])
+
+    def test_gpu_folder_names(self):
+        self.assertEqual(demo_traces.gpu_slug("NVIDIA H100 80GB HBM3"), "h100-80gb-hbm3")
+        self.assertEqual(demo_traces.gpu_slug("Tesla T4"), "tesla-t4")
+        self.assertEqual(demo_traces.gpu_slug(""), "gpu")
 
 
 class RealReportTest(unittest.TestCase):
