@@ -14,6 +14,7 @@ flopspy_require(nlohmann_json 3.10)   # nlohmann-json3-dev
 flopspy_require(fmt 9)                # libfmt-dev
 flopspy_require(CLI11 2.1)            # libcli11-dev
 flopspy_require(Boost 1.74)           # libboost-dev (headers: Boost.Stacktrace)
+flopspy_require(ZLIB)                 # zlib1g-dev (flopspy-report --chrome FILE.json.gz)
 
 if(FLOPSPY_BUILD_TESTS)
   flopspy_require(GTest 1.12)         # libgtest-dev, libgmock-dev

@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <set>
 
+#include "flopspy/analyzers/display_text.h"
+
 namespace flopspy::analyzers {
 namespace {
 
@@ -15,25 +17,17 @@ std::string Sig3(double value) {
   return buf;
 }
 
-std::string Whole(double value) {
-  char buf[32];
-  std::snprintf(buf, sizeof(buf), "%.0f", value);
-  return buf;
-}
-
 // 1.5e9 -> "1.5 G"
 std::string Si(double v) {
   static const char* const kPrefix[] = {"", "k", "M", "G", "T", "P"};
   int i = 0;
-  while (std::fabs(v) >= 1000 && i < 5) v /= 1000, ++i;
+  while (std::fabs(v) >= 999.5 && i < 5) v /= 1000, ++i;  // "1 k", never "1e+03"
+
   return Sig3(v) + " " + kPrefix[i];
 }
 
 std::string Time(double ns) {
-  if (ns < 1e3) return Whole(ns) + " ns";
-  if (ns < 1e6) return Sig3(ns / 1e3) + " us";
-  if (ns < 1e9) return Sig3(ns / 1e6) + " ms";
-  return Sig3(ns / 1e9) + " s";
+  return DurationText(ns);
 }
 
 // 24000 -> "24,000 runs", 1 -> "1 run".
@@ -47,12 +41,12 @@ std::string Count(uint64_t n, const char* singular, const char* plural) {
 }
 
 std::string Percent(double fraction) {
-  return Whole(100 * fraction) + "%";
+  return PercentText(100 * fraction);
 }
 
-// A percentage that stays readable under 1%: "43%", "0.43%".
+// A share of a roof as every output writes it: "43%", "0.43%".
 std::string PercentValue(double pct) {
-  return (std::fabs(pct) >= 1 || pct == 0 ? Whole(pct) : Sig3(pct)) + "%";
+  return PercentText(pct);
 }
 
 bool IsStreamingFamily(const std::string& family) {
@@ -292,7 +286,7 @@ void FuseElementwise(const TraceAnalysis& run, double total, Findings& out) {
                     "memory-bound elementwise, reduction and normalisation kernels") +
               " (" + Count(launches, "run", "runs") + (kernels == 1 ? ") takes " : ") take ") +
               Time(ns) + ", " + Percent(ns / total) + " of the GPU time, moving " + Si(bytes) +
-              "B at " + Whole(pct / ns) + "%" + " of the DRAM roof on average.";
+              "B at " + PercentText(pct / ns) + " of the DRAM roof on average.";
   a.action =
       "Fuse them: torch.compile (or torch.jit) merges chains of elementwise ops into single "
       "kernels that keep intermediate values in registers instead of writing and re-reading "
@@ -374,7 +368,7 @@ void GemmShapes(const TraceAnalysis& run, double total, Findings& out) {
   if (examples.empty()) return;
   Advice a;
   a.kind = AdviceKind::kGemmShapes;
-  a.finding = "GEMM shapes fit the hardware badly: ";
+  a.finding = "GEMM shapes fit the hardware badly. ";
   for (size_t i = 0; i < examples.size(); ++i) a.finding += (i ? " " : "") + examples[i];
   a.action =
       "Pad matrix dimensions to multiples of 8 (16-bit types) or 16 (8-bit types), and pick "
@@ -460,8 +454,8 @@ void FarFromRoof(const TraceAnalysis& run, double total, Findings& out) {
     a.kind = AdviceKind::kFarFromRoof;
     a.finding = (g.name.empty() ? std::string("a kernel") : g.name) + " is compute bound but " +
                 "reaches " + PercentValue(g.placement->pct_of_attainable.value_or(0)) + " of its " +
-                std::string(ComputePathName(g.placement->roof_path)) + " roof over " +
-                Time(g.gpu_ns) + " (" + Percent(g.gpu_ns / total) + " of GPU time).";
+                RoofLabel(g.placement->roof_path) + " roof over " + Time(g.gpu_ns) + " (" +
+                Percent(g.gpu_ns / total) + " of GPU time).";
     // A library's own kernel runs on the roof its call's types choose (the placement above
     // uses them); what is left to change is the call, not the kernel.
     a.action = g.inside_library

@@ -138,6 +138,7 @@ void TraceAnalyzer::State::ApplyCounterFigures() {
         g.timed.flops = g.counter_flops * static_cast<double>(g.executions);
         g.timed.flops_source = FigureSource::kCounters;
         g.timed.launches_with_flops = g.executions;
+        g.timed.flops_ns = g.gpu_ns;
       }
       g.all.flops = g.counter_flops * static_cast<double>(launches);
       g.all.flops_source = FigureSource::kCounters;
@@ -155,6 +156,7 @@ void TraceAnalyzer::State::ApplyCounterFigures() {
         g.timed.bytes = g.counter_bytes * static_cast<double>(g.executions);
         g.timed.bytes_source = FigureSource::kCounters;
         g.timed.launches_with_bytes = g.executions;
+        g.timed.bytes_ns = g.gpu_ns;
       }
       g.all.bytes = g.counter_bytes * static_cast<double>(launches);
       g.all.bytes_source = FigureSource::kCounters;

@@ -165,6 +165,11 @@ FunctionNameParts SplitFunctionName(std::string_view demangled) {
   }
   parts.return_type = TrimBlanks(head.substr(0, name_begin));
   std::string_view qualified = head.substr(name_begin);
+  // "foo [6]": a bracketed tail belongs to the name; it is not a name after a return type.
+  if (qualified.starts_with('[')) {
+    parts.return_type = {};
+    qualified = head;
+  }
 
   // The function's own template arguments: the depth-zero '<' whose '>' ends the name.
   if (!qualified.empty() && qualified.back() == '>') {

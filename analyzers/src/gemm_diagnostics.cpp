@@ -9,6 +9,7 @@
 #include "flopspy/analyzers/blas_routine.h"
 #include "flopspy/analyzers/blas_types.h"
 #include "flopspy/analyzers/compute_path.h"
+#include "flopspy/analyzers/display_text.h"
 
 namespace flopspy::analyzers {
 namespace {
@@ -316,7 +317,7 @@ void CheckWaves(const GemmLaunchFacts& facts, std::vector<GemmFinding>& out) {
   std::string time;
   if (facts.gpu_time_ns) {
     f.lost_ns = w.lost_fraction * *facts.gpu_time_ns;
-    time = Format(" (%.1f us of %.1f us)", *f.lost_ns / 1e3, *facts.gpu_time_ns / 1e3);
+    time = " (" + DurationText(*f.lost_ns) + " of " + DurationText(*facts.gpu_time_ns) + ")";
   }
   if (w.waves < 1) {
     f.sentence = Format(

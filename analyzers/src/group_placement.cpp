@@ -15,6 +15,11 @@ std::optional<Placement> PlaceKernelGroup(const KernelGroup& g, const DeviceRoof
   work.path = g.path;
   work.gpu_time_ns = g.gpu_ns;
   work.calls = g.executions;
+  // FLOPs known for some launches only: rates over those launches (docs/flopspy-report.md).
+  work.calls_with_flops = g.timed.launches_with_flops;
+  work.flops_time_ns = g.timed.flops_ns;
+  work.calls_with_bytes = g.timed.launches_with_bytes;
+  work.bytes_time_ns = g.timed.bytes_ns;
   // A kernel launched inside a cuBLAS call is fed by the call, not by a launch of its own.
   if (g.launches > 0 && !g.inside_library) work.mean_launch_ns = SteadyLaunchNs(g);
   return PlaceOnRoofline(roofs, work, thresholds);

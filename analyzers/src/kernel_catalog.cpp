@@ -209,6 +209,7 @@ void ClassifyElementwise(KernelClass& kc, std::string_view functor_text, const L
   if (!types_complete) AppendReason(kc, "operand types not fully decoded from the name");
 
   if (rule == nullptr) {
+    kc.op = FunctorOpName(functor_text);
     kc.flops_known = false;
     kc.confidence = kc.bytes_known ? structural : Confidence::kNone;
     AppendReason(kc, "functor not in the catalog: FLOPs unknown");
@@ -860,10 +861,7 @@ constexpr AtenRule kAtenRules[] = {
      ClassifyMultiTensorApply},
 };
 
-}  // namespace
-
-KernelClass ClassifyKernel(std::string_view name) {
-  const std::string demangled = NormalizeDemangledName(Demangle(TrimBlanks(name)));
+KernelClass ClassifyDemangled(const std::string& demangled) {
   KernelClass kc;
   const FunctionNameParts parts = SplitFunctionName(demangled);
   kc.kernel =
@@ -901,6 +899,17 @@ KernelClass ClassifyKernel(std::string_view name) {
     kc.bytes_known = false;
     kc.confidence = Confidence::kNone;
   }
+  return kc;
+}
+
+}  // namespace
+
+KernelClass ClassifyKernel(std::string_view name) {
+  const std::string demangled = NormalizeDemangledName(Demangle(TrimBlanks(name)));
+  KernelClass kc = ClassifyDemangled(demangled);
+  // Triton's functor is its kind ("pointwise"); its kernel name says the operation.
+  if (kc.op.empty() && kc.family != KernelFamily::kTriton) kc.op = kc.functor;
+  kc.category = CategorizeKernel(kc, demangled);
   return kc;
 }
 

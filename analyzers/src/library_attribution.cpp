@@ -159,7 +159,7 @@ void TraceAnalyzer::State::AddLibraryCall(const trace::LibraryCallRecord& c, uin
       // The GPU record came before this call's record: account for it now.
       KernelGroup& kg = kernels_[pending.group];
       AddFigures(kg.timed, pending.flops, 0, pending.flops_source, pending.bytes,
-                 pending.bytes_source);
+                 pending.bytes_source, pending.gpu_ns);
       g.gpu_ns += pending.gpu_ns;
       g.timed_flops += pending.flops;
       g.timed_bytes += pending.bytes;

@@ -64,6 +64,28 @@ std::string_view RoofProximityName(RoofProximity proximity) {
   return "unknown";
 }
 
+std::string_view UnplacedReasonName(UnplacedReason reason) {
+  switch (reason) {
+    case UnplacedReason::kNone:
+      return "none";
+    case UnplacedReason::kNoGpuTime:
+      return "no_gpu_time";
+    case UnplacedReason::kNoFlops:
+      return "no_flops";
+    case UnplacedReason::kNoBytes:
+      return "no_bytes";
+    case UnplacedReason::kNoPath:
+      return "no_path";
+    case UnplacedReason::kNoComputeRoof:
+      return "no_compute_roof";
+    case UnplacedReason::kNoBandwidthRoof:
+      return "no_bandwidth_roof";
+    case UnplacedReason::kNoRoofs:
+      return "no_roofs";
+  }
+  return "none";
+}
+
 std::string_view OverheadReasonName(OverheadReason reason) {
   switch (reason) {
     case OverheadReason::kNone:
@@ -92,24 +114,40 @@ Placement PlaceOnRoofline(const DeviceRoofs& roofs, const WorkSample& work,
     out.ridge = out.peak_flops / out.bandwidth;
   }
 
-  if (!Positive(work.gpu_time_ns) || work.calls == 0) return out;  // nothing ran: unknown
-  const double seconds = work.gpu_time_ns * 1e-9;
+  out.calls = work.calls;
+  if (!Positive(work.gpu_time_ns) || work.calls == 0) {
+    out.unplaced_reason = UnplacedReason::kNoGpuTime;
+    return out;
+  }
   out.mean_gpu_ns = work.gpu_time_ns / static_cast<double>(work.calls);
 
   const bool flops_known = Known(work.flops);
   const bool bytes_known = Known(work.bytes);
   const double flops = flops_known ? *work.flops : 0;
   const double bytes = bytes_known ? *work.bytes : 0;
+  // The calls each figure covers, and their time: figures per call and rates over them alone.
+  const bool flops_part = work.calls_with_flops > 0 && work.calls_with_flops < work.calls;
+  const bool bytes_part = work.calls_with_bytes > 0 && work.calls_with_bytes < work.calls;
+  const auto flops_calls = static_cast<double>(flops_part ? work.calls_with_flops : work.calls);
+  const auto bytes_calls = static_cast<double>(bytes_part ? work.calls_with_bytes : work.calls);
+  const double flops_ns = flops_part ? work.flops_time_ns : work.gpu_time_ns;
+  const double bytes_ns = bytes_part ? work.bytes_time_ns : work.gpu_time_ns;
+  if (flops_known) {
+    out.calls_with_flops = static_cast<uint64_t>(flops_calls);
+    out.flops_time_ns = flops_ns;
+  }
+  const double call_flops = flops / flops_calls;
+  const double call_bytes = bytes / bytes_calls;
 
-  if (flops_known) out.achieved_flops = flops / seconds;
-  if (bytes_known) out.achieved_bandwidth = bytes / seconds;
-  if (flops_known && Positive(out.peak_flops)) {
+  if (flops_known && Positive(flops_ns)) out.achieved_flops = flops / (flops_ns * 1e-9);
+  if (bytes_known && Positive(bytes_ns)) out.achieved_bandwidth = bytes / (bytes_ns * 1e-9);
+  if (out.achieved_flops && Positive(out.peak_flops)) {
     out.pct_of_peak = 100.0 * *out.achieved_flops / out.peak_flops;
   }
-  if (bytes_known && Positive(out.bandwidth)) {
+  if (out.achieved_bandwidth && Positive(out.bandwidth)) {
     out.pct_of_bandwidth = 100.0 * *out.achieved_bandwidth / out.bandwidth;
   }
-  if (flops_known && bytes_known && bytes > 0) out.intensity = flops / bytes;
+  if (flops_known && bytes_known && bytes > 0) out.intensity = call_flops / call_bytes;
 
   // Work with bytes == 0 has infinite intensity: only the compute roof binds.
   std::optional<BindingRoof> binding;
@@ -118,25 +156,26 @@ Placement PlaceOnRoofline(const DeviceRoofs& roofs, const WorkSample& work,
     binding = BindRoof(out.peak_flops, out.bandwidth, out.intensity);
     out.attainable_flops = binding->attainable_flops;
   }
-  if (out.attainable_flops && Positive(*out.attainable_flops)) {
+  if (out.attainable_flops && Positive(*out.attainable_flops) && out.achieved_flops) {
     out.pct_of_attainable = 100.0 * *out.achieved_flops / *out.attainable_flops;
   } else if (flops_known && flops == 0 && out.pct_of_bandwidth) {
     out.pct_of_attainable = out.pct_of_bandwidth;  // bytes only: the bandwidth roof binds
   }
 
-  // The least time the roofs allow: each known quantity at its roof.
+  // The least time the roofs allow: each known quantity per call at its roof, for every call
+  // (the calls of one kernel signature or library shape do the same work).
   {
     double t = 0;
     bool any = false;
     if (flops_known && Positive(out.peak_flops)) {
-      t = std::max(t, flops / out.peak_flops);
+      t = std::max(t, call_flops / out.peak_flops);
       any = true;
     }
     if (bytes_known && Positive(out.bandwidth)) {
-      t = std::max(t, bytes / out.bandwidth);
+      t = std::max(t, call_bytes / out.bandwidth);
       any = true;
     }
-    if (any) out.roof_time_ns = t * 1e9;
+    if (any) out.roof_time_ns = t * static_cast<double>(work.calls) * 1e9;
   }
 
   if (out.pct_of_attainable) {
@@ -149,15 +188,33 @@ Placement PlaceOnRoofline(const DeviceRoofs& roofs, const WorkSample& work,
     return out;
   }
   if (flops_known && flops == 0) {
-    out.regime = bytes_known && bytes > 0 ? Regime::kMemoryBound : Regime::kUnknown;
+    if (bytes_known && bytes > 0) {
+      out.regime = Regime::kMemoryBound;
+    } else {
+      out.unplaced_reason = UnplacedReason::kNoBytes;
+    }
     return out;
   }
-  if (!flops_known || !bytes_known) return out;  // no intensity: no honest regime
+  // No intensity: no honest regime.
+  if (!flops_known) {
+    out.unplaced_reason = UnplacedReason::kNoFlops;
+    return out;
+  }
+  if (!bytes_known) {
+    out.unplaced_reason = UnplacedReason::kNoBytes;
+    return out;
+  }
   if (bytes == 0) {
     out.regime = Regime::kComputeBound;
     return out;
   }
-  if (!binding || !out.ridge) return out;  // a roof is missing
+  if (!binding || !out.ridge) {  // a roof is missing
+    out.unplaced_reason = !Positive(out.peak_flops) ? (work.path == ComputePath::kUnknown
+                                                           ? UnplacedReason::kNoPath
+                                                           : UnplacedReason::kNoComputeRoof)
+                                                    : UnplacedReason::kNoBandwidthRoof;
+    return out;
+  }
   out.regime = binding->regime;
   return out;
 }
@@ -179,7 +236,10 @@ Placement PlaceRate(double peak, double bandwidth, std::optional<double> flops_p
   if (out.peak_flops > 0 && out.bandwidth > 0) out.ridge = out.peak_flops / out.bandwidth;
   out.intensity = intensity;
   out.achieved_flops = flops_per_s;
-  if (!flops_per_s || out.peak_flops == 0) return out;
+  if (!flops_per_s || out.peak_flops == 0) {
+    out.unplaced_reason = !flops_per_s ? UnplacedReason::kNoFlops : UnplacedReason::kNoComputeRoof;
+    return out;
+  }
   const BindingRoof binding = BindRoof(out.peak_flops, out.bandwidth, intensity);
   out.regime = binding.regime;
   out.attainable_flops = binding.attainable_flops;

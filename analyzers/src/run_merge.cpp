@@ -113,7 +113,9 @@ std::string KernelShortLabel(const KernelGroup& g) {
   if (g.name.empty()) return "(unnamed kernel)";
   const FunctionNameParts parts = SplitFunctionName(g.name);
   std::string base = parts.base.empty() ? g.name : std::string(parts.base);
-  if (!g.functor.empty()) base = g.functor + " · " + base;
+  // The operation even when the catalog has no model of it ("gelu"), as the report's labels.
+  const std::string& op = g.functor.empty() ? g.op : g.functor;
+  if (!op.empty()) base = op + " · " + base;
   if (!g.shape_key.empty()) base += " [" + g.shape_key + "]";
   return base;
 }
@@ -138,6 +140,8 @@ void MergeFigures(WorkFigures& into, const WorkFigures& from) {
     into.bytes_source = Weakest(into.bytes_source, from.bytes_source);
   into.launches_with_flops += from.launches_with_flops;
   into.launches_with_bytes += from.launches_with_bytes;
+  into.flops_ns += from.flops_ns;
+  into.bytes_ns += from.bytes_ns;
 }
 
 void MergeKernelGroup(KernelGroup& into, const KernelGroup& from) {

@@ -1,5 +1,6 @@
 #include "flopspy/analyzers/run_regime.h"
 
+#include <algorithm>
 #include <cstdio>
 
 namespace flopspy::analyzers {
@@ -25,12 +26,56 @@ std::string Words(Regime regime) {
   return "unknown";
 }
 
+// Why unknown time is unknown: FLOPs, or (FLOPs known) bytes or a roof.
+std::string UnknownWhy(const RunRegime& r) {
+  const double unknown = r.kernel_ns_by_regime[static_cast<size_t>(Regime::kUnknown)];
+  if (unknown <= 0 || r.kernel_ns <= 0) return "";
+  if (r.kernel_ns_without_flops >= unknown) return " (no FLOPs known)";
+  if (r.kernel_ns_without_flops <= 0) return " (FLOPs known, bytes or roof not)";
+  return " (" + Percent(r.kernel_ns_without_flops / r.kernel_ns) + " with no FLOPs known)";
+}
+
 std::string Split(const RunRegime& r) {
   const auto& f = r.kernel_fraction_by_regime;
   return Percent(f[static_cast<size_t>(Regime::kComputeBound)]) +
          " of kernel time compute bound, " + Percent(f[static_cast<size_t>(Regime::kMemoryBound)]) +
          " memory bound, " + Percent(f[static_cast<size_t>(Regime::kOverheadBound)]) +
-         " overhead bound, " + Percent(f[static_cast<size_t>(Regime::kUnknown)]) + " unknown";
+         " overhead bound, " + Percent(f[static_cast<size_t>(Regime::kUnknown)]) + " unknown" +
+         UnknownWhy(r);
+}
+
+double PlacedNs(const KernelGroup& g) {
+  const Placement& p = *g.placement;
+  if (p.regime == Regime::kOverheadBound) return g.gpu_ns;  // needs no FLOPs
+  if (p.calls_with_flops > 0 && p.calls_with_flops < p.calls) {
+    return std::min(g.gpu_ns, p.flops_time_ns);
+  }
+  return g.gpu_ns;
+}
+
+// The time of a row with no FLOP figure.
+double WithoutFlopsNs(const KernelGroup& g) {
+  if (g.placement && g.placement->regime == Regime::kOverheadBound) return 0;
+  if (g.timed.flops_source == trace::FigureSource::kUnknown) return g.gpu_ns;
+  return std::max(0.0, g.gpu_ns - g.timed.flops_ns);
+}
+
+// What the placed rest says, when the run's regime is unknown.
+std::string Known(const RunRegime& r) {
+  const auto& f = r.kernel_fraction_by_regime;
+  const double placed = 1 - f[static_cast<size_t>(Regime::kUnknown)];
+  if (placed <= 0) return "";
+  std::string text = "; " + Percent(r.kernel_ns_without_flops / r.kernel_ns) +
+                     " has no FLOPs known; of the " + Percent(placed) + " placed, ";
+  bool first = true;
+  for (const Regime regime :
+       {Regime::kComputeBound, Regime::kMemoryBound, Regime::kOverheadBound}) {
+    if (f[static_cast<size_t>(regime)] <= 0) continue;
+    text += (first ? "" : ", ") + Percent(f[static_cast<size_t>(regime)] / placed) + " is " +
+            Words(regime);
+    first = false;
+  }
+  return text;
 }
 
 std::string Waited(const RunRegime& r) {
@@ -40,6 +85,11 @@ std::string Waited(const RunRegime& r) {
 }
 
 }  // namespace
+
+double RegimeTimeNs(const KernelGroup& g) {
+  if (!g.placement || g.placement->regime == Regime::kUnknown) return 0;
+  return PlacedNs(g);
+}
 
 std::string_view RunRegimeRuleName(RunRegimeRule rule) {
   switch (rule) {
@@ -60,8 +110,13 @@ RunRegime ClassifyRun(std::span<const KernelGroup> kernels, const OverheadJudgem
   RunRegime r;
   for (const KernelGroup& g : kernels) {
     const Regime regime = g.placement ? g.placement->regime : Regime::kUnknown;
-    r.kernel_ns_by_regime[static_cast<size_t>(regime)] += g.gpu_ns;
+    const double placed = RegimeTimeNs(g);
+    r.kernel_ns_by_regime[static_cast<size_t>(regime)] += placed;
+    r.kernel_ns_by_regime[static_cast<size_t>(Regime::kUnknown)] += g.gpu_ns - placed;
     r.kernel_ns += g.gpu_ns;
+    if (regime == Regime::kUnknown || placed < g.gpu_ns) {
+      r.kernel_ns_without_flops += std::min(WithoutFlopsNs(g), g.gpu_ns);
+    }
   }
   if (r.kernel_ns > 0) {
     for (size_t i = 0; i < r.kernel_ns_by_regime.size(); ++i) {
@@ -91,7 +146,7 @@ RunRegime ClassifyRun(std::span<const KernelGroup> kernels, const OverheadJudgem
     r.sentence = "unknown: " + Percent(unplaced) +
                  " of kernel time has no regime (its FLOPs and bytes, or the GPU's roofs, are "
                  "unknown)" +
-                 Waited(r);
+                 Known(r) + Waited(r);
     return r;
   }
   r.rule = RunRegimeRule::kKernelTime;

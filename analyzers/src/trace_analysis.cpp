@@ -33,17 +33,19 @@ FigureSource Weakest(FigureSource a, FigureSource b) {
 }
 
 void AddFigures(WorkFigures& w, double flops, double special, FigureSource flops_source,
-                double bytes, FigureSource bytes_source) {
+                double bytes, FigureSource bytes_source, double gpu_ns) {
   if (Known(flops_source)) {
     w.flops += flops;
     w.special_ops += special;
     w.flops_source = Weakest(w.flops_source, flops_source);
     ++w.launches_with_flops;
+    w.flops_ns += gpu_ns;
   }
   if (Known(bytes_source)) {
     w.bytes += bytes;
     w.bytes_source = Weakest(w.bytes_source, bytes_source);
     ++w.launches_with_bytes;
+    w.bytes_ns += gpu_ns;
   }
 }
 
@@ -108,6 +110,8 @@ uint32_t TraceAnalyzer::State::GroupFor(uint32_t signature, const std::string& s
     const KernelClass& c = f->kernel_class;
     g.family = std::string(KernelFamilyName(c.family));
     g.functor = c.functor;
+    g.op = c.op;
+    g.category = std::string(KernelCategoryName(c.category));
     g.confidence = c.confidence;
     g.reason = c.reason;
     g.path = c.path;

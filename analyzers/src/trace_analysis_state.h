@@ -30,9 +30,10 @@ inline bool Known(trace::FigureSource s) {
 // When figures of several sources add up, the weakest source labels the sum.
 trace::FigureSource Weakest(trace::FigureSource a, trace::FigureSource b);
 
-// Adds one launch's figures to a group's, each only when its source is known.
+// Adds one launch's figures to a group's, each only when its source is known; `gpu_ns` is the
+// launch's GPU time (timed figures; 0 for figures over all launches).
 void AddFigures(WorkFigures& w, double flops, double special, trace::FigureSource flops_source,
-                double bytes, trace::FigureSource bytes_source);
+                double bytes, trace::FigureSource bytes_source, double gpu_ns = 0);
 
 // Index of a source in DeviceActivity::kernel_ns_by_source.
 inline int SourceIndex(trace::FigureSource s) {

@@ -27,7 +27,7 @@ void TraceAnalyzer::State::ApplyGpu(Pending& p, const trace::GpuActivityRecord& 
   g.gpu_ns += ns;
   g.gpu_durations.Add(duration);
   if (g.device < 0) g.device = gpu.device;
-  AddFigures(g.timed, p.flops, p.special, p.flops_source, p.bytes, p.bytes_source);
+  AddFigures(g.timed, p.flops, p.special, p.flops_source, p.bytes, p.bytes_source, ns);
   DeviceActivity& d = devices_[gpu.device];
   d.kernel_ns_by_source[SourceIndex(p.flops_source)] += ns;
   if (p.flops_source == FigureSource::kCatalog) d.catalog_flops += p.flops;

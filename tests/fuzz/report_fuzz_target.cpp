@@ -30,7 +30,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   // Stricter than main.cpp, which replaces ill-formed UTF-8: no text from a trace may reach the
   // model ill-formed, since other writers (--diff, the HTML page's data) dump it too.
   out << model.dump(2);
-  tools::WriteTextReport(reports, {.color = true}, out);
+  tools::WriteTextReport(reports, {.color = true, .view = {}}, out);
   out << tools::RenderHtmlReport(model);
   for (const tools::CsvFile& file : tools::RenderCsvTables(model)) out << file.content;
   return 0;

@@ -414,7 +414,7 @@ TEST_F(HtmlReportTest, AdviceOnTheCublasGemmAgreesWithItself) {
     EXPECT_EQ(text.find("CUDA cores"), std::string::npos) << text;
     if (a["kind"] == "far_from_roof") {
       EXPECT_EQ(text.find("use a library kernel"), std::string::npos) << text;
-      EXPECT_NE(a["finding"].get<std::string>().find("tf32_tensor roof"), std::string::npos);
+      EXPECT_NE(a["finding"].get<std::string>().find("tf32-tensor roof"), std::string::npos);
     }
     if (!a["overlaps"].empty()) {
       ++with_overlaps;

@@ -1,7 +1,10 @@
 // The Chrome/Perfetto export checked against the Trace Event rules: valid JSON, finite times,
 // slices that nest on every track, begin/end pairs, flow ids that pair up, names for every
-// process and thread, and two processes aligned on their wall-clock anchors.
+// process and thread, and two processes aligned on their wall-clock anchors. Then what Perfetto
+// needs beyond them: ids below 2^31, a flow per joined launch whatever the record order, figures
+// and counter tracks, --window and gzip output.
 #include <gtest/gtest.h>
+#include <zlib.h>
 
 #include <algorithm>
 #include <cmath>
@@ -19,8 +22,10 @@ namespace {
 const std::string kReport = FLOPSPY_REPORT_PATH;
 constexpr uint64_t kMs = 1'000'000;
 
-// A process that launched `kernels` kernels from thread 7, with GPU records for each.
-std::vector<uint8_t> ProcessTrace(uint32_t pid, uint64_t realtime_start, int kernels) {
+// A process that launched `kernels` kernels from `thread`, with GPU records for each on
+// `stream`; with `reversed`, the GPU records come first, the last kernel's first.
+std::vector<uint8_t> ProcessTrace(uint32_t pid, uint64_t realtime_start, int kernels,
+                                  uint32_t thread = 7, uint32_t stream = 7, bool reversed = false) {
   trace::FileIdentity id = TraceBuilder::DefaultIdentity();
   id.pid = pid;
   id.start_realtime_ns = realtime_start;
@@ -28,7 +33,7 @@ std::vector<uint8_t> ProcessTrace(uint32_t pid, uint64_t realtime_start, int ker
   TraceBuilder b(id);
   b.String(1, "_Z6scalefPf").String(2, "scale(float, float*)").String(3, "python");
   b.String(4, "forward");
-  b.Add(NamedThread(7, 3));
+  b.Add(NamedThread(thread, 3));
   trace::FunctionDef fn{};
   fn.id = 1;
   fn.mangled_name = 1;
@@ -41,7 +46,22 @@ std::vector<uint8_t> ProcessTrace(uint32_t pid, uint64_t realtime_start, int ker
   sig.grid[0] = 1024;
   sig.block[0] = 256;
   b.Add(sig);
-  b.Chunk(trace::ChunkSource::kThread, 7);
+  const auto gpu_records = [&] {
+    b.Chunk(trace::ChunkSource::kGpuActivity);
+    for (int j = 0; j < kernels; ++j) {
+      const int i = reversed ? kernels - 1 - j : j;
+      trace::GpuActivityRecord g{};
+      g.kind = static_cast<uint8_t>(trace::GpuActivityKind::kKernel);
+      g.start_ns = 1000 * kMs + 10'000 * (i + 1) + 20'000;
+      g.end_ns = g.start_ns + 8'000;
+      g.correlation = 100 + i;
+      g.stream = stream;
+      g.signature = 1;
+      b.Add(g);
+    }
+  };
+  if (reversed) gpu_records();
+  b.Chunk(trace::ChunkSource::kThread, thread);
   trace::RegionRecord begin{};
   begin.edge = static_cast<uint8_t>(trace::RegionEdge::kBegin);
   begin.time_ns = 1000 * kMs + 1;
@@ -66,17 +86,8 @@ std::vector<uint8_t> ProcessTrace(uint32_t pid, uint64_t realtime_start, int ker
   end.edge = static_cast<uint8_t>(trace::RegionEdge::kEnd);
   end.time_ns = sync.exit_ns + 1;
   b.Add(end);
+  if (!reversed) gpu_records();
   b.Chunk(trace::ChunkSource::kGpuActivity);
-  for (int i = 0; i < kernels; ++i) {
-    trace::GpuActivityRecord g{};
-    g.kind = static_cast<uint8_t>(trace::GpuActivityKind::kKernel);
-    g.start_ns = 1000 * kMs + 10'000 * (i + 1) + 20'000;
-    g.end_ns = g.start_ns + 8'000;
-    g.correlation = 100 + i;
-    g.stream = 7;
-    g.signature = 1;
-    b.Add(g);
-  }
   trace::GpuActivityRecord copy{};
   copy.kind = static_cast<uint8_t>(trace::GpuActivityKind::kMemcpy);
   copy.start_ns = 1000 * kMs + 200'000;
@@ -87,19 +98,36 @@ std::vector<uint8_t> ProcessTrace(uint32_t pid, uint64_t realtime_start, int ker
   return b.Bytes();
 }
 
-nlohmann::json Export(const TempDir& dir, const std::vector<std::vector<uint8_t>>& traces) {
-  std::vector<std::string> args = {kReport};
+// Runs flopspy-report on `traces` with `extra` arguments; the traces' paths.
+std::vector<std::string> WriteTraces(const TempDir& dir,
+                                     const std::vector<std::vector<uint8_t>>& traces) {
+  std::vector<std::string> paths;
   for (size_t i = 0; i < traces.size(); ++i) {
     const std::string path = dir.path() + "/t" + std::to_string(i) + ".fspy";
     std::ofstream(path, std::ios::binary)
         .write(reinterpret_cast<const char*>(traces[i].data()),
                static_cast<std::streamsize>(traces[i].size()));
-    args.push_back(path);
+    paths.push_back(path);
   }
+  return paths;
+}
+
+ChildResult Report(const TempDir& dir, const std::vector<std::vector<uint8_t>>& traces,
+                   const std::vector<std::string>& extra) {
+  std::vector<std::string> args = {kReport};
+  for (const std::string& path : WriteTraces(dir, traces)) args.push_back(path);
+  args.insert(args.end(), extra.begin(), extra.end());
+  return RunChild(args);
+}
+
+nlohmann::json Export(const TempDir& dir, const std::vector<std::vector<uint8_t>>& traces,
+                      const std::vector<std::string>& extra = {}, std::string* err = nullptr) {
   const std::string out = dir.path() + "/chrome.json";
-  args.insert(args.end(), {"--chrome", out});
-  const auto r = RunChild(args);
+  std::vector<std::string> args = {"--chrome", out};
+  args.insert(args.end(), extra.begin(), extra.end());
+  const auto r = Report(dir, traces, args);
   EXPECT_EQ(r.exit_code, 0) << r.err;
+  if (err != nullptr) *err = r.err;
   std::ifstream in(out);
   return nlohmann::json::parse(in);
 }
@@ -257,10 +285,13 @@ TEST(ChromeExport, KernelSlicesCarryTheAnalysisFigures) {
     EXPECT_EQ(args["bytes_source"], "analytic");
     ASSERT_TRUE(args["intensity"].is_number()) << args;
     EXPECT_NEAR(args["intensity"].get<double>(), flops / bytes, 1e-3);
-    EXPECT_NEAR(args["achieved_flops_per_s"].get<double>(), flops / 1e-3, flops * 1e-3);
+    // Rates carry six significant digits.
+    EXPECT_NEAR(args["achieved_flops_per_s"].get<double>(), flops / 1e-3, flops / 1e-3 * 1e-5);
     ASSERT_TRUE(args["pct_of_roof"].is_number()) << args;
     EXPECT_GT(args["pct_of_roof"].get<double>(), 0) << args;
     EXPECT_EQ(args["regime"], "compute_bound") << args;
+    // No copy size on a kernel, no graph ids off a graph.
+    EXPECT_FALSE(args.contains("graph_id")) << args;
   }
 }
 
@@ -277,6 +308,179 @@ TEST(ChromeExport, KernelSlicesWithoutFiguresSayUnknown) {
     EXPECT_EQ(e["args"]["regime"], "unknown");
   }
   EXPECT_EQ(kernels, 1);
+}
+
+constexpr int64_t kMaxId = (int64_t{1} << 31) - 1;
+
+// Perfetto reads pid and tid as 32-bit numbers: every id stays below 2^31, and processes of
+// several traces keep distinct pids even when two hosts gave them the same one, or the trace's
+// own is out of range; GPU pids collide with none of them.
+TEST(ChromeExport, IdsStayBelow2To31AndUniqueAcrossTraces) {
+  TempDir dir;
+  const uint32_t kHuge = 3'000'000'000u;  // beyond 2^31: a thread and a stream of a crafted file
+  const auto doc = Export(dir, {ProcessTrace(11, 5'000 * kMs, 2), ProcessTrace(11, 5'000 * kMs, 2),
+                                ProcessTrace(kHuge, 5'000 * kMs, 2, kHuge, kHuge)});
+  std::map<int64_t, std::string> process_names;
+  std::set<std::pair<int64_t, int64_t>> named_threads, used_threads;
+  for (const auto& e : doc["traceEvents"]) {
+    const int64_t pid = e["pid"].get<int64_t>();
+    EXPECT_GT(pid, 0) << e;
+    EXPECT_LE(pid, kMaxId) << e;
+    if (e.contains("tid")) {
+      EXPECT_GE(e["tid"].get<int64_t>(), 0) << e;
+      EXPECT_LE(e["tid"].get<int64_t>(), kMaxId) << e;
+    }
+    if (e["ph"] == "M" && e["name"] == "process_name") {
+      EXPECT_TRUE(process_names.emplace(pid, e["args"]["name"]).second) << "named twice " << e;
+    } else if (e["ph"] == "M" && e["name"] == "thread_name") {
+      named_threads.insert({pid, e["tid"].get<int64_t>()});
+    } else if (e["ph"] == "X") {
+      used_threads.insert({pid, e["tid"].get<int64_t>()});
+    }
+  }
+  // Three CPU processes and three GPUs, six pids; the first keeps its own.
+  ASSERT_EQ(process_names.size(), 6u);
+  EXPECT_TRUE(process_names.contains(11));
+  int cpu = 0, gpu = 0;
+  for (const auto& [pid, name] : process_names) (name.starts_with("GPU ") ? gpu : cpu)++;
+  EXPECT_EQ(cpu, 3);
+  EXPECT_EQ(gpu, 3);
+  // Every track that holds a slice is named (the stream and thread ids remapped consistently).
+  for (const auto& track : used_threads) EXPECT_TRUE(named_threads.contains(track)) << track.first;
+}
+
+// Every joined launch gets its arrow, here with every GPU record read before its launch and in
+// reverse order; stderr says how many launches were joined.
+TEST(ChromeExport, FlowsJoinEveryLaunchWhateverTheRecordOrder) {
+  TempDir dir;
+  std::string err;
+  const auto doc = Export(dir, {ProcessTrace(11, 5'000 * kMs, 50, 7, 7, true)}, {}, &err);
+  std::multiset<uint64_t> starts, ends;
+  for (const auto& e : doc["traceEvents"]) {
+    if (e["ph"] == "s") starts.insert(e["id"].get<uint64_t>());
+    if (e["ph"] == "f") ends.insert(e["id"].get<uint64_t>());
+  }
+  EXPECT_EQ(starts.size(), 50u);
+  EXPECT_EQ(starts, ends);
+  EXPECT_NE(err.find("50 launch-to-GPU flows: 50 of 50 kernel launches joined"), std::string::npos)
+      << err;
+}
+
+// Each GPU has a busy counter (percent per bucket, back to 0 after its last work) and, where
+// the report knows kernels' FLOPs, an achieved FLOP/s counter.
+TEST(ChromeExport, GpusHaveBusyAndFlopsCounterTracks) {
+  TempDir dir;
+  const auto doc = Export(dir, {SgemmTrace(false)});
+  std::vector<double> busy, flops;
+  std::set<int64_t> counter_pids, gpu_pids;
+  for (const auto& e : doc["traceEvents"]) {
+    if (e["ph"] == "X" && e["cat"] == "kernel") gpu_pids.insert(e["pid"].get<int64_t>());
+    if (e["ph"] != "C") continue;
+    counter_pids.insert(e["pid"].get<int64_t>());
+    if (e["name"] == "GPU busy") busy.push_back(e["args"]["%"]);
+    if (e["name"] == "achieved") flops.push_back(e["args"]["FLOP/s (known FLOPs)"]);
+  }
+  EXPECT_EQ(counter_pids, gpu_pids);
+  ASSERT_FALSE(busy.empty());
+  EXPECT_DOUBLE_EQ(*std::max_element(busy.begin(), busy.end()), 100.0);
+  EXPECT_EQ(busy.back(), 0.0);
+  ASSERT_FALSE(flops.empty());
+  // 2 n^3 FLOPs in 1 ms, spread evenly over the kernel's buckets.
+  const double rate = 2.0 * 1024 * 1024 * 1024 / 1e-3;
+  EXPECT_NEAR(*std::max_element(flops.begin(), flops.end()), rate, rate * 1e-3);
+  EXPECT_EQ(flops.back(), 0.0);
+
+  // Without known FLOPs, no FLOP/s track: a flat zero would claim none were done.
+  TempDir unknown;
+  int busy_events = 0;
+  const auto without = Export(unknown, {ProcessTrace(11, 5'000 * kMs, 3)});
+  for (const auto& e : without["traceEvents"]) {
+    EXPECT_NE(e["name"], "achieved") << e;
+    if (e["ph"] == "C" && e["name"] == "GPU busy") ++busy_events;
+  }
+  EXPECT_GT(busy_events, 0);
+}
+
+// --window keeps the events that meet it (launches at 10 us steps from the trace start, their
+// kernels 20 us later), the names, and the flows whose two ends are both kept.
+TEST(ChromeExport, WindowKeepsTheEventsThatMeetIt) {
+  TempDir dir;
+  std::string err;
+  const auto doc =
+      Export(dir, {ProcessTrace(11, 5'000 * kMs, 10)}, {"--window", "35us:65us"}, &err);
+  std::map<std::string, int> slices;
+  int names = 0, flows = 0;
+  for (const auto& e : doc["traceEvents"]) {
+    if (e["ph"] == "M") ++names;
+    if (e["ph"] == "s") ++flows;
+    if (e["ph"] != "X" && e["ph"] != "C") continue;
+    const double ts = e["ts"], dur = e.value("dur", 0.0);
+    EXPECT_GE(ts + dur, 35.0) << e;
+    EXPECT_LE(ts, 65.0) << e;
+    if (e["ph"] == "X") ++slices[e["cat"].get<std::string>()];
+  }
+  EXPECT_EQ(slices["launch"], 3);  // 40, 50, 60 us (the one at 30 us ends at 34)
+  EXPECT_EQ(slices["kernel"], 4);  // 30-38, 40-48, 50-58, 60-68 us
+  EXPECT_EQ(slices["region"], 1);  // "forward" spans the window
+  EXPECT_EQ(slices["cuda_api"], 0);
+  EXPECT_EQ(slices["memcpy"], 0);
+  EXPECT_EQ(flows, 1);  // the launch at 40 us to its kernel at 60 us
+  EXPECT_GE(names, 4);
+  EXPECT_NE(err.find("1 of 3 kernel launches joined to their kernel in the window"),
+            std::string::npos)
+      << err;
+}
+
+// The bytes of a gzip file, inflated by zlib; empty when they are not gzip.
+std::string Gunzip(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  const std::string packed((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  z_stream z{};
+  if (inflateInit2(&z, 15 + 16) != Z_OK) return "";
+  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(packed.data()));
+  z.avail_in = static_cast<uInt>(packed.size());
+  std::string out;
+  char buffer[1 << 14];
+  int rc = Z_OK;
+  while (rc == Z_OK) {
+    z.next_out = reinterpret_cast<Bytef*>(buffer);
+    z.avail_out = sizeof buffer;
+    rc = inflate(&z, Z_NO_FLUSH);
+    out.append(buffer, sizeof buffer - z.avail_out);
+  }
+  inflateEnd(&z);
+  return rc == Z_STREAM_END && z.avail_in == 0 ? out : "";
+}
+
+// A file name ending in .gz gets gzip, holding the same document as the plain file.
+TEST(ChromeExport, GzipWhenTheNameEndsInGz) {
+  TempDir dir;
+  const std::vector<std::vector<uint8_t>> traces = {ProcessTrace(11, 5'000 * kMs, 200)};
+  const std::string gz = dir.path() + "/trace.json.gz";
+  const auto r = Report(dir, traces, {"--chrome", gz});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string text = Gunzip(gz);
+  ASSERT_FALSE(text.empty()) << "not a whole gzip stream";
+  const auto doc = nlohmann::json::parse(text);
+  EXPECT_EQ(doc, Export(dir, traces));
+  std::ifstream plain(dir.path() + "/chrome.json", std::ios::binary | std::ios::ate);
+  std::ifstream packed(gz, std::ios::binary | std::ios::ate);
+  EXPECT_LT(packed.tellg() * 4, plain.tellg());
+}
+
+// A window that is not START:END with units is a usage error, as is one without --chrome.
+TEST(ChromeExport, BadWindowIsAUsageError) {
+  TempDir dir;
+  const std::string out = dir.path() + "/c.json";
+  for (const std::string window : {"5s:2s", "2s", "2:5", "abc:1s", "1s:2s:3s", ":", "-1s:2s"}) {
+    const auto r =
+        Report(dir, {ProcessTrace(11, 5'000 * kMs, 1)}, {"--chrome", out, "--window=" + window});
+    EXPECT_EQ(r.exit_code, 2) << window << ": " << r.err;
+    EXPECT_EQ(r.err.rfind("flopspy-report: --window", 0), 0u) << r.err;
+  }
+  const auto r = Report(dir, {ProcessTrace(11, 5'000 * kMs, 1)}, {"--window", "1s:2s"});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("--chrome"), std::string::npos) << r.err;
 }
 
 }  // namespace

@@ -51,7 +51,55 @@ void ExpectUsageError(const std::vector<std::string>& args, const std::string& m
 }
 
 TEST_F(ReportCliTest, NoTraceIsAUsageError) {
-  ExpectUsageError({}, "traces is required");
+  ExpectUsageError({}, "no trace given");
+}
+
+// Every option's validation path says what was wrong in plain words, never CLI11's own text.
+TEST_F(ReportCliTest, EveryUsageErrorIsOnePlainLine) {
+  const std::string good = GoodTrace();
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{good, "--colour", "never"}, "unknown option --colour"},
+      {{good, "--color=sometimes"}, "--color: must be auto, always or never, not 'sometimes'"},
+      {{good, "--html"}, "--html needs a value"},
+      {{good, "--csv"}, "--csv needs a value"},
+      {{good, "--ceilings"}, "--ceilings needs a value"},
+      {{good, "--run"}, "--run needs a value"},
+      {{good, "--run", "1", "--all-runs"}, "cannot be used together"},
+      {{good, "--run", "beef"}, "--run beef: matches none of the traces' runs"},
+      {{"--diff", good, good, "--all-runs"}, "--run and --all-runs do not apply"},
+  };
+  for (const auto& [args, said] : cases) {
+    SCOPED_TRACE(args.back());
+    ExpectUsageError(args, said);
+    std::vector<std::string> argv{kReport};
+    argv.insert(argv.end(), args.begin(), args.end());
+    const ChildResult r = RunChild(argv);
+    for (const char* parser : {"The following", "not in {", "is required", "Could not convert"}) {
+      EXPECT_EQ(r.err.find(parser), std::string::npos) << r.err;
+    }
+  }
+}
+
+// No CLI11 notation in either program's help: type names with validators, {false}, TEXT.
+TEST_F(ReportCliTest, HelpShowsNoParserNotation) {
+  std::vector<std::vector<std::string>> helps = {{kReport, "--help"}};
+  // The launcher is built beside the report, except in a report-only build.
+  const std::string launcher = kReport.substr(0, kReport.rfind('/') + 1) + "flopspy";
+  if (access(launcher.c_str(), X_OK) == 0) {
+    for (const char* verb : {"run", "info", "ceilings"})
+      helps.push_back({launcher, verb, "--help"});
+  }
+  for (const auto& argv : helps) {
+    const ChildResult r = RunChild(argv);
+    ASSERT_TRUE(r.exited);
+    EXPECT_EQ(r.exit_code, 0);
+    for (const char* noise : {"TEXT", "{false}", ":INT", "in [", "REQUIRED", ":{"}) {
+      EXPECT_EQ(r.out.find(noise), std::string::npos) << noise << " in\n" << r.out;
+    }
+  }
+  const ChildResult report = RunChild({kReport, "--help"});
+  EXPECT_NE(report.out.find("--color auto|always|never"), std::string::npos) << report.out;
+  EXPECT_NE(report.out.find("--html FILE"), std::string::npos) << report.out;
 }
 
 TEST_F(ReportCliTest, UnknownOptionIsAUsageError) {
@@ -195,6 +243,32 @@ TEST_F(ReportCliTest, ProgressLineOnATerminal) {
   ASSERT_FALSE(terminal.empty());
   EXPECT_EQ(terminal.back(), '\r');
   EXPECT_NE(terminal.find_last_not_of(" \r"), terminal.size() - 2) << terminal;
+}
+
+// --top, --sort, --group-by, --filter (docs/flopspy-report.md, "Choosing the rows").
+TEST_F(ReportCliTest, ViewOptionsWithBadValuesAreUsageErrors) {
+  ExpectUsageError({GoodTrace(), "--sort", "speed"}, "--sort speed");
+  ExpectUsageError({GoodTrace(), "--group-by", "kernel"}, "--group-by kernel");
+  ExpectUsageError({GoodTrace(), "--filter", "(unclosed"}, "--filter (unclosed");
+  ExpectUsageError({GoodTrace(), "--top", "many"}, "--top");
+}
+
+TEST_F(ReportCliTest, GroupingsThatNeedRangesSaySoAndExitTwo) {
+  for (const char* by : {"call-site", "range", "step"}) {
+    ExpectUsageError({GoodTrace(), "--group-by", by}, "not record yet");
+  }
+}
+
+TEST_F(ReportCliTest, JsonStatesTheViewOptions) {
+  const ChildResult r = RunChild({kReport, GoodTrace(), "--json", "--top", "3", "--sort", "count",
+                                  "--group-by", "family", "--filter", "gemm|mul"});
+  ASSERT_TRUE(r.exited);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json doc = nlohmann::json::parse(r.out);
+  EXPECT_EQ(doc["view"]["top"], 3);
+  EXPECT_EQ(doc["view"]["sort"], "count");
+  EXPECT_EQ(doc["view"]["group_by"], "family");
+  EXPECT_EQ(doc["view"]["filter"], "gemm|mul");
 }
 
 }  // namespace

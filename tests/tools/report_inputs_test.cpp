@@ -296,5 +296,113 @@ TEST_F(ReportInputsTest, ControlCharactersFromATraceAreEscaped) {
   EXPECT_NE(r.err.find("bad\\x1b[2J.fspy: not a flopspy trace"), std::string::npos) << r.err;
 }
 
+// A trace of run `run_id` (0: written without the launcher) started `start_s` seconds after the
+// builder's default start.
+std::string RunTrace(const std::string& path, uint64_t run_id, uint64_t start_s, uint32_t pid) {
+  trace::FileIdentity id = TraceBuilder::DefaultIdentity();
+  id.run_id = run_id;
+  id.pid = pid;
+  id.start_realtime_ns += start_s * 1'000'000'000ull;
+  TraceBuilder b(id);
+  trace::TraceEndRecord end{};
+  end.reason = static_cast<uint8_t>(trace::EndReason::kExit);
+  b.Chunk(trace::ChunkSource::kProcess).Add(end);
+  b.WriteTo(path);
+  return path;
+}
+
+// flopspy-out reused: runs 0xa1 (two traces, older), 0xb2 (one trace) and 0xc3 (two, newest).
+class ReportRunsTest : public ReportInputsTest {
+ protected:
+  void SetUp() override {
+    RunTrace(Path("a-1.fspy"), 0xa1, 0, 1);
+    RunTrace(Path("a-2.fspy"), 0xa1, 1, 2);
+    RunTrace(Path("b-1.fspy"), 0xb2, 100, 3);
+    RunTrace(Path("c-1.fspy"), 0xc3, 200, 4);
+    RunTrace(Path("c-2.fspy"), 0xc3, 201, 5);
+  }
+};
+
+TEST_F(ReportRunsTest, TheLatestRunIsReportedAndSaidInOneLine) {
+  const ChildResult r = Report({dir_.path()});
+  ASSERT_TRUE(r.exited);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err, "flopspy-report: 3 runs in " + dir_.path() +
+                       "; reporting the latest (run c3 (2 traces), started 2023-11-14 22:16:40 "
+                       "UTC); --run ID or --all-runs for the others: b2 (1 trace), a1 (2 "
+                       "traces)\n");
+  EXPECT_NE(r.out.find("2 traces, 2 readable"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("c-1.fspy"), std::string::npos);
+  EXPECT_EQ(r.out.find("a-1.fspy"), std::string::npos);
+  EXPECT_EQ(r.out.find("b-1.fspy"), std::string::npos);
+}
+
+TEST_F(ReportRunsTest, RunPicksOneRunByIdOrPrefix) {
+  for (const std::string id : {"b2", "B", "0xb2"}) {
+    const ChildResult r = Report({dir_.path(), "--run", id});
+    ASSERT_TRUE(r.exited);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(r.err, "");
+    EXPECT_NE(r.out.find("1 trace, 1 readable"), std::string::npos) << id << r.out;
+    EXPECT_NE(r.out.find("b-1.fspy"), std::string::npos) << id;
+  }
+}
+
+TEST_F(ReportRunsTest, AllRunsReadsEveryTrace) {
+  const ChildResult r = Report({dir_.path(), "--all-runs"});
+  ASSERT_TRUE(r.exited);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err, "");
+  EXPECT_NE(r.out.find("5 traces, 5 readable"), std::string::npos) << r.out;
+}
+
+TEST_F(ReportRunsTest, RunThatMatchesNoneOrSeveralIsAUsageError) {
+  RunTrace(Path("d-1.fspy"), 0xa9, 300, 6);  // a1 and a9 share the prefix "a"
+  for (const auto& [id, said] : {std::pair{"ff", "--run ff: matches none of the traces' runs"},
+                                 {"a", "--run a: matches several of the traces' runs"}}) {
+    const ChildResult r = Report({dir_.path(), "--run", id});
+    ASSERT_TRUE(r.exited);
+    EXPECT_EQ(r.exit_code, 2);
+    EXPECT_EQ(r.out, "");
+    EXPECT_EQ(Lines(r.err), 1u) << r.err;
+    EXPECT_EQ(r.err.rfind("flopspy-report: " + std::string(said) + " (a1, b2, c3, a9)", 0), 0u)
+        << r.err;
+  }
+}
+
+// Traces with no run id (LD_PRELOAD without the launcher) are one run: a job's ranks stay
+// together, and beside launcher runs they are the run "none".
+TEST_F(ReportRunsTest, TracesWithoutARunIdAreOneRun) {
+  RunTrace(Path("x-1.fspy"), 0, 50, 7);
+  RunTrace(Path("x-2.fspy"), 0, 400, 8);
+  const ChildResult latest = Report({dir_.path()});
+  EXPECT_NE(latest.err.find("4 runs in"), std::string::npos) << latest.err;
+  EXPECT_NE(latest.err.find("reporting the latest (run c3 (2 traces)"), std::string::npos)
+      << latest.err;
+  EXPECT_NE(latest.err.find("none (2 traces)"), std::string::npos) << latest.err;
+  const ChildResult none = Report({dir_.path(), "--run", "none"});
+  EXPECT_EQ(none.exit_code, 0) << none.err;
+  EXPECT_NE(none.out.find("2 traces, 2 readable"), std::string::npos) << none.out;
+  EXPECT_NE(none.out.find("x-2.fspy"), std::string::npos);
+}
+
+// A file whose header cannot be read belongs to no run: it is still read, so that it is named.
+TEST_F(ReportRunsTest, AnUnreadableFileIsStillNamed) {
+  std::ofstream(Path("junk.fspy")) << "not a trace";
+  const ChildResult r = Report({dir_.path()});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("junk.fspy: not a flopspy trace"), std::string::npos) << r.err;
+  EXPECT_NE(r.out.find("3 traces, 2 readable"), std::string::npos) << r.out;
+}
+
+TEST_F(ReportInputsTest, OneRunSaysNothingAboutRuns) {
+  RunTrace(Path("a-1.fspy"), 0xa1, 0, 1);
+  RunTrace(Path("a-2.fspy"), 0xa1, 1, 2);
+  const ChildResult r = Report({dir_.path()});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err, "");
+  EXPECT_NE(r.out.find("2 traces, 2 readable"), std::string::npos) << r.out;
+}
+
 }  // namespace
 }  // namespace flopspy::testing

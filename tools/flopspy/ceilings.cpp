@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "flopspy/commands.h"
+#include "report/cli_style.h"
 
 namespace flopspy::tools {
 namespace {
@@ -62,12 +63,15 @@ void RegisterCeilings(CLI::App& app, CommandFn* run) {
   sub->add_flag("--quick", command->quick, "shorter runs (a few seconds each), less precise");
   sub->add_option("-o,--output", command->output,
                   "write the ceilings to FILE instead of the default path (flopspy-report finds "
-                  "only the default one unless told)");
+                  "only the default one unless told)")
+      ->type_name("FILE");
   sub->add_flag("!--no-save", command->save, "measure and print, write no file");
   sub->add_flag("--json", command->json, "print JSON instead of a table");
-  sub->add_option("--svg", command->svg, "draw the CPU roofs as an SVG chart in FILE");
-  sub->add_option("--device", command->device, "the GPU to measure (CUDA device index)")
-      ->check(CLI::Range(0, 65535));
+  sub->add_option("--svg", command->svg, "draw the CPU roofs as an SVG chart in FILE")
+      ->type_name("FILE");
+  WholeNumber(
+      sub->add_option("--device", command->device, "the GPU to measure (CUDA device index)"), 0,
+      65535);
   sub->callback([command, run] { *run = [command] { return Ceilings(*command); }; });
 }
 

@@ -4,6 +4,7 @@
 
 #include "flopspy/commands.h"
 #include "flopspy/platform/terminal_text.h"
+#include "report/cli_style.h"
 #include "report/crash_handler.h"
 #include "report/version.h"
 
@@ -37,6 +38,7 @@ int Main(int argc, char** argv) {
       "unmodified program.\n\nExamples:\n  flopspy run -- python train.py\n  flopspy info\n"
       "  flopspy ceilings --cpu\n  flopspy-report flopspy-out/",
       "flopspy"};
+  UsePlainHelp(app);
   app.require_subcommand(1);
   app.set_version_flag("--version", VersionText("flopspy"));
   CommandFn command;
@@ -75,7 +77,7 @@ int Main(int argc, char** argv) {
                                       "; the commands are run, info and ceilings; to profile " +
                                       first + ": flopspy run -- " + first + " ...");
     }
-    return UsageError(verbs.empty() ? "" : verbs.front()->get_name(), e.what());
+    return UsageError(verbs.empty() ? "" : verbs.front()->get_name(), PlainUsageMessage(e));
   }
   if (dashes && !app.got_subcommand("run")) {
     const std::string verb = app.get_subcommands().front()->get_name();

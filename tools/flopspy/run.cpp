@@ -17,6 +17,7 @@
 #include "flopspy/commands.h"
 #include "flopspy/platform/terminal_text.h"
 #include "flopspy/untraceable.h"
+#include "report/cli_style.h"
 #include "report/run_summary.h"
 #include "report/text_report.h"
 
@@ -160,7 +161,8 @@ int Run(RunOptions& options) {
                                    : "; the traces are of programs it started\n");
     }
     if (options.full_report) {
-      WriteTextReport(traces, TextOptions{isatty(STDERR_FILENO) != 0}, std::cerr);
+      WriteTextReport(traces, TextOptions{.color = isatty(STDERR_FILENO) != 0, .view = {}},
+                      std::cerr);
     }
     // "Nothing was recorded" would suggest it ran traced and did nothing.
     if (untraceable.empty() || !traces.empty()) {
@@ -196,7 +198,8 @@ void RegisterRun(CLI::App& app, CommandFn* run) {
   CLI::App* sub =
       app.add_subcommand("run", "Run a program under flopspy: flopspy run [options] -- CMD ARGS");
   sub->prefix_command();
-  sub->add_option("-o,--output", options->out_dir, "folder for the traces (default flopspy-out)");
+  sub->add_option("-o,--output", options->out_dir, "folder for the traces (default flopspy-out)")
+      ->type_name("DIR");
   const auto env_option = [&](const std::string& flag, const std::string& var,
                               const std::string& help) {
     return sub->add_option_function<std::string>(
@@ -207,30 +210,36 @@ void RegisterRun(CLI::App& app, CommandFn* run) {
     return sub->add_flag_function(
         flag, [options, var, value](std::int64_t) { options->env[var] = value; }, help);
   };
-  env_option("--buffer-kb", "FLOPSPY_BUFFER_KB", "record buffer per thread, KiB")
-      ->check(CLI::Range(64, 1 << 20));
-  env_option("--flush-ms", "FLOPSPY_FLUSH_MS", "how often records are written, ms")
-      ->check(CLI::Range(1, 10000));
-  env_option("--param-bytes", "FLOPSPY_PARAM_BYTES", "kernel parameter bytes kept per launch")
-      ->check(CLI::Range(0, 255));
-  env_option("--gpu-timing", "FLOPSPY_GPU_TIMING", "auto or off (no CUPTI)")
-      ->check(CLI::IsMember({"auto", "off"}));
-  env_option("--cupti", "FLOPSPY_CUPTI_PATH", "libcupti.so to use if the program loads none");
+  WholeNumber(env_option("--buffer-kb", "FLOPSPY_BUFFER_KB", "record buffer per thread, KiB"), 64,
+              1 << 20);
+  WholeNumber(env_option("--flush-ms", "FLOPSPY_FLUSH_MS", "how often records are written, ms"), 1,
+              10000);
+  WholeNumber(
+      env_option("--param-bytes", "FLOPSPY_PARAM_BYTES", "kernel parameter bytes kept per launch"),
+      0, 255);
+  OneOf(env_option("--gpu-timing", "FLOPSPY_GPU_TIMING", "auto or off (no CUPTI)"),
+        {"auto", "off"});
+  env_option("--cupti", "FLOPSPY_CUPTI_PATH", "libcupti.so to use if the program loads none")
+      ->type_name("FILE");
   env_flag("--counters", "FLOPSPY_COUNTERS", "1", "measure kernels with GPU hardware counters");
-  env_option("--counters-samples", "FLOPSPY_COUNTERS_SAMPLES",
-             "samples measured per kernel signature")
-      ->check(CLI::Range(1, 1000));
-  env_option("--counters-replay", "FLOPSPY_COUNTERS_REPLAY",
-             "kernel (CUPTI replays a measured launch) or launches (experimental: one one-pass "
-             "metric group per launch)")
-      ->check(CLI::IsMember({"kernel", "launches"}));
+  WholeNumber(env_option("--counters-samples", "FLOPSPY_COUNTERS_SAMPLES",
+                         "samples measured per kernel signature"),
+              1, 1000);
+  OneOf(env_option("--counters-replay", "FLOPSPY_COUNTERS_REPLAY",
+                   "kernel (CUPTI replays a measured launch) or launches (experimental: one "
+                   "one-pass metric group per launch)"),
+        {"kernel", "launches"});
   env_option("--counters-metrics", "FLOPSPY_COUNTERS_METRICS",
-             "all, or some of fp32,fp64,fp16,tensor,dram,l2,time");
+             "all, or some of fp32,fp64,fp16,tensor,dram,l2,time")
+      ->type_name("LIST");
   env_option("--cpu-roofline", "FLOPSPY_CPU_ROOFLINE",
-             "off, auto, perf, pcm-http, pcm-csv or replay:<file>");
-  env_option("--cpu-interval-ms", "FLOPSPY_CPU_INTERVAL_MS", "CPU roofline sampling period")
-      ->check(CLI::Range(10, 60000));
-  env_option("--cpu-events", "FLOPSPY_CPU_EVENTS", "extra libpfm4 CPU events, comma separated");
+             "off, auto, perf, pcm-http, pcm-csv or replay:<file>")
+      ->type_name("SOURCE");
+  WholeNumber(
+      env_option("--cpu-interval-ms", "FLOPSPY_CPU_INTERVAL_MS", "CPU roofline sampling period"),
+      10, 60000);
+  env_option("--cpu-events", "FLOPSPY_CPU_EVENTS", "extra libpfm4 CPU events, comma separated")
+      ->type_name("LIST");
   env_flag("--no-follow-fork", "FLOPSPY_FOLLOW_FORK", "0", "forked children write no trace");
   env_flag("--no-signals", "FLOPSPY_SIGNALS", "0", "install no signal handlers");
   sub->add_flag("--report", options->full_report, "print the full report after the summary");

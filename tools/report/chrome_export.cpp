@@ -3,22 +3,23 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <set>
 #include <unordered_map>
 #include <unordered_set>
 
 #include "flopspy/analyzers/correlator.h"
 #include "flopspy/analyzers/trace_index.h"
 #include "flopspy/trace/reader.h"
+#include "report/chrome_counters.h"
+#include "report/chrome_ids.h"
 
 namespace flopspy::tools {
 namespace {
 
 using trace::RecordType;
-
-// GPU tracks live in synthetic processes numbered after every real pid could be.
-constexpr int64_t kGpuPidBase = int64_t{1} << 32;
 
 // A JSON string literal, quotes included; bytes that are not UTF-8 become U+FFFD.
 std::string Quoted(std::string_view s) {
@@ -26,14 +27,22 @@ std::string Quoted(std::string_view s) {
       .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
-// A number for the args, or null when it is unknown.
-std::string NumberOrNull(std::optional<double> value) {
-  return value && std::isfinite(*value) ? fmt::format("{}", *value) : "null";
+// A number for the args, or null when it is unknown: FLOPs and bytes as they are, derived rates
+// and ratios to six significant digits (`digits`).
+std::string NumberOrNull(std::optional<double> value, bool digits = true) {
+  if (!value || !std::isfinite(*value)) return "null";
+  return digits ? fmt::format("{:.6g}", *value) : fmt::format("{}", *value);
 }
 
-// The figures the analysis gave a kernel signature, as slice args: per execution, with their
-// sources and the group's place on its roofline.
-std::string KernelFigures(const analyzers::KernelGroup* g) {
+// The figures the analysis gave a kernel signature: the slice args, per execution, with their
+// sources and the group's place on its roofline; and the FLOPs of one execution (< 0: unknown)
+// for the FLOP/s counter.
+struct KernelFigures {
+  std::string args;
+  double flops = -1;
+};
+
+KernelFigures FiguresOf(const analyzers::KernelGroup* g) {
   std::optional<double> flops, bytes, intensity, achieved, pct;
   std::string_view flops_source = "unknown", bytes_source = "unknown", regime = "unknown";
   if (g != nullptr) {
@@ -51,11 +60,12 @@ std::string KernelFigures(const analyzers::KernelGroup* g) {
       regime = analyzers::RegimeName(g->placement->regime);
     }
   }
-  return fmt::format(
-      R"(,"flops":{},"bytes":{},"flops_source":"{}","bytes_source":"{}","intensity":{},)"
-      R"("achieved_flops_per_s":{},"pct_of_roof":{},"regime":"{}")",
-      NumberOrNull(flops), NumberOrNull(bytes), flops_source, bytes_source, NumberOrNull(intensity),
-      NumberOrNull(achieved), NumberOrNull(pct), regime);
+  return {fmt::format(
+              R"(,"flops":{},"bytes":{},"flops_source":"{}","bytes_source":"{}","intensity":{},)"
+              R"("achieved_flops_per_s":{},"pct_of_roof":{},"regime":"{}")",
+              NumberOrNull(flops, false), NumberOrNull(bytes, false), flops_source, bytes_source,
+              NumberOrNull(intensity), NumberOrNull(achieved), NumberOrNull(pct), regime),
+          flops && std::isfinite(*flops) ? *flops : -1};
 }
 
 class Writer {
@@ -82,27 +92,42 @@ std::string Ts(double us) {
   return fmt::format("{:.3f}", std::isfinite(us) ? us : 0.0);
 }
 
-// One end of a launch-to-kernel flow arrow.
+// One end of a flow arrow: the slice it binds to, and whether that slice was written.
 struct FlowEnd {
   int64_t pid = 0;
-  uint64_t tid = 0;
+  int64_t tid = 0;
   double ts_us = 0;
+  bool shown = false;
+  bool kernel_launch = false;
 };
 
 // Launches and GPU records waiting for their partner, as the analyses bound them.
 constexpr size_t kMaxPendingFlows = size_t{1} << 20;
+// Marker regions open at once on one thread; deeper ones are counted, not drawn.
+constexpr size_t kMaxRegionDepth = 256;
+// A stream's side track (work that overlaps the stream's previous slice without nesting).
+constexpr uint64_t kSideTrack = uint64_t{1} << 32;
+constexpr int64_t kSideTrackTidOffset = int64_t{1} << 30;
 
 class TraceExporter {
  public:
-  TraceExporter(Writer& w, ChromeExportResult& result, int index, uint64_t base_realtime_ns)
-      : w_(w), result_(result), index_(index), base_realtime_ns_(base_realtime_ns) {}
+  TraceExporter(Writer& w, ChromeExportResult& result, ChromePids& pids, int index,
+                uint64_t base_realtime_ns, const ChromeExportOptions& options)
+      : w_(w),
+        result_(result),
+        pids_(pids),
+        index_(index),
+        base_realtime_ns_(base_realtime_ns),
+        window_(options.window) {}
 
   void Export(const ChromeTraceInput& input) {
     const std::string& path = input.path;
-    if (input.analysis != nullptr) {
+    analysis_ = input.analysis;
+    if (analysis_ != nullptr) {
       // Kernels are sorted by GPU time: a signature with several shapes shows its longest.
-      for (const analyzers::KernelGroup& g : input.analysis->kernels)
-        figures_.try_emplace(g.signature, &g);
+      for (const analyzers::KernelGroup& g : analysis_->kernels) {
+        if (!figures_.contains(g.signature)) figures_.emplace(g.signature, FiguresOf(&g));
+      }
     }
     trace::TraceReader reader = trace::TraceReader::OpenFile(path);
     if (!reader.header_ok()) {
@@ -110,11 +135,11 @@ class TraceExporter {
       return;
     }
     header_ = reader.header();
-    pid_ = header_.pid;
+    pid_ = pids_.Process(header_.pid);
     host_ = std::string(reader.host());
     w_.Event(fmt::format(
         R"("ph":"M","name":"process_name","pid":{},"args":{{"name":{}}})", pid_,
-        Quoted(fmt::format("{} pid {}{}", host_, pid_,
+        Quoted(fmt::format("{} pid {}{}", host_, header_.pid,
                            header_.rank >= 0 ? fmt::format(" rank {}", header_.rank) : ""))));
     w_.Event(
         fmt::format(R"("ph":"M","name":"process_sort_index","pid":{},"args":{{"sort_index":{}}})",
@@ -127,6 +152,8 @@ class TraceExporter {
     if (summary.status != trace::ReadStatus::kOk) {
       result_.problems.push_back(path + ": " + summary.message);
     }
+    FinishRegions(reader);
+    WriteCounters();
   }
 
  private:
@@ -138,14 +165,21 @@ class TraceExporter {
     return (since_start + offset) / 1000.0;
   }
 
+  // Whether a slice (or, with dur 0, an instant) at `ts` (microseconds) is in the window.
+  bool Shown(double ts_us, double dur_us = 0) const {
+    return !window_ || window_->Meets(ts_us * 1000.0, (ts_us + dur_us) * 1000.0);
+  }
+
+  int64_t CpuTid(uint32_t thread_id) { return cpu_tids_.Get(thread_id, thread_id); }
+
   int64_t GpuPid(int32_t device) {
-    const int64_t pid = kGpuPidBase + int64_t{index_} * 256 + (device & 0xFF);
-    if (gpu_named_.emplace(pid, true).second) {
+    const int64_t pid = pids_.Gpu(index_, device);
+    if (gpu_named_.insert(pid).second) {
       w_.Event(fmt::format(R"("ph":"M","name":"process_name","pid":{},"args":{{"name":{}}})", pid,
-                           Quoted(fmt::format("GPU {} of {} pid {}", device, host_, pid_))));
+                           Quoted(fmt::format("GPU {} of {} pid {}", device, host_, header_.pid))));
       w_.Event(
           fmt::format(R"("ph":"M","name":"process_sort_index","pid":{},"args":{{"sort_index":{}}})",
-                      pid, 100000 + index_ * 256 + device));
+                      pid, 100000 + int64_t{index_} * 256 + (device & 0xFF)));
     }
     return pid;
   }
@@ -155,20 +189,61 @@ class TraceExporter {
     return (static_cast<uint64_t>(index_) << 48) | (correlation & ((uint64_t{1} << 48) - 1));
   }
 
-  // Both ends known, in whichever order the trace held them: one flow arrow.
+  // Both ends known, in whichever order the trace held them: one flow arrow, when both of its
+  // slices were written.
   void Flow(uint64_t correlation, const FlowEnd& launch, const FlowEnd& gpu) {
+    if (!launch.shown || !gpu.shown) return;
     const uint64_t id = FlowId(correlation);
-    w_.Event(fmt::format(
-        R"("ph":"s","cat":"flow","name":"launch","id":{},"pid":{},"tid":{},"ts":{},"bp":"e")", id,
-        launch.pid, launch.tid, Ts(launch.ts_us)));
+    w_.Event(
+        fmt::format(R"("ph":"s","cat":"flow","name":"launch","id":{},"pid":{},"tid":{},"ts":{})",
+                    id, launch.pid, launch.tid, Ts(launch.ts_us)));
     w_.Event(fmt::format(
         R"("ph":"f","cat":"flow","name":"launch","id":{},"pid":{},"tid":{},"ts":{},"bp":"e")", id,
         gpu.pid, gpu.tid, Ts(gpu.ts_us)));
     ++result_.flows;
+    if (launch.kernel_launch) ++result_.kernel_flows;
   }
 
   void OnSubmit(uint64_t correlation, const FlowEnd& launch) {
     if (const auto gpu = flows_.OnLaunch(correlation, launch)) Flow(correlation, launch, *gpu);
+  }
+
+  // Marker regions become complete slices when they end, so a window cuts none in half.
+  void RegionEdge(const trace::RegionRecord& g, uint32_t thread, const trace::TraceReader& reader) {
+    auto& open = regions_[thread];
+    const double ts = Us(g.time_ns);
+    if (g.edge == static_cast<uint8_t>(trace::RegionEdge::kBegin)) {
+      if (open.stack.size() < kMaxRegionDepth) {
+        open.stack.push_back({g.name, ts});
+      } else {
+        ++open.deeper;
+      }
+      return;
+    }
+    if (open.deeper > 0) {
+      --open.deeper;
+      return;
+    }
+    if (open.stack.empty()) return;  // an end without its begin (the trace was cut before it)
+    const OpenRegion begin = open.stack.back();
+    open.stack.pop_back();
+    const double dur = std::max(ts - begin.ts_us, 0.0);
+    if (!Shown(begin.ts_us, dur)) return;
+    w_.Event(fmt::format(R"("ph":"X","cat":"region","name":{},"pid":{},"tid":{},"ts":{},"dur":{})",
+                         Quoted(reader.String(begin.name)), pid_, CpuTid(thread), Ts(begin.ts_us),
+                         Ts(dur)));
+  }
+
+  // Regions still open at the end of the trace stay open-ended, as the program left them.
+  void FinishRegions(const trace::TraceReader& reader) {
+    for (const auto& [thread, open] : regions_) {
+      for (const OpenRegion& begin : open.stack) {
+        if (window_ && begin.ts_us * 1000.0 > window_->end_ns) continue;
+        w_.Event(fmt::format(R"("ph":"B","cat":"region","name":{},"pid":{},"tid":{},"ts":{})",
+                             Quoted(reader.String(begin.name)), pid_, CpuTid(thread),
+                             Ts(begin.ts_us)));
+      }
+    }
   }
 
   void Visit(const trace::RecordView& r, const trace::TraceReader& reader) {
@@ -177,54 +252,62 @@ class TraceExporter {
         const auto def = r.As<trace::ThreadDef>();
         w_.Event(fmt::format(
             R"("ph":"M","name":"thread_name","pid":{},"tid":{},"args":{{"name":{}}})", pid_,
-            def.thread_id, Quoted(def.name ? reader.String(def.name) : "thread")));
+            CpuTid(def.thread_id), Quoted(def.name ? reader.String(def.name) : "thread")));
         break;
       }
       case RecordType::kApiCall: {
         const auto a = r.As<trace::ApiCallRecord>();
         const double ts = Us(a.enter_ns);
-        const double dur = Us(a.exit_ns) - ts;
-        w_.Event(fmt::format(
-            R"("ph":"X","cat":"cuda_api","name":"{}","pid":{},"tid":{},"ts":{},"dur":{},"args":{{"result":{},"correlation":{},"bytes":{}}})",
-            trace::ApiName(static_cast<trace::Api>(a.api)), pid_, r.thread_id, Ts(ts),
-            Ts(std::max(dur, 0.0)), a.result, a.correlation, a.bytes));
-        OnSubmit(a.correlation, {pid_, r.thread_id, ts});
+        const double dur = std::max(Us(a.exit_ns) - ts, 0.0);
+        const int64_t tid = CpuTid(r.thread_id);
+        const bool shown = Shown(ts, dur);
+        if (shown) {
+          w_.Event(fmt::format(
+              R"("ph":"X","cat":"cuda_api","name":"{}","pid":{},"tid":{},"ts":{},"dur":{},"args":{{"result":{},"correlation":{},"bytes":{}}})",
+              trace::ApiName(static_cast<trace::Api>(a.api)), pid_, tid, Ts(ts), Ts(dur), a.result,
+              a.correlation, a.bytes));
+        }
+        OnSubmit(a.correlation, {pid_, tid, ts, shown, false});
         break;
       }
       case RecordType::kKernelLaunch: {
         const auto l = r.As<trace::KernelLaunchRecord>();
         const double ts = Us(l.enter_ns);
-        const std::string_view kernel = definitions_.KernelName(l.signature);
-        std::string shape;
-        if (const trace::KernelSignatureDef* s = definitions_.Signature(l.signature)) {
-          shape = fmt::format(R"(,"grid":"{}x{}x{}","block":"{}x{}x{}","dynamic_smem":{})",
-                              s->grid[0], s->grid[1], s->grid[2], s->block[0], s->block[1],
-                              s->block[2], s->dynamic_smem);
+        const double dur = l.duration_ns / 1000.0;
+        const int64_t tid = CpuTid(r.thread_id);
+        const bool shown = Shown(ts, dur);
+        if (shown) {
+          const std::string_view kernel = definitions_.KernelName(l.signature);
+          std::string shape;
+          if (const trace::KernelSignatureDef* s = definitions_.Signature(l.signature)) {
+            shape = fmt::format(R"(,"grid":"{}x{}x{}","block":"{}x{}x{}","dynamic_smem":{})",
+                                s->grid[0], s->grid[1], s->grid[2], s->block[0], s->block[1],
+                                s->block[2], s->dynamic_smem);
+          }
+          w_.Event(fmt::format(
+              R"("ph":"X","cat":"launch","name":"{}","pid":{},"tid":{},"ts":{},"dur":{},"args":{{"kernel":{},"result":{},"correlation":{}{}}})",
+              trace::ApiName(static_cast<trace::Api>(l.api)), pid_, tid, Ts(ts), Ts(dur),
+              Quoted(kernel), l.result, l.correlation, shape));
+          ++result_.kernel_launches;
         }
-        w_.Event(fmt::format(
-            R"("ph":"X","cat":"launch","name":"{}","pid":{},"tid":{},"ts":{},"dur":{},"args":{{"kernel":{},"result":{},"correlation":{}{}}})",
-            trace::ApiName(static_cast<trace::Api>(l.api)), pid_, r.thread_id, Ts(ts),
-            Ts(l.duration_ns / 1000.0), Quoted(kernel), l.result, l.correlation, shape));
-        OnSubmit(l.correlation, {pid_, r.thread_id, ts});
+        OnSubmit(l.correlation, {pid_, tid, ts, shown, true});
         break;
       }
       case RecordType::kLibraryCall: {
         const auto c = r.As<trace::LibraryCallRecord>();
         const double ts = Us(c.enter_ns);
+        const double dur = std::max(Us(c.exit_ns) - ts, 0.0);
+        if (!Shown(ts, dur)) break;
         w_.Event(fmt::format(
             R"("ph":"X","cat":"library","name":{},"pid":{},"tid":{},"ts":{},"dur":{},"args":{{"m":{},"n":{},"k":{},"batch":{},"flops":{},"bytes":{},"source":"{}","status":{}}})",
-            Quoted(c.name ? reader.String(c.name) : "library call"), pid_, r.thread_id, Ts(ts),
-            Ts(std::max(Us(c.exit_ns) - ts, 0.0)), c.m, c.n, c.k, c.batch, c.flops, c.bytes,
+            Quoted(c.name ? reader.String(c.name) : "library call"), pid_, CpuTid(r.thread_id),
+            Ts(ts), Ts(dur), c.m, c.n, c.k, c.batch, c.flops, c.bytes,
             trace::FigureSourceName(static_cast<trace::FigureSource>(c.source)), c.status));
         break;
       }
-      case RecordType::kRegion: {
-        const auto g = r.As<trace::RegionRecord>();
-        w_.Event(fmt::format(R"("ph":"{}","cat":"region","name":{},"pid":{},"tid":{},"ts":{})",
-                             g.edge == static_cast<uint8_t>(trace::RegionEdge::kBegin) ? "B" : "E",
-                             Quoted(reader.String(g.name)), pid_, r.thread_id, Ts(Us(g.time_ns))));
+      case RecordType::kRegion:
+        RegionEdge(r.As<trace::RegionRecord>(), r.thread_id, reader);
         break;
-      }
       case RecordType::kGpuActivity:
         ExportGpu(r.As<trace::GpuActivityRecord>());
         break;
@@ -232,7 +315,7 @@ class TraceExporter {
         const auto s = r.As<trace::CpuSampleRecord>();
         if (s.scope != static_cast<uint8_t>(trace::CpuSampleScope::kInterval)) break;
         const double seconds = static_cast<double>(s.end_ns - s.begin_ns) / 1e9;
-        if (seconds <= 0) break;
+        if (seconds <= 0 || !Shown(Us(s.begin_ns))) break;
         const double flops = s.flops_dp + s.flops_sp + s.flops_hp + s.flops_any;
         const double bytes = s.bytes_read + s.bytes_write + s.bytes_any;
         w_.Event(fmt::format(
@@ -242,6 +325,7 @@ class TraceExporter {
       }
       case RecordType::kWarning: {
         const auto wr = r.As<trace::WarningRecord>();
+        if (!Shown(Us(wr.time_ns))) break;
         w_.Event(fmt::format(
             R"("ph":"i","s":"p","cat":"flopspy","name":"warning","pid":{},"tid":0,"ts":{},"args":{{"message":{}}})",
             pid_, Ts(Us(wr.time_ns)), Quoted(reader.String(wr.message))));
@@ -252,53 +336,120 @@ class TraceExporter {
     }
   }
 
-  void ExportGpu(const trace::GpuActivityRecord& g) {
-    const int64_t pid = GpuPid(g.device);
-    // Slices on one track must nest; work that overlaps the previous slice of its stream without
-    // nesting (rare: concurrent graph nodes) goes to a side track of that stream.
-    uint64_t tid = g.stream;
-    const uint64_t main_end = track_end_[{pid, tid}];
-    if (g.start_ns < main_end && g.end_ns > main_end) tid += uint64_t{1} << 20;
-    uint64_t& end = track_end_[{pid, tid}];
-    end = std::max(end, g.end_ns);
-    if (named_tracks_.insert({pid, tid}).second) {
+  // The GPU's counters, over the active span the analysis measured; none without it.
+  GpuCounters* CountersOf(int32_t device) {
+    if (const auto it = counters_.find(device); it != counters_.end()) return &it->second;
+    if (analysis_ == nullptr) return nullptr;
+    for (const analyzers::DeviceActivity& d : analysis_->devices) {
+      if (d.device != device || d.first_ns > d.last_ns) continue;
+      return &counters_.try_emplace(device, d.first_ns, d.last_ns).first->second;
+    }
+    return nullptr;
+  }
+
+  // Slices on one track must nest; work that overlaps the previous slice of its stream without
+  // nesting (rare: concurrent graph nodes) goes to a side track of that stream.
+  int64_t GpuTid(int64_t pid, uint32_t stream, uint64_t start_ns, uint64_t end_ns) {
+    ChromeTids& tids = gpu_tids_[pid];
+    uint64_t key = stream;
+    const uint64_t main_end = track_end_[{pid, key}];
+    if (start_ns < main_end && end_ns > main_end) key |= kSideTrack;
+    uint64_t& end = track_end_[{pid, key}];
+    end = std::max(end, end_ns);
+    const bool side = key != stream;
+    const int64_t tid = tids.Get(key, int64_t{stream} + (side ? kSideTrackTidOffset : 0));
+    if (named_tracks_.insert({pid, key}).second) {
       w_.Event(fmt::format(
           R"("ph":"M","name":"thread_name","pid":{},"tid":{},"args":{{"name":"stream {}{}"}})", pid,
-          tid, g.stream, tid != g.stream ? " (overlapping)" : ""));
+          tid, stream, side ? " (overlapping)" : ""));
     }
+    return tid;
+  }
+
+  void ExportGpu(const trace::GpuActivityRecord& g) {
+    const int64_t pid = GpuPid(g.device);
+    const int64_t tid = GpuTid(pid, g.stream, g.start_ns, g.end_ns);
     const double ts = Us(g.start_ns);
     const double dur = std::max(Us(g.end_ns) - ts, 0.0);
-    std::string name;
-    std::string cat;
-    std::string args =
-        fmt::format(R"("correlation":{},"bytes":{},"graph_id":{},"graph_node_id":{})",
-                    g.correlation, g.bytes, g.graph_id, g.graph_node_id);
-    switch (static_cast<trace::GpuActivityKind>(g.kind)) {
-      case trace::GpuActivityKind::kKernel: {
-        name = definitions_.KernelName(g.signature);
-        cat = "kernel";
-        // A kernel's bytes are its figure's (DRAM bytes per execution), not a copy's size.
-        args = fmt::format(R"("correlation":{},"graph_id":{},"graph_node_id":{})", g.correlation,
-                           g.graph_id, g.graph_node_id);
-        const auto figures = figures_.find(g.signature);
-        args += KernelFigures(figures != figures_.end() ? figures->second : nullptr);
-        break;
-      }
-      case trace::GpuActivityKind::kMemcpy:
-        name = fmt::format("memcpy {} bytes", g.bytes);
-        cat = "memcpy";
-        break;
-      case trace::GpuActivityKind::kMemset:
-        name = fmt::format("memset {} bytes", g.bytes);
-        cat = "memset";
-        break;
+    const bool shown = Shown(ts, dur);
+    const bool kernel = g.kind == static_cast<uint8_t>(trace::GpuActivityKind::kKernel);
+    const KernelFigures* figures = nullptr;
+    if (kernel) {
+      static const KernelFigures kUnknown = FiguresOf(nullptr);
+      const auto it = figures_.find(g.signature);
+      figures = it != figures_.end() ? &it->second : &kUnknown;
     }
-    w_.Event(fmt::format(
-        R"("ph":"X","cat":"{}","name":{},"pid":{},"tid":{},"ts":{},"dur":{},"args":{{{}}})", cat,
-        Quoted(name), pid, tid, Ts(ts), Ts(dur), args));
+    if (GpuCounters* counters = CountersOf(g.device))
+      counters->Add(g.start_ns, g.end_ns, kernel ? figures->flops : -1);
+    if (shown) {
+      // Graph ids only where the work is a graph's node.
+      const std::string graph =
+          g.graph_id != 0
+              ? fmt::format(R"(,"graph_id":{},"graph_node_id":{})", g.graph_id, g.graph_node_id)
+              : std::string();
+      std::string name, cat, args;
+      switch (static_cast<trace::GpuActivityKind>(g.kind)) {
+        case trace::GpuActivityKind::kKernel:
+          name = definitions_.KernelName(g.signature);
+          cat = "kernel";
+          // A kernel's bytes are its figure's (DRAM bytes per execution), not a copy's size.
+          args = fmt::format(R"("correlation":{}{}{})", g.correlation, graph, figures->args);
+          break;
+        case trace::GpuActivityKind::kMemcpy:
+          name = fmt::format("memcpy {} bytes", g.bytes);
+          cat = "memcpy";
+          args = fmt::format(R"("correlation":{},"bytes":{}{})", g.correlation, g.bytes, graph);
+          break;
+        case trace::GpuActivityKind::kMemset:
+          name = fmt::format("memset {} bytes", g.bytes);
+          cat = "memset";
+          args = fmt::format(R"("correlation":{},"bytes":{}{})", g.correlation, g.bytes, graph);
+          break;
+        default:
+          return;
+      }
+      w_.Event(fmt::format(
+          R"("ph":"X","cat":"{}","name":{},"pid":{},"tid":{},"ts":{},"dur":{},"args":{{{}}})", cat,
+          Quoted(name), pid, tid, Ts(ts), Ts(dur), args));
+    }
     // Graph nodes and device launches carry no correlation of their own launch.
-    const FlowEnd here{pid, tid, ts};
+    const FlowEnd here{pid, tid, ts, shown, false};
     if (const auto launch = flows_.OnGpu(g.correlation, here)) Flow(g.correlation, *launch, here);
+  }
+
+  // One counter event per bucket whose value differs from the one before, then 0 where the
+  // GPU's active span ends. The FLOP/s track only where some kernel's FLOPs are known: a flat
+  // zero would read as "no FLOPs" when they are unknown.
+  void WriteCounters() {
+    for (auto& entry : counters_) {
+      // Named, not bound: lambdas may not capture structured bindings before clang 16.
+      const int32_t device = entry.first;
+      GpuCounters& counters = entry.second;
+      counters.Finish();
+      const int64_t pid = GpuPid(device);
+      bool any_flops = false;
+      for (size_t i = 0; i < counters.buckets(); ++i) any_flops |= counters.FlopsPerSecond(i) > 0;
+      const auto track = [&](std::string_view name, std::string_view key, auto value) {
+        std::optional<double> last;
+        const double width = static_cast<double>(counters.bucket_ns()) / 1000.0;
+        const double first = Us(counters.start_ns());
+        for (size_t i = 0; i <= counters.buckets(); ++i) {
+          const double ts = first + width * static_cast<double>(i);
+          const double v = i < counters.buckets() ? value(i) : 0.0;
+          if (!Shown(ts, i < counters.buckets() ? width : 0) || (last && *last == v)) continue;
+          // A bucket that began before the window shows from the window's start.
+          const double at = window_ ? std::max(ts, window_->start_ns / 1000.0) : ts;
+          w_.Event(fmt::format(R"("ph":"C","name":"{}","pid":{},"ts":{},"args":{{"{}":{:.4g}}})",
+                               name, pid, Ts(at), key, v));
+          last = v;
+        }
+      };
+      track("GPU busy", "%", [&](size_t i) { return 100.0 * counters.BusyFraction(i); });
+      if (any_flops) {
+        track("achieved", "FLOP/s (known FLOPs)",
+              [&](size_t i) { return counters.FlopsPerSecond(i); });
+      }
+    }
   }
 
   struct PairHash {
@@ -306,37 +457,58 @@ class TraceExporter {
       return std::hash<int64_t>()(p.first) ^ (std::hash<uint64_t>()(p.second) * 31);
     }
   };
+  struct OpenRegion {
+    uint32_t name = 0;
+    double ts_us = 0;
+  };
+  struct OpenRegions {
+    std::vector<OpenRegion> stack;
+    uint64_t deeper = 0;  // begins past kMaxRegionDepth, whose ends are skipped
+  };
 
   Writer& w_;
   ChromeExportResult& result_;
+  ChromePids& pids_;
   int index_;
   uint64_t base_realtime_ns_;
+  std::optional<TimeWindow> window_;
+  const analyzers::TraceAnalysis* analysis_ = nullptr;
   trace::FileHeader header_{};
   int64_t pid_ = 0;
   std::string host_;
   analyzers::TraceIndex definitions_;
-  std::unordered_map<uint32_t, const analyzers::KernelGroup*> figures_;  // by signature
+  std::unordered_map<uint32_t, KernelFigures> figures_;  // by signature
   analyzers::Correlator<FlowEnd, FlowEnd> flows_{kMaxPendingFlows};
+  ChromeTids cpu_tids_;
+  std::map<int64_t, ChromeTids> gpu_tids_;  // by GPU pid
   std::unordered_map<std::pair<int64_t, uint64_t>, uint64_t, PairHash> track_end_;
-  std::unordered_map<int64_t, bool> gpu_named_;
+  std::unordered_set<int64_t> gpu_named_;
   std::unordered_set<std::pair<int64_t, uint64_t>, PairHash> named_tracks_;
+  std::map<int32_t, GpuCounters> counters_;            // by device
+  std::unordered_map<uint32_t, OpenRegions> regions_;  // by thread
 };
 
 }  // namespace
 
-ChromeExportResult ExportChromeTrace(std::span<const ChromeTraceInput> traces, std::ostream& out) {
+ChromeExportResult ExportChromeTrace(std::span<const ChromeTraceInput> traces,
+                                     const ChromeExportOptions& options, std::ostream& out) {
   ChromeExportResult result;
-  // One time base for all traces: the earliest start on the wall clock.
+  // One time base for all traces: the earliest start on the wall clock. Every pid the traces
+  // hold is kept away from the ids made up for GPUs.
   uint64_t base = UINT64_MAX;
+  std::set<int64_t> real_pids;
   for (const ChromeTraceInput& input : traces) {
     trace::TraceReader reader = trace::TraceReader::OpenFile(input.path);
-    if (reader.header_ok()) base = std::min(base, reader.header().start_realtime_ns);
+    if (!reader.header_ok()) continue;
+    base = std::min(base, reader.header().start_realtime_ns);
+    real_pids.insert(reader.header().pid);
   }
   if (base == UINT64_MAX) base = 0;
+  ChromePids pids(std::move(real_pids));
   Writer writer(out);
   int index = 0;
   for (const ChromeTraceInput& input : traces) {
-    TraceExporter(writer, result, index++, base).Export(input);
+    TraceExporter(writer, result, pids, index++, base, options).Export(input);
   }
   writer.Finish(fmt::format(R"({{"producer":"flopspy-report {}","base_realtime_ns":{}}})",
                             FLOPSPY_VERSION, base));

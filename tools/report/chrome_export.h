@@ -2,33 +2,44 @@
 // flow arrows from each launch to its kernel (analyzers/correlator.h joins them in either
 // order), process and thread names. Kernel slices carry the figures the analysis gave their
 // signature: FLOPs and bytes per execution with their sources, intensity, achieved FLOP/s,
-// % of the attainable roof and regime. Opens in
-// ui.perfetto.dev and chrome://tracing. Traces of several processes share one timeline, aligned
-// on each trace's CLOCK_REALTIME anchor.
+// % of the attainable roof and regime; each GPU has counter tracks of its busy share and
+// achieved FLOP/s (chrome_counters.h). Every pid and tid stays below 2^31 (chrome_ids.h). Opens
+// in ui.perfetto.dev and chrome://tracing. Traces of several processes share one timeline,
+// aligned on each trace's CLOCK_REALTIME anchor.
 #pragma once
 
+#include <optional>
 #include <ostream>
 #include <span>
 #include <string>
 #include <vector>
 
 #include "flopspy/analyzers/trace_analysis.h"
+#include "report/time_window.h"
 
 namespace flopspy::tools {
 
 struct ChromeExportResult {
   uint64_t events = 0;
-  uint64_t flows = 0;
+  uint64_t flows = 0;                 // launch or copy call to its GPU work
+  uint64_t kernel_launches = 0;       // launch slices written
+  uint64_t kernel_flows = 0;          // of the flows, those from a kernel launch
   std::vector<std::string> problems;  // traces that could not be read completely, and why
 };
 
 struct ChromeTraceInput {
   std::string path;
-  // The trace's analysis (TraceReport::run), for the kernel slices' figures; null leaves them
-  // unknown.
+  // The trace's analysis (TraceReport::run), for the kernel slices' figures and the GPUs'
+  // counter tracks; null leaves the figures unknown and the counters out.
   const analyzers::TraceAnalysis* analysis = nullptr;
 };
 
-ChromeExportResult ExportChromeTrace(std::span<const ChromeTraceInput> traces, std::ostream& out);
+struct ChromeExportOptions {
+  // Only events that meet this stretch after the earliest trace's start (--window).
+  std::optional<TimeWindow> window;
+};
+
+ChromeExportResult ExportChromeTrace(std::span<const ChromeTraceInput> traces,
+                                     const ChromeExportOptions& options, std::ostream& out);
 
 }  // namespace flopspy::tools

@@ -2,9 +2,11 @@
 
 #include <fmt/format.h>
 
+#include <optional>
+
 #include "flopspy/platform/output_file.h"
 #include "flopspy/platform/safe_file.h"
-#include "report/chrome_export.h"
+#include "report/gzip_stream.h"
 
 namespace flopspy::tools {
 
@@ -18,10 +20,20 @@ SinkStatus ChromeReportSink::Write(const ReportModel& model) {
     const bool analysed = i < model.traces.size() && model.traces[i].path == model.trace_files[i];
     inputs.push_back({model.trace_files[i], analysed ? &model.traces[i].run : nullptr});
   }
-  const ChromeExportResult r = ExportChromeTrace(inputs, file.stream());
+  const bool gzip = path_.ends_with(".gz");
+  std::optional<GzipStream> compressed;
+  if (gzip) compressed.emplace(file.stream());
+  const ChromeExportResult r = ExportChromeTrace(
+      inputs, options_, gzip ? static_cast<std::ostream&>(*compressed) : file.stream());
+  if (gzip && !compressed->Finish()) {
+    // A write error of the file itself is Commit's to say; this is zlib's.
+    if (file.stream().good()) return {false, "cannot write " + path_ + ": gzip compression failed"};
+  }
   if (!file.Commit(&error)) return {false, error};
-  return {true,
-          fmt::format("wrote {} ({} events, {} launch-to-kernel flows)", path_, r.events, r.flows)};
+  return {true, fmt::format("wrote {} ({} events, {} launch-to-GPU flows: {} of {} kernel "
+                            "launches joined to their kernel{})",
+                            path_, r.events, r.flows, r.kernel_flows, r.kernel_launches,
+                            options_.window ? " in the window" : "")};
 }
 
 }  // namespace flopspy::tools

@@ -173,6 +173,12 @@ std::map<std::string, Table> FixedTables(bool several) {
   make("roofs", {"device", "kind", "name", "nominal", "nominal_source", "measured"}, several);
   make("kernels", {"name", "shape", "device", "gpu_ns", "gpu_share", "executions", "launches"},
        several);
+  // The rollup's key first, as in the text (docs/flopspy-report.md, "Where the GPU time goes").
+  make("kernel_rollup_families",
+       {"family", "gpu_ns", "gpu_share", "count", "signatures", "flops_coverage", "regime"},
+       several);
+  make("kernel_rollup_names",
+       {"name", "gpu_ns", "gpu_share", "count", "signatures", "flops_coverage", "regime"}, several);
   make("library_calls",
        {"routine", "family", "m", "n", "k", "batch", "types", "compute_type", "scale_type",
         "epilogue", "device", "calls", "gpu_ns", "flops", "epilogue_flops", "bytes"},

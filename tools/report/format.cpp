@@ -8,6 +8,7 @@
 #include <functional>
 #include <vector>
 
+#include "flopspy/analyzers/display_text.h"
 #include "flopspy/platform/terminal_text.h"
 
 namespace flopspy::tools {
@@ -22,11 +23,7 @@ std::string Grouped(uint64_t value) {
 }
 
 std::string Duration(double ns) {
-  if (!std::isfinite(ns)) return "-";
-  if (ns < 1e3) return fmt::format("{:.0f} ns", ns);
-  if (ns < 1e6) return fmt::format("{:.3g} us", ns / 1e3);
-  if (ns < 1e9) return fmt::format("{:.3g} ms", ns / 1e6);
-  return fmt::format("{:.3g} s", ns / 1e9);
+  return analyzers::DurationText(ns);  // the analyzers' sentences write durations the same way
 }
 
 std::string UtcTime(uint64_t realtime_ns) {
@@ -42,11 +39,32 @@ std::string SiValue(double value) {
   static const char* const kPrefixes[] = {"", "k", "M", "G", "T", "P", "E"};
   int i = 0;
   double v = std::fabs(value);
-  while (v >= 1000 && i < 6) {
+  while (v >= 999.5 && i < 6) {  // 999.7 reads "1 k", never "1e+03"
     v /= 1000;
     ++i;
   }
   return fmt::format("{:.3g} {}", value < 0 ? -v : v, kPrefixes[i]);
+}
+
+std::string Significant(double value) {
+  if (!std::isfinite(value)) return "-";
+  const double v = std::fabs(value);
+  if (v >= 999.5e3) {
+    std::string s = SiValue(value);  // "1.5 M"
+    while (!s.empty() && s.back() == ' ') s.pop_back();
+    return s;
+  }
+  if (v >= 999.5) {
+    const std::string whole = Grouped(static_cast<uint64_t>(std::llround(v)));
+    return value < 0 ? "-" + whole : whole;
+  }
+  if (v == 0 || v >= 0.001) return fmt::format("{:.3g}", value);
+  if (v < 1e-9) return value < 0 ? ">-0.000000001" : "<0.000000001";
+  // Small values in fixed notation with three significant digits: "0.0000667".
+  const int decimals = 2 - static_cast<int>(std::floor(std::log10(v)));
+  std::string s = fmt::format("{:.{}f}", value, decimals);
+  while (s.back() == '0') s.pop_back();
+  return s;
 }
 
 std::string Counted(uint64_t n, std::string_view singular, std::string_view plural) {

@@ -16,6 +16,10 @@ std::string Duration(double ns);
 std::string UtcTime(uint64_t realtime_ns);
 // 1.5e12 -> "1.50 T" (with a unit appended by the caller).
 std::string SiValue(double value);
+// A plain number, three significant digits and never an exponent: "0.0833", "12.5", "813",
+// "1,020" (whole from 1,000 on), "1.5 M" from a million, "0.0000667", "-" when not finite. FLOP
+// per byte, ratios.
+std::string Significant(double value);
 
 // "1 call", "24,000 calls": a count with its noun, singular or plural.
 std::string Counted(uint64_t n, std::string_view singular, std::string_view plural);

@@ -8,6 +8,7 @@
 #include "flopspy/platform/safe_file.h"
 #include "report/format.h"
 #include "report/html_assets.h"
+#include "report/html_rollup.h"
 #include "report/html_run.h"
 #include "report/html_sections.h"
 #include "report/html_summary.h"
@@ -25,7 +26,7 @@ using namespace html;  // NOLINT: this file is the HTML report
 // Sections of a trace beside its core keys (IsTraceCoreKey) that have their own place on the
 // page; any other is a section added later, shown by the generic renderer.
 const std::set<std::string, std::less<>> kRenderedSections = {
-    "summary", "regions", "advice", "timeline", "launch_overhead", "cpu_roofline"};
+    "summary", "regions", "advice", "timeline", "launch_overhead", "cpu_roofline", "kernel_rollup"};
 
 std::string TraceName(const json& trace, size_t index) {
   const json& p = Obj(trace, "process");
@@ -255,6 +256,7 @@ std::string TraceSection(const json& trace, size_t index) {
   }
   if (process.is_null()) return s + "</section>\n";
 
+  s += KernelRollupSection(trace, id + "-rollup");
   if (trace.contains("advice")) {
     const json& advice = trace.at("advice");
     s += "<h3>Advice</h3>" + (advice.is_array() && advice.empty()

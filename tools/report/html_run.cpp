@@ -6,6 +6,7 @@
 #include <set>
 
 #include "report/format.h"
+#include "report/html_rollup.h"
 #include "report/html_sections.h"
 #include "report/html_tables.h"
 #include "report/html_util.h"
@@ -82,6 +83,7 @@ std::string AggregateSection(const json& a, size_t index) {
   }
   // The GPU sections, charts and tables read the aggregate as they read a trace: its devices
   // are the GPU models, and each merged group's `device` is its model.
+  s += KernelRollupSection(a, "run-rollup");
   for (const auto& d : Arr(a, "devices")) s += DeviceSection(a, d, index);
   if (const std::string k = KernelTable(a, index); !k.empty()) {
     s += "<h3>Kernels, merged across traces</h3><p class=\"note\">One row per kernel signature "

@@ -81,10 +81,12 @@ Cell RegimeCell(const json& placement) {
     c.html = "-";
     return c;
   }
-  c.html = fmt::format(R"(<span class="regime {}">{}</span>)", Escape(regime),
-                       Escape(RegimeText(regime)));
-  c.sort_text = regime;
   const std::string proximity = Str(placement, "proximity");
+  // Far below its roof, a row is bound by neither roof: it says so, as in the text report.
+  const bool far = proximity == "far" && (regime == "compute_bound" || regime == "memory_bound");
+  c.html = fmt::format(R"(<span class="regime {}">{}{}</span>)", Escape(regime),
+                       Escape(RegimeText(regime)), far ? ", far" : "");
+  c.sort_text = regime;
   const std::string overhead = Str(placement, "overhead_reason");
   std::string title = RegimeText(regime);
   if (!proximity.empty() && regime != "overhead_bound" && regime != "unknown") {
@@ -95,6 +97,17 @@ Cell RegimeCell(const json& placement) {
   }
   if (regime == "overhead_bound" && !overhead.empty() && overhead != "none") {
     title += ": " + RegimeText(overhead);
+  }
+  if (const std::string why = UnplacedText(Str(placement, "reason")); !why.empty()) {
+    title += ": " + why;
+  }
+  const auto count = [&](const char* key) {
+    const auto it = placement.find(key);
+    return it != placement.end() && it->is_number() ? it->get<uint64_t>() : uint64_t{0};
+  };
+  if (const std::string basis = FlopsBasisText(count("calls_with_flops"), count("calls"));
+      !basis.empty()) {
+    title += "; " + basis + " (FLOP/s and %roof over those)";
   }
   c.title = title;
   return c;

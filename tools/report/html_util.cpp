@@ -30,7 +30,7 @@ std::string Pct(std::optional<double> pct, int decimals) {
 }
 
 std::string Plain(std::optional<double> v) {
-  return v ? fmt::format("{:.3g}", *v) : "-";
+  return v ? Significant(*v) : "-";  // no "1e+03" among "813" (format.h)
 }
 
 std::string Exact(double v) {
@@ -44,7 +44,10 @@ std::string Facts(const std::vector<std::pair<std::string, std::string>>& rows) 
 }
 
 std::string KernelLabel(const json& kernel) {
-  return tools::KernelLabel(Str(kernel, "name"), Str(kernel, "functor"), Str(kernel, "shape"));
+  // The operation when the catalog has no functor for it ("gelu"), as the text report shows.
+  const std::string functor = Str(kernel, "functor");
+  return tools::KernelLabel(Str(kernel, "name"), functor.empty() ? Str(kernel, "op") : functor,
+                            Str(kernel, "shape"));
 }
 
 std::string LibraryLabel(const json& call) {

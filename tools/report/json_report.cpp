@@ -38,6 +38,12 @@ json PlacementJson(const std::optional<analyzers::Placement>& placement) {
   return {{"regime", std::string(analyzers::RegimeName(p.regime))},
           {"overhead_reason", std::string(analyzers::OverheadReasonName(p.overhead_reason))},
           {"proximity", std::string(analyzers::RoofProximityName(p.proximity))},
+          // Why the regime is unknown ("none" when it is not); the rates' basis: the calls
+          // whose FLOPs are known, of all, and their GPU time (docs/report-json.md).
+          {"reason", std::string(analyzers::UnplacedReasonName(p.unplaced_reason))},
+          {"calls", p.calls},
+          {"calls_with_flops", p.calls_with_flops},
+          {"flops_gpu_ns", p.flops_time_ns},
           {"requested_path", std::string(analyzers::ComputePathName(p.requested_path))},
           {"roof_path", std::string(analyzers::ComputePathName(p.roof_path))},
           {"peak_flops_per_s", p.peak_flops},
@@ -118,6 +124,8 @@ json KernelJson(const analyzers::KernelGroup& g, double trace_gpu_ns) {
           {"mean_launch_ns", analyzers::SteadyLaunchNs(g)},
           {"family", g.family},
           {"functor", g.functor},
+          {"op", g.op},
+          {"category", g.category},
           {"confidence", std::string(analyzers::ConfidenceName(g.confidence))},
           {"path", std::string(analyzers::ComputePathName(g.path))},
           {"reason", g.reason},
@@ -383,6 +391,7 @@ json TraceJson(const TraceReport& t) {
   json kernels = json::array();
   for (const auto& g : run.kernels) kernels.push_back(KernelJson(g, gpu_ns));
   j["kernels"] = kernels;
+  if (!t.rollup.empty()) j["kernel_rollup"] = KernelRollupJson(t.rollup);
   json libraries = json::array();
   for (const auto& g : run.libraries) libraries.push_back(LibraryJson(g));
   j["library_calls"] = libraries;

@@ -41,8 +41,8 @@ inline constexpr std::array<std::string_view, 22> kTraceCoreKeys = {"path",
                                                                     "library_calls",
                                                                     "copies"};
 // The document's own keys; any other is a run section (aggregate, ranks, stragglers).
-inline constexpr std::array<std::string_view, 5> kDocumentKeys = {
-    "schema", "schema_version", "flopspy_version", "totals", "traces"};
+inline constexpr std::array<std::string_view, 6> kDocumentKeys = {
+    "schema", "schema_version", "flopspy_version", "totals", "traces", "view"};
 
 bool IsTraceCoreKey(std::string_view key);
 bool IsDocumentKey(std::string_view key);

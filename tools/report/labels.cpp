@@ -3,8 +3,11 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 
 #include "flopspy/analyzers/demangle.h"
+#include "flopspy/analyzers/display_text.h"
+#include "report/format.h"
 
 namespace flopspy::tools {
 
@@ -29,17 +32,66 @@ std::string SourcesTag(const analyzers::WorkFigures& w) {
 
 std::string RegimeTag(const std::optional<analyzers::Placement>& p) {
   if (!p) return "-";
+  const std::string far = p->proximity == analyzers::RoofProximity::kFar ? " far" : "";
   switch (p->regime) {
     case analyzers::Regime::kComputeBound:
-      return "compute";
+      return "compute" + far;
     case analyzers::Regime::kMemoryBound:
-      return "memory";
+      return "memory" + far;
     case analyzers::Regime::kOverheadBound:
       return "overhead";
     case analyzers::Regime::kUnknown:
       break;
   }
   return "?";
+}
+
+std::string UnplacedText(analyzers::UnplacedReason reason) {
+  using R = analyzers::UnplacedReason;
+  switch (reason) {
+    case R::kNone:
+      return "";
+    case R::kNoGpuTime:
+      return "no GPU time";
+    case R::kNoFlops:
+      return "no FLOPs known";
+    case R::kNoBytes:
+      return "no DRAM bytes known";
+    case R::kNoPath:
+      return "data types unknown (merged rows may differ)";
+    case R::kNoComputeRoof:
+      return "no roof for its data type on this GPU";
+    case R::kNoBandwidthRoof:
+      return "no DRAM roof for this GPU";
+    case R::kNoRoofs:
+      return "no roofs for this GPU";
+  }
+  return "";
+}
+
+std::string UnplacedText(std::string_view reason_name) {
+  for (uint8_t i = 0; i <= static_cast<uint8_t>(analyzers::UnplacedReason::kNoRoofs); ++i) {
+    const auto reason = static_cast<analyzers::UnplacedReason>(i);
+    if (analyzers::UnplacedReasonName(reason) == reason_name) return UnplacedText(reason);
+  }
+  return "";
+}
+
+std::string FlopsBasisText(uint64_t calls_with_flops, uint64_t calls) {
+  if (calls_with_flops == 0 || calls_with_flops >= calls) return "";
+  return fmt::format("FLOPs for {} of {} launches", Grouped(calls_with_flops), Grouped(calls));
+}
+
+std::string FlopsBasisText(const analyzers::Placement& p) {
+  return FlopsBasisText(p.calls_with_flops, p.calls);
+}
+
+std::string PlacementNote(const analyzers::Placement& p) {
+  std::string note = FlopsBasisText(p);
+  if (const std::string why = UnplacedText(p.unplaced_reason); !why.empty()) {
+    note += (note.empty() ? "" : "; ") + ("regime ?: " + why);
+  }
+  return note;
 }
 
 std::string_view RegimeColor(std::string_view regime) {
@@ -57,10 +109,7 @@ std::string RegimeText(std::string_view regime) {
 }
 
 std::string RoofPathLabel(analyzers::ComputePath path) {
-  std::string name(analyzers::ComputePathName(path));
-  std::replace(name.begin(), name.end(), '_', '-');
-  if (path != analyzers::ComputePath::kUnknown && !analyzers::IsTensorPath(path)) name += "-cuda";
-  return name;
+  return analyzers::RoofLabel(path);  // the analyzers' sentences name roofs the same way
 }
 
 std::string RoofText(const analyzers::Placement& p) {
@@ -83,18 +132,28 @@ std::string LaunchShape(const std::array<uint32_t, 3>& grid, const std::array<ui
   return "<<<" + dims(grid) + ", " + dims(block) + ">>>";
 }
 
-std::string KernelLabel(std::string_view name, std::string_view functor, std::string_view shape) {
+std::string KernelShortName(std::string_view name) {
   if (name.empty()) return "(unnamed kernel)";
   const analyzers::FunctionNameParts parts = analyzers::SplitFunctionName(name);
+  const std::string_view base = parts.base;
+  // A base with no letter or digit ("[6]", "<>") names nothing: the whole name does.
+  const bool named = std::any_of(base.begin(), base.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_';
+  });
+  return std::string(named ? base : name);
+}
+
+std::string KernelLabel(std::string_view name, std::string_view functor, std::string_view shape) {
+  if (name.empty()) return "(unnamed kernel)";
   std::string label;
   if (!functor.empty()) label = std::string(functor) + " ";
   if (!shape.empty()) label += "[" + std::string(shape) + "] ";
   if (!label.empty()) label += "· ";
-  return label + std::string(parts.base.empty() ? name : parts.base);
+  return label + KernelShortName(name);
 }
 
 std::string KernelLabel(const analyzers::KernelGroup& g) {
-  return KernelLabel(g.name, g.functor, g.shape_key);
+  return KernelLabel(g.name, g.functor.empty() ? g.op : g.functor, g.shape_key);
 }
 
 std::string LibraryDims(int64_t m, int64_t n, int64_t k, int64_t batch) {

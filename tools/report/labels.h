@@ -21,8 +21,20 @@ std::string SourceTag(trace::FigureSource source);
 // "cat" when FLOPs and bytes share their source, else "flops/bytes" ("?/cat").
 std::string SourcesTag(const analyzers::WorkFigures& figures);
 
-// "compute", "memory", "overhead", "?"; "-" without a placement.
+// "compute", "memory", "overhead", "?"; "-" without a placement. Far below its roof (under
+// RegimeThresholds::far_from_roof_fraction of it), "compute far", "memory far": bound by
+// neither roof (latency, occupancy, small waves), whatever its intensity says.
 std::string RegimeTag(const std::optional<analyzers::Placement>& placement);
+// Why a placement has no regime, in words ("no FLOPs known", "no GPU time", ...); "" when it has
+// one. By the JSON's name too ("no_flops"), for the outputs that read the model's JSON.
+std::string UnplacedText(analyzers::UnplacedReason reason);
+std::string UnplacedText(std::string_view reason_name);
+// "FLOPs for 10 of 103 launches" when a placement's rates cover only the launches whose FLOPs
+// are known; "" when they cover all.
+std::string FlopsBasisText(const analyzers::Placement& placement);
+std::string FlopsBasisText(uint64_t calls_with_flops, uint64_t calls);
+// Both, for the line under a row: "FLOPs for 10 of 103 launches; regime ?: no FLOPs known".
+std::string PlacementNote(const analyzers::Placement& placement);
 // The regimes in the order the outputs list them, by their JSON names.
 inline constexpr std::array<std::string_view, 4> kRegimeNames = {"compute_bound", "memory_bound",
                                                                  "overhead_bound", "unknown"};
@@ -41,9 +53,15 @@ std::string RoofText(const analyzers::Placement& placement);
 // "<<<8x8, 128>>>": grid and block as a launch writes them, trailing ones dropped.
 std::string LaunchShape(const std::array<uint32_t, 3>& grid, const std::array<uint32_t, 3>& block);
 
+// A kernel's short name: the function's own name without namespace, template and parameters
+// ("vectorized_elementwise_kernel", "sm90_xmma_gemm_..."); never empty or a bare bracket;
+// "(unnamed kernel)" without a name.
+std::string KernelShortName(std::string_view name);
+
 // The catalog's reading first (functor and shape, so that they survive a cut), then the
 // function's own name: "mul [n=1000] · vectorized_elementwise_kernel".
 std::string KernelLabel(std::string_view name, std::string_view functor, std::string_view shape);
+// A group's label shows its operation even when the catalog has no model of it ("gelu").
 std::string KernelLabel(const analyzers::KernelGroup& group);
 
 // A library row's shape: "64x128x32", "64x128x32 b4" when batched.

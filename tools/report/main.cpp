@@ -14,12 +14,14 @@
 #include "flopspy/platform/safe_file.h"
 #include "flopspy/platform/terminal_text.h"
 #include "report/ceilings_input.h"
+#include "report/cli_style.h"
 #include "report/crash_handler.h"
 #include "report/diff_report.h"
 #include "report/output_files.h"
 #include "report/progress.h"
 #include "report/report_model.h"
 #include "report/report_outputs.h"
+#include "report/time_window.h"
 #include "report/trace_inputs.h"
 #include "report/trace_report.h"
 #include "report/version.h"
@@ -82,35 +84,94 @@ int Main(int argc, char** argv) {
   bool json = false;
   std::string chrome_path;
   std::string color = "auto";
-  app.add_option("traces", arguments, "trace files (.fspy) or folders holding them")->required();
+  UsePlainHelp(app);
+  // Not required() here: CLI11 would say "traces is required"; checked after parsing.
+  app.add_option("traces", arguments, "trace files (.fspy) or folders holding them")
+      ->type_name("TRACE|FOLDER");
   app.add_flag("--json", json, "print one JSON document (docs/report-json.md) instead of text");
   app.add_option("--chrome", chrome_path,
-                 "also write a Chrome/Perfetto trace (open it in ui.perfetto.dev)");
+                 "also write a Chrome/Perfetto trace (open it in ui.perfetto.dev; gzip when "
+                 "FILE ends in .gz)")
+      ->type_name("FILE");
+  std::string window_text;
+  app.add_option("--window", window_text,
+                 "with --chrome: only the events between START and END after the trace start "
+                 "(2s:5s, 1500ms:2500ms; an end may be left out)")
+      ->type_name("START:END");
   std::string html_path;
   app.add_option("--html", html_path,
                  "also write the report as one self-contained HTML file: rooflines, timeline, "
-                 "sortable tables (docs/report-html.md)");
+                 "sortable tables (docs/report-html.md)")
+      ->type_name("FILE");
   std::string csv_dir;
   app.add_option("--csv", csv_dir,
                  "also write one CSV file per table (kernels, library calls, copies, devices...) "
-                 "into this folder, created if needed");
+                 "into this folder, created if needed")
+      ->type_name("DIR");
   std::string ceilings_path;
   app.add_option("--ceilings", ceilings_path,
                  "measured GPU ceilings (JSON of flopspy ceilings --gpu; default: "
-                 "$FLOPSPY_CEILINGS or ~/.cache/flopspy/gpu-ceilings.json when present)");
+                 "$FLOPSPY_CEILINGS or ~/.cache/flopspy/gpu-ceilings.json when present)")
+      ->type_name("FILE");
   bool diff = false;
   app.add_flag("--diff", diff,
                "compare two runs given as the two paths A B (each a trace or a folder of "
                "traces) per kernel and library shape (docs/flopspy-report.md)");
-  app.add_option("--color", color, "colour in the text report")
-      ->check(CLI::IsMember({"auto", "always", "never"}));
+  OneOf(app.add_option("--color", color,
+                       "colour in the text report, only for what needs attention: each "
+                       "trace's heading, a bad status, lost records, warnings and the CPU "
+                       "notice (default auto: on a terminal)"),
+        {"auto", "always", "never"});
+  RunChoice run_choice;
+  CLI::Option* all_runs =
+      app.add_flag("--all-runs", run_choice.all,
+                   "report every run in the traces together (default: the latest run only)");
+  app.add_option("--run", run_choice.run,
+                 "report the run with this id (hex, or a prefix of it; none: traces without "
+                 "one) when the traces hold several")
+      ->type_name("ID")
+      ->excludes(all_runs);
+  size_t top = 0;
+  std::string sort = "time", group_by = "signature", filter;
+  app.add_option("--top", top,
+                 "rows per table (default: 8 families, 10 names, 15 kernel signatures, 10 "
+                 "library shapes)")
+      ->type_name("N");
+  app.add_option("--sort", sort,
+                 "order of the kernel rows, largest first: time (default), count, mean, flops "
+                 "or roof")
+      ->type_name("KEY");
+  app.add_option("--group-by", group_by,
+                 "keep the kernel rows of one name or family together: signature (default), "
+                 "name or family")
+      ->type_name("KEY");
+  app.add_option("--filter", filter,
+                 "only the kernels whose demangled name matches this regular expression "
+                 "(ECMAScript)")
+      ->type_name("REGEX");
   app.set_version_flag("--version", VersionText("flopspy-report"));
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     // --help and --version arrive here too, with exit code 0.
     if (e.get_exit_code() == 0) return app.exit(e);
-    return UsageError(e.what());
+    return UsageError(PlainUsageMessage(e));
+  }
+  if (arguments.empty()) {
+    return UsageError("no trace given: name trace files (.fspy) or folders holding them");
+  }
+  ViewOptions view;
+  if (std::string error = ParseViewOptions(top, sort, group_by, filter, &view); !error.empty()) {
+    return UsageError(error);
+  }
+  std::optional<TimeWindow> window;
+  if (!window_text.empty()) {
+    std::string error;
+    window = ParseTimeWindow(window_text, &error);
+    if (!window) return UsageError(error);
+    if (chrome_path.empty()) {
+      return UsageError("--window limits the --chrome export: add --chrome FILE");
+    }
   }
 
   const TraceInputs inputs = ExpandTraceArguments(arguments);
@@ -123,7 +184,20 @@ int Main(int argc, char** argv) {
       return 2;
     }
   }
+  if (diff && (run_choice.all || !run_choice.run.empty())) {
+    return UsageError("--diff compares the two paths as given: --run and --all-runs do not apply");
+  }
+  if (diff && (top > 0 || sort != "time" || group_by != "signature" || !filter.empty())) {
+    return UsageError("--top, --sort, --group-by and --filter do not apply to --diff yet");
+  }
+  // Several runs in one folder (flopspy-out reused) are not one job: the latest by default.
+  const RunSelection selected =
+      diff ? RunSelection{inputs.files, "", ""}
+           : SelectRun(inputs.files, GroupByRun(inputs.files), run_choice,
+                       arguments.size() == 1 ? arguments.front() : "the traces given");
+  if (!selected.error.empty()) return UsageError(selected.error);
   for (const auto& error : inputs.errors) std::cerr << "flopspy-report: " << Shown(error) << "\n";
+  if (!selected.notice.empty()) std::cerr << "flopspy-report: " << Shown(selected.notice) << "\n";
 
   ReportOptions options;
   options.ceilings = Ceilings(ceilings_path);
@@ -140,9 +214,9 @@ int Main(int argc, char** argv) {
     if (!PrintReport(out.str())) status = 1;
     return status;
   }
-  ProgressBar progress(FileSizes(inputs.files), StderrIsTerminal());
+  ProgressBar progress(FileSizes(selected.files), StderrIsTerminal());
   std::vector<TraceReport> traces = AnalyzeTraces(
-      inputs.files, options, [&progress](size_t i, uint64_t done) { progress.Update(i, done); });
+      selected.files, options, [&progress](size_t i, uint64_t done) { progress.Update(i, done); });
   progress.Finish();
   SayReadProblems(traces);
   // Non-zero when nothing at all could be read, or when an output could not be written.
@@ -153,8 +227,9 @@ int Main(int argc, char** argv) {
   outputs.html_path = html_path;
   outputs.csv_dir = csv_dir;
   outputs.chrome_path = chrome_path;
+  outputs.chrome.window = window;
   outputs.inputs = input_files;
-  const ReportModel model = BuildReportModel(std::move(traces), options.thresholds);
+  const ReportModel model = BuildReportModel(std::move(traces), options.thresholds, view);
   return std::max(status, WriteReportOutputs(model, outputs, PrintReport, std::cerr));
 }
 

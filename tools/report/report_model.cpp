@@ -10,16 +10,28 @@ const nlohmann::json& ReportModel::Json() const {
   if (!json_) {
     json_ = diff ? BuildDiffJson(diff->a, diff->b, diff->diff)
                  : BuildJsonReport(traces, run ? &*run : nullptr);
+    if (!diff) (*json_)["view"] = ViewOptionsJson(view);
   }
   return *json_;
 }
 
 ReportModel BuildReportModel(std::vector<TraceReport> traces,
-                             const analyzers::RegimeThresholds& thresholds) {
+                             const analyzers::RegimeThresholds& thresholds,
+                             const ViewOptions& view) {
   ReportModel model;
+  model.view = view;
   model.traces = std::move(traces);
+  for (TraceReport& t : model.traces) {
+    ApplyViewOptions(t.run.kernels, view);
+    t.rollup = BuildKernelRollup(t.run.kernels, view);
+  }
   for (const TraceReport& t : model.traces) model.trace_files.push_back(t.path);
-  if (UsableTraces(model.traces) > 1) model.run = BuildRunViews(model.traces, thresholds);
+  if (UsableTraces(model.traces) > 1) {
+    model.run = BuildRunViews(model.traces, thresholds);
+    std::vector<analyzers::KernelGroup> merged;
+    for (const analyzers::MergedKernel& k : model.run->aggregate.kernels) merged.push_back(k.group);
+    model.run->rollup = BuildKernelRollup(merged, view);
+  }
   return model;
 }
 

@@ -14,6 +14,7 @@
 #include "report/diff_report.h"
 #include "report/run_views.h"
 #include "report/trace_report.h"
+#include "report/view_options.h"
 
 namespace flopspy::tools {
 
@@ -38,6 +39,9 @@ class ReportModel {
   std::unique_ptr<DiffModel> diff;  // --diff: the comparison instead of `traces`
   // The files read, in order: the Chrome export streams their events again.
   std::vector<std::string> trace_files;
+  // --top, --sort, --group-by, --filter: already applied to the traces' kernel rows and
+  // rollups; the outputs read `top` for their table lengths, and the JSON states them.
+  ViewOptions view;
 
   // The --json document (docs/report-json.md), serialised on first use and kept, so that the
   // sinks that read it (CSV, HTML) share one.
@@ -47,8 +51,10 @@ class ReportModel {
   mutable std::optional<nlohmann::json> json_;
 };
 
+// `view` must be valid (ViewOptionsError).
 ReportModel BuildReportModel(std::vector<TraceReport> traces,
-                             const analyzers::RegimeThresholds& thresholds = {});
+                             const analyzers::RegimeThresholds& thresholds = {},
+                             const ViewOptions& view = {});
 ReportModel BuildDiffModel(DiffRun a, DiffRun b);
 
 }  // namespace flopspy::tools

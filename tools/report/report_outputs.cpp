@@ -32,7 +32,7 @@ int WriteReportOutputs(const ReportModel& model, const ReportOutputs& outputs,
     files.push_back(std::make_unique<CsvReportSink>(outputs.csv_dir, outputs.inputs));
   }
   if (!outputs.chrome_path.empty()) {
-    files.push_back(std::make_unique<ChromeReportSink>(outputs.chrome_path));
+    files.push_back(std::make_unique<ChromeReportSink>(outputs.chrome_path, outputs.chrome));
   }
   for (const auto& sink : files) {
     const SinkStatus written = sink->Write(model);

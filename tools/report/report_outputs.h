@@ -7,6 +7,7 @@
 #include <string>
 #include <string_view>
 
+#include "report/chrome_export.h"
 #include "report/output_files.h"
 #include "report/report_model.h"
 #include "report/text_report.h"
@@ -14,12 +15,13 @@
 namespace flopspy::tools {
 
 struct ReportOutputs {
-  bool json = false;        // the JSON document on standard output instead of text
-  TextOptions text;         // how the text report is written
-  std::string html_path;    // --html
-  std::string csv_dir;      // --csv
-  std::string chrome_path;  // --chrome
-  InputFiles inputs;        // the traces read, which no output may replace
+  bool json = false;           // the JSON document on standard output instead of text
+  TextOptions text;            // how the text report is written
+  std::string html_path;       // --html
+  std::string csv_dir;         // --csv
+  std::string chrome_path;     // --chrome
+  ChromeExportOptions chrome;  // --window
+  InputFiles inputs;           // the traces read, which no output may replace
 };
 
 // Renders `model` to every output in `outputs`: the standard-output report handed to `print`

@@ -154,6 +154,7 @@ void AddRunSections(json& doc, const RunViews& views) {
   aggregate["straggler_checks"] = views.stragglers.checks;
   aggregate["regime"] = RunRegimeJson(views.regime);
   aggregate["lost_exact"] = views.lost.exact;
+  if (!views.rollup.empty()) aggregate["kernel_rollup"] = KernelRollupJson(views.rollup);
   for (const std::string& note : views.ranks.notes) aggregate["notes"].push_back(note);
   doc["aggregate"] = std::move(aggregate);
   doc["ranks"] = RanksJson(views.ranks);

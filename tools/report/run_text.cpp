@@ -8,6 +8,7 @@
 #include "flopspy/platform/terminal_text.h"
 #include "report/format.h"
 #include "report/lost_records.h"
+#include "report/text_kernels.h"
 #include "report/text_labels.h"
 #include "report/text_table.h"
 
@@ -140,6 +141,7 @@ void PrintMergedLibraries(const analyzers::RunAggregate& a, std::ostream& out, s
     std::string detail = analyzers::LibraryShortLabel(g);
     if (p) {
       if (const std::string roof = RoofText(*p); !roof.empty()) detail += "; " + roof;
+      if (const std::string note = PlacementNote(*p); !note.empty()) detail += "; " + note;
     }
     table.AddDetailText(detail);
   }
@@ -211,6 +213,7 @@ void WriteRunText(const RunViews& views, std::ostream& out) {
              Grouped(views.aggregate.processes));
   PrintTotals(views, out);
   fmt::print(out, "{}", Paragraph(views.regime.sentence, "  regime    ", kPad));
+  PrintKernelRollup(views.rollup, out);
   PrintMergedKernels(views.aggregate, out, 15);
   PrintMergedLibraries(views.aggregate, out, 10);
   PrintRanks(views.ranks, out);

@@ -26,6 +26,8 @@ struct RunViews {
   // Records lost, all traces: the aggregate's and the ranks' `lost` add up the same per-trace
   // totals (LostRecordsOf); exact only when every trace gives its own count.
   LostTotal lost;
+  // The merged kernels' time by family and name, with the view options (BuildReportModel).
+  KernelRollup rollup;
 };
 
 // How a trace ended, in a few words: "exit 0", "signal 9", "incomplete", "damaged".

@@ -15,7 +15,7 @@ namespace {
 std::string Value(const std::optional<double>& v) {
   if (!v) return "-";
   if (std::isinf(*v)) return "inf";
-  return fmt::format("{:.3g}", *v);
+  return Significant(*v);
 }
 
 }  // namespace

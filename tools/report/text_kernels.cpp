@@ -17,7 +17,7 @@ namespace {
 using analyzers::KernelGroup;
 
 std::string Number(double v) {
-  return std::isfinite(v) ? fmt::format("{:.3g}", v) : "-";
+  return Significant(v);
 }
 
 // FLOP per byte of a row: the placement's (timed launches) when there is one, else over every
@@ -32,13 +32,82 @@ std::string Intensity(const KernelGroup& g) {
   return Number(w.flops / w.bytes);
 }
 
+// The dominant regime and its share of the row's time: "compute 93".
+std::string RegimeShare(const RollupRow& r) {
+  if (r.gpu_ns <= 0) return "-";
+  const analyzers::Regime regime = r.DominantRegime();
+  const double share = r.gpu_ns > 0 ? r.regime_ns[static_cast<size_t>(regime)] / r.gpu_ns : 0;
+  analyzers::Placement p;
+  p.regime = regime;
+  return fmt::format("{} {:.0f}", RegimeTag(p), 100 * share);
+}
+
+void PrintRollupTable(const std::vector<RollupRow>& rows, const RollupRest& rest,
+                      std::string_view key, std::string_view more_singular,
+                      std::string_view more_plural, std::ostream& out) {
+  TextTable table({{"GPU %"},
+                   {"total"},
+                   {"count"},
+                   {"sigs"},
+                   {"FLOPs known %"},
+                   {"regime %", TextTable::Align::kLeft},
+                   {std::string(key), TextTable::Align::kLeft}});
+  table.WrapLastColumn();
+  for (const RollupRow& r : rows) {
+    table.AddRow({fmt::format("{:.1f}", 100 * r.share), Duration(r.gpu_ns), Grouped(r.count),
+                  Grouped(r.signatures), fmt::format("{:.0f}", 100 * r.FlopsCoverage()),
+                  RegimeShare(r), r.key});
+  }
+  table.Print(out);
+  if (rest.rows > 0) {
+    fmt::print(out, "  ... {} more {} ({:.1f}% of kernel time)\n", Grouped(rest.rows),
+               rest.rows == 1 ? more_singular : more_plural, 100 * rest.share);
+  }
+}
+
+// The line heading a group's signature rows: the group's summed time and count.
+void AddGroupRow(TextTable& table, const std::vector<KernelGroup>& kernels, GroupBy by,
+                 const std::string& key, double total) {
+  double ns = 0;
+  uint64_t count = 0, executions = 0, signatures = 0;
+  for (const KernelGroup& g : kernels) {
+    if (ViewGroupKey(g, by) != key) continue;
+    ns += g.gpu_ns;
+    count += g.executions ? g.executions : g.launches;
+    executions += g.executions;
+    ++signatures;
+  }
+  table.AddRow({total > 0 ? fmt::format("{:.1f}", 100 * ns / total) : "-",
+                executions ? Duration(ns) : "-", Grouped(count),
+                executions ? Duration(ns / static_cast<double>(executions)) : "-", "", "", "", "",
+                "", "", ""});
+  table.AddDetail(fmt::format("{} {}: {}", GroupByName(by), key,
+                              Counted(signatures, "signature", "signatures")));
+}
+
 }  // namespace
 
-void PrintKernelTable(const TraceReport& t, std::ostream& out, size_t limit) {
+void PrintKernelRollup(const KernelRollup& r, std::ostream& out) {
+  if (r.empty() || r.kernel_ns <= 0) return;
+  fmt::print(out, "\n  Where the GPU time goes: {} of kernel time\n", Duration(r.kernel_ns));
+  PrintRollupTable(r.families, r.more_families, "family", "family", "families", out);
+  fmt::print(out, "\n");
+  PrintRollupTable(r.names, r.more_names, "name", "name", "names", out);
+  fmt::print(out, "{}",
+             Paragraph("count: GPU executions; sigs: kernel signatures; FLOPs known %: share of "
+                       "the time whose FLOPs are known; regime %: the regime holding most of the "
+                       "time and its share (? unknown).",
+                       "  ", "  "));
+}
+
+void PrintKernelTable(const TraceReport& t, std::ostream& out, const ViewOptions& view) {
   if (t.run.kernels.empty()) return;
+  const size_t limit = RowsShown(view, 15);
   double total = 0;
   for (const auto& g : t.run.kernels) total += g.gpu_ns;
-  fmt::print(out, "\n  Kernels by GPU time{}\n",
+  const bool grouped = view.group_by != GroupBy::kSignature;
+  fmt::print(out, "\n  Kernels by {}{}{}\n", SortKeyText(view.sort),
+             grouped ? fmt::format(", grouped by {}", GroupByName(view.group_by)) : "",
              t.run.gpu_timing ? "" : " (no GPU records: launch counts only)");
   TextTable table({{"GPU %"},
                    {"total"},
@@ -53,8 +122,13 @@ void PrintKernelTable(const TraceReport& t, std::ostream& out, size_t limit) {
                    {"src", TextTable::Align::kLeft}});
   const size_t detail_width = 100 - table.detail_indent();
   size_t shown = 0;
+  std::string group;
   for (const KernelGroup& g : t.run.kernels) {
     if (shown++ == limit) break;
+    if (grouped && (shown == 1 || ViewGroupKey(g, view.group_by) != group)) {
+      group = ViewGroupKey(g, view.group_by);
+      AddGroupRow(table, t.run.kernels, view.group_by, group, total);
+    }
     const auto& p = g.placement;
     const uint64_t count = g.executions ? g.executions : g.launches;
     // Rates and the share of the roof only where the row's own figures say so: a row whose
@@ -78,8 +152,11 @@ void PrintKernelTable(const TraceReport& t, std::ostream& out, size_t limit) {
              Paragraph("FLOPs, bytes: all launches; FLOP/B, FLOP/s: launches with a GPU time; "
                        "%roof: of the attainable FLOP/s at that intensity (of the bandwidth when "
                        "FLOPs are unknown); src: anl analytic, cat catalog, ctr counters, ? "
-                       "unknown (FLOPs/bytes when they differ); under each row: <<<grid, block>>> "
-                       "and the roof placed against, with its source.",
+                       "unknown (FLOPs/bytes when they differ); regime: far when under 60% of "
+                       "its roof (bound by neither roof); under each row: <<<grid, block>>>, "
+                       "the roof placed against with its source, \"FLOPs for k of n launches\" "
+                       "when only k have FLOPs (FLOP/s, %roof and regime are theirs), and why a "
+                       "regime is ?.",
                        "  ", "  "));
 }
 

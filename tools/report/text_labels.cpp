@@ -4,16 +4,13 @@
 
 #include <algorithm>
 
+#include "flopspy/analyzers/display_text.h"
 #include "report/format.h"
 
 namespace flopspy::tools {
 
 std::string PctText(std::optional<double> percent) {
-  if (!percent) return "-";
-  // Small shares keep two significant digits: "0%" would hide a kernel at 0.43% of its roof.
-  const double v = *percent;
-  if (v > 0 && v < 0.01) return "<0.01%";
-  return fmt::format("{:.{}f}%", v, v >= 10 || v == 0 ? 0 : v >= 1 ? 1 : 2);
+  return percent ? analyzers::PercentText(*percent) : "-";  // as the advice writes it
 }
 
 std::string RateText(std::optional<double> value) {
@@ -32,9 +29,23 @@ std::vector<std::string> KernelDetailLines(const analyzers::KernelGroup& g, size
     }
   }
   const std::string name = KernelLabel(g);
-  if (tail.empty()) return {name};
-  if (DisplayWidth(name) + 2 + DisplayWidth(tail) <= width) return {name + "  " + tail};
-  return {name, "  " + tail};
+  std::vector<std::string> lines;
+  if (tail.empty()) {
+    lines = {name};
+  } else if (DisplayWidth(name) + 2 + DisplayWidth(tail) <= width) {
+    lines = {name + "  " + tail};
+  } else {
+    lines = {name, "  " + tail};
+  }
+  // What the rates stand on when only some launches have FLOPs, and why a regime is "?".
+  if (const std::string note = g.placement ? PlacementNote(*g.placement) : ""; !note.empty()) {
+    if (DisplayWidth(lines.back()) + 2 + DisplayWidth(note) <= width) {
+      lines.back() += "  " + note;
+    } else {
+      lines.push_back("  " + note);
+    }
+  }
+  return lines;
 }
 
 }  // namespace flopspy::tools

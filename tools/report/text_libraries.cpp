@@ -44,9 +44,9 @@ std::string Types(const LibraryGroup& g) {
 
 // FLOP per byte: the placement's (calls with a GPU time), else over every call.
 std::string Intensity(const LibraryGroup& g) {
-  if (g.placement && g.placement->intensity) return fmt::format("{:.3g}", *g.placement->intensity);
+  if (g.placement && g.placement->intensity) return Significant(*g.placement->intensity);
   if (g.source == trace::FigureSource::kUnknown || g.bytes <= 0) return "-";
-  return fmt::format("{:.3g}", g.flops / g.bytes);
+  return Significant(g.flops / g.bytes);
 }
 
 }  // namespace
@@ -79,6 +79,7 @@ void PrintLibraryTable(const TraceReport& t, std::ostream& out, size_t limit) {
     std::string detail = g.routine + " " + LibraryShapeText(g) + " " + Types(g);
     if (p) {
       if (const std::string roof = RoofText(*p); !roof.empty()) detail += "; " + roof;
+      if (const std::string note = PlacementNote(*p); !note.empty()) detail += "; " + note;
     }
     table.AddDetailText(detail);
     for (const auto& f : g.findings) {

@@ -155,6 +155,57 @@ void AddLossLines(const LostRecords& lost, std::vector<std::string>& lines) {
   }
 }
 
+// A warning of the CPU sampler about its counters (GPU counter mode's start "GPU counters").
+bool IsCpuCounterWarning(const analyzers::WarningEntry& w) {
+  return w.code == trace::WarningCode::kCountersUnavailable &&
+         w.message.rfind("GPU counters", 0) != 0;
+}
+
+// Why the trace has no CPU roofline, from the sampler's warnings: it could not start, or time,
+// FLOPs (W) or memory traffic (Q) could not be counted (cycles alone do not stop it). Empty
+// when it has one. The recorder words these "CPU <what> unavailable: <reason>".
+std::string CpuRooflineUnavailable(const TraceReport& t) {
+  static constexpr std::string_view kWhat[] = {"CPU roofline (", "CPU FLOPs (W)",
+                                               "CPU memory traffic (Q)", "CPU time"};
+  static constexpr std::string_view kMarker = " unavailable: ";
+  static constexpr std::string_view kTail = "; no CPU roofline for this process";
+  for (const std::string_view what : kWhat) {
+    for (const auto& w : t.summary.warnings) {
+      if (!IsCpuCounterWarning(w) || !w.message.starts_with(what)) continue;
+      const size_t at = w.message.find(kMarker);
+      if (at == std::string::npos) continue;
+      std::string reason = w.message.substr(at + kMarker.size());
+      if (reason.ends_with(kTail)) reason.resize(reason.size() - kTail.size());
+      return reason;
+    }
+  }
+  return "";
+}
+
+// One line at the top instead of the sampler's warnings of every trace (common on VMs):
+// "CPU roofline unavailable: <reason>; see flopspy info".
+void PrintCpuNotice(const std::vector<TraceReport>& traces, const Style& style, std::ostream& out) {
+  std::string first;
+  size_t without = 0, usable = 0;
+  bool same = true;
+  for (const auto& t : traces) {
+    if (!t.usable()) continue;
+    ++usable;
+    const std::string reason = CpuRooflineUnavailable(t);
+    if (reason.empty()) continue;
+    if (without++ == 0) first = reason;
+    same = same && reason == first;
+  }
+  if (without == 0) return;
+  const std::string where =
+      without == usable ? "" : fmt::format(" in {} of {} traces", without, usable);
+  const std::string line =
+      fmt::format("CPU roofline unavailable{}: {}{}; see flopspy info", where,
+                  platform::EscapeControls(first), same ? "" : " (and other reasons)");
+  // Wrapped at 100 columns like every line of the report; the reason may be long.
+  fmt::print(out, "{}", style.Warn(Paragraph(line, "", "  ")));
+}
+
 // Lost records, failed writes, and every warning the trace carries, under one heading.
 void PrintWarnings(const TraceReport& t, const LostRecords& lost, const Style& style,
                    std::ostream& out) {
@@ -164,11 +215,12 @@ void PrintWarnings(const TraceReport& t, const LostRecords& lost, const Style& s
     lines.push_back(Counted(t.read.sequence_gaps, "chunk", "chunks") +
                     " missing from the file (failed writes)");
   }
+  // Without a CPU roofline the sampler's warnings are the one line at the top of the report.
+  const bool cpu_notice = !CpuRooflineUnavailable(t).empty();
   for (const auto& w : t.summary.warnings) {
     if (IsCpuCounterNote(t, w)) continue;  // with the CPU roofline
-    // What the CPU sampler says of its counters (GPU counter mode's start "GPU counters").
-    const bool cpu = w.code == trace::WarningCode::kCountersUnavailable &&
-                     w.message.rfind("GPU counters", 0) != 0;
+    const bool cpu = IsCpuCounterWarning(w);
+    if (cpu && cpu_notice) continue;
     lines.push_back(cpu ? "CPU counters: " + w.message : w.message);
   }
   if (lines.empty()) return;
@@ -176,7 +228,8 @@ void PrintWarnings(const TraceReport& t, const LostRecords& lost, const Style& s
   for (const auto& line : lines) fmt::print(out, "{}", style.Warn(Paragraph(line, "  - ", "    ")));
 }
 
-void WriteOne(const TraceReport& t, const Style& style, std::ostream& out) {
+void WriteOne(const TraceReport& t, const Style& style, const ViewOptions& view,
+              std::ostream& out) {
   fmt::print(out, "{}\n", style.Bold("trace " + platform::EscapeControls(t.path)));
   if (!t.header_ok) {
     fmt::print(out, "{}\n", StatusLines(t, style));
@@ -201,7 +254,7 @@ void WriteOne(const TraceReport& t, const Style& style, std::ostream& out) {
                  ? Paragraph(lost_line, "  lost      ", kPad)
                  : style.Warn(Paragraph(lost_line, "  lost      ", kPad)));
   PrintWarnings(t, lost, style, out);
-  WriteAnalysisSections(t, out, style.color);
+  WriteAnalysisSections(t, out, style.color, view);
   fmt::print(out, "\n");
 }
 
@@ -212,22 +265,26 @@ void WriteTextReport(const std::vector<TraceReport>& traces, const TextOptions& 
   const Style style{options.color};
   size_t readable = 0;
   for (const auto& t : traces) readable += t.usable() ? 1 : 0;
-  fmt::print(out, "flopspy-report: {}, {} readable\n\n", Counted(traces.size(), "trace", "traces"),
+  fmt::print(out, "flopspy-report: {}, {} readable\n", Counted(traces.size(), "trace", "traces"),
              Grouped(readable));
+  PrintCpuNotice(traces, style, out);
+  fmt::print(out, "\n");
   // Several processes: the run as a whole, its ranks and stragglers come first.
   if (run) {
     WriteRunText(*run, out);
   } else if (readable > 1) {
     WriteRunText(BuildRunViews(traces), out);
   }
-  for (const auto& t : traces) WriteOne(t, style, out);
+  for (const auto& t : traces) WriteOne(t, style, options.view, out);
 }
 
 SinkStatus TextReportSink::Write(const ReportModel& model) {
   if (model.diff) {
     WriteDiffText(model.diff->a, model.diff->b, model.diff->diff, out_);
   } else {
-    WriteTextReport(model.traces, options_, out_, model.run ? &*model.run : nullptr);
+    TextOptions options = options_;
+    options.view = model.view;
+    WriteTextReport(model.traces, options, out_, model.run ? &*model.run : nullptr);
   }
   return {};
 }

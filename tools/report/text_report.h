@@ -7,11 +7,13 @@
 #include "report/report_sink.h"
 #include "report/run_views.h"
 #include "report/trace_report.h"
+#include "report/view_options.h"
 
 namespace flopspy::tools {
 
 struct TextOptions {
   bool color = false;  // ANSI colour, only when writing to a terminal
+  ViewOptions view;    // the model's --top, --sort, --group-by (already applied to its rows)
 };
 
 // The run section comes from `run` when given (the model's), else from views built here when

@@ -76,12 +76,14 @@ bool IsCpuCounterNote(const TraceReport& t, const analyzers::WarningEntry& w) {
          w.message.find("unavailable") == std::string::npos;
 }
 
-void WriteAnalysisSections(const TraceReport& t, std::ostream& out, bool color) {
+void WriteAnalysisSections(const TraceReport& t, std::ostream& out, bool color,
+                           const ViewOptions& view) {
   if (!t.usable()) return;
   PrintRunSummary(t, ComputeTraceTotals(t), out);
-  PrintKernelTable(t, out, 15);
-  PrintCounterCheck(t, out, 15);
-  PrintLibraryTable(t, out, 10);
+  PrintKernelRollup(t.rollup, out);
+  PrintKernelTable(t, out, view);
+  PrintCounterCheck(t, out, RowsShown(view, 15));
+  PrintLibraryTable(t, out, RowsShown(view, 10));
   if (!t.launch_overhead.empty()) {
     WriteLaunchOverheadText(t.launch_overhead, {.color = color}, out);
   }

@@ -4,6 +4,7 @@
 #include <ostream>
 
 #include "report/trace_report.h"
+#include "report/view_options.h"
 
 namespace flopspy::tools {
 
@@ -12,6 +13,9 @@ namespace flopspy::tools {
 bool IsCpuCounterNote(const TraceReport& trace, const analyzers::WarningEntry& warning);
 
 // Everything after the trace's header and warnings; `color` for the sections that use it.
-void WriteAnalysisSections(const TraceReport& trace, std::ostream& out, bool color = false);
+// `view`: the model's --top (rows per table; 0 keeps each table's default), --sort and
+// --group-by, as the kernel table shows them.
+void WriteAnalysisSections(const TraceReport& trace, std::ostream& out, bool color = false,
+                           const ViewOptions& view = {});
 
 }  // namespace flopspy::tools

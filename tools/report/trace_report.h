@@ -19,6 +19,7 @@
 #include "flopspy/gpu_roofline/ceilings.h"
 #include "flopspy/gpu_roofline/device_properties.h"
 #include "flopspy/trace/reader.h"
+#include "report/kernel_rollup.h"
 
 namespace flopspy::tools {
 
@@ -34,6 +35,8 @@ struct TraceReport {
   std::map<int32_t, gpuroof::DeviceProperties> devices;
   std::map<int32_t, analyzers::DeviceRoofs> roofs;
   analyzers::TraceAnalysis run;
+  // Kernel time by family and name (BuildReportModel fills it, with the view options applied).
+  KernelRollup rollup;
   std::vector<analyzers::Advice> advice;
   std::vector<analyzers::RegionStats> regions;
   // CPU roofline points (FLOPSPY_CPU_ROOFLINE) and the chart they make with the machine's roofs.

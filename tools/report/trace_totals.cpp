@@ -70,6 +70,7 @@ json RunRegimeJson(const analyzers::RunRegime& r) {
           {"rule", std::string(analyzers::RunRegimeRuleName(r.rule))},
           {"sentence", r.sentence},
           {"kernel_gpu_ns", r.kernel_ns},
+          {"kernel_gpu_ns_without_flops", r.kernel_ns_without_flops},
           {"kernel_share",
            {{"compute_bound", share(analyzers::Regime::kComputeBound)},
             {"memory_bound", share(analyzers::Regime::kMemoryBound)},

@@ -107,7 +107,7 @@ TEST(GemmDiagnostics, Seed1793FromTheGrid) {
   EXPECT_THAT(w->sentence, HasSubstr("2.08 waves"));
   EXPECT_THAT(w->sentence, HasSubstr("3 waves with the last 9/108 full"));
   EXPECT_THAT(w->sentence, HasSubstr("about 31%"));
-  EXPECT_THAT(w->sentence, HasSubstr("(30.6 us of 100.0 us)"));
+  EXPECT_THAT(w->sentence, HasSubstr("(30.6 us of 100 us)"));
   // 1793 = 8*224 + 1: m, n and k all miss the FP16 multiple of 8; padded to 1800.
   const GemmFinding* d = Find(findings, GemmFindingKind::kDimensionAlignment);
   ASSERT_NE(d, nullptr);

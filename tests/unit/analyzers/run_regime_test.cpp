@@ -39,8 +39,35 @@ TEST(RunRegime, TheRegimeWithTheMostKernelTimeWins) {
   EXPECT_DOUBLE_EQ(r.kernel_fraction_by_regime[static_cast<size_t>(Regime::kUnknown)], 0.05);
   EXPECT_EQ(r.sentence,
             "compute bound: 60.0% of kernel time compute bound, 30.0% memory bound, 5.0% "
-            "overhead bound, 5.0% unknown; the GPU window was 80.5% busy and 19.5% waiting for "
+            "overhead bound, 5.0% unknown (no FLOPs known); the GPU window was 80.5% busy and "
+            "19.5% waiting for "
             "launches");
+}
+
+TEST(RunRegime, ARegimeHoldsOnlyTheLaunchesWhoseFlopsAreKnown) {
+  // A 103 ms GEMM row placed from the 10 ms of its 10 launches with FLOPs (of 103), and a 7 ms
+  // memory-bound row with all its FLOPs: 10 + 7 = 17 ms of 110 ms placed, 93 ms unknown, all for
+  // want of FLOPs, as the coverage by source says.
+  std::vector<KernelGroup> rows = {Row(103e6, Regime::kComputeBound),
+                                   Row(7e6, Regime::kMemoryBound)};
+  rows[0].timed.flops_source = trace::FigureSource::kAnalytic;
+  rows[0].timed.flops_ns = 10e6;
+  rows[0].placement->calls = 103;
+  rows[0].placement->calls_with_flops = 10;
+  rows[0].placement->flops_time_ns = 10e6;
+  rows[1].timed.flops_source = trace::FigureSource::kCatalog;
+  rows[1].timed.flops_ns = 7e6;
+  const RunRegime r = ClassifyRun(rows, Overhead(OverheadVerdict::kNotOverheadBound, 1.0, 0));
+  EXPECT_DOUBLE_EQ(r.kernel_ns_by_regime[static_cast<size_t>(Regime::kComputeBound)], 10e6);
+  EXPECT_DOUBLE_EQ(r.kernel_ns_by_regime[static_cast<size_t>(Regime::kUnknown)], 93e6);
+  EXPECT_DOUBLE_EQ(r.kernel_ns_without_flops, 93e6);
+  EXPECT_EQ(r.regime, Regime::kUnknown);
+  EXPECT_EQ(r.rule, RunRegimeRule::kUnplaced);
+  // 17 / 110 = 15.5% placed: 10 / 17 = 58.8% compute, 7 / 17 = 41.2% memory.
+  EXPECT_NE(r.sentence.find("84.5% has no FLOPs known; of the 15.5% placed, 58.8% is compute "
+                            "bound, 41.2% is memory bound"),
+            std::string::npos)
+      << r.sentence;
 }
 
 TEST(RunRegime, AStarvedGpuMakesTheRunOverheadBoundWhateverItsKernels) {

@@ -498,5 +498,35 @@ TEST_F(TraceAnalysisTest, ModelFlopUtilisationOverTheDeviceSpan) {
   EXPECT_EQ(run.devices[0].utilization_path, ComputePath::kFp32);
 }
 
+TEST_F(TraceAnalysisTest, ARateIsTakenOverTheLaunchesWhoseFlopsAreKnown) {
+  // One GEMM kernel signature launched 103 times, 1 ms each: 10 times inside an SGEMM call
+  // (2^31 FLOPs each, analytic), 93 times on its own (the catalog has no FLOPs for it).
+  uint64_t t = 1'000'000;
+  for (uint64_t i = 0; i < 103; ++i, t += 2'000'000) {
+    const uint64_t correlation = 1000 + 2 * i;
+    Launch(2, correlation, t, 0, /*inside_library=*/i < 10);
+    if (i < 10) Sgemm(correlation + 1, t - 1000, 1024);
+    Gpu(2, correlation, t + 10'000, 1'000'000);
+  }
+  const TraceAnalysis run = Analyze();
+  ASSERT_EQ(run.kernels.size(), 1u);
+  const KernelGroup& g = run.kernels[0];
+  EXPECT_EQ(g.executions, 103u);
+  EXPECT_EQ(g.timed.launches_with_flops, 10u);
+  EXPECT_DOUBLE_EQ(g.timed.flops_ns, 10e6);
+  ASSERT_TRUE(g.placement.has_value());
+  const Placement& p = *g.placement;
+  EXPECT_EQ(p.calls, 103u);
+  EXPECT_EQ(p.calls_with_flops, 10u);
+  // 10 x 2^31 FLOPs in the 10 ms of those launches: 2.147 TFLOP/s, not 10 x 2^31 / 103 ms.
+  EXPECT_NEAR(*p.achieved_flops, 2.147483648e12, 1);
+  // Intensity 170.7 FLOP/B is right of the ridge (10): 21.5% of the 10 TFLOP/s roof, far.
+  EXPECT_EQ(p.regime, Regime::kComputeBound);
+  EXPECT_NEAR(*p.pct_of_attainable, 21.47483648, 1e-9);
+  EXPECT_EQ(p.proximity, RoofProximity::kFar);
+  // The roof time is per launch (2^31 / 10e12 = 214.7 us) for every launch of the signature.
+  EXPECT_NEAR(*p.roof_time_ns, 214748.3648 * 103, 1e-3);
+}
+
 }  // namespace
 }  // namespace flopspy::analyzers

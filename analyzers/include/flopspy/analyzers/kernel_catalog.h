@@ -50,6 +50,26 @@ inline constexpr int kKernelFamilyCount = static_cast<int>(KernelFamily::kCount)
 std::string_view KernelFamilyName(KernelFamily family);
 std::optional<KernelFamily> KernelFamilyFromName(std::string_view name);
 
+// The coarse family a report rolls kernel time up by (docs/flopspy-report.md, "Where the GPU
+// time goes"): wider than KernelFamily, it also names kernels the catalog has no model for
+// (cuBLAS GEMMs, flash attention, NCCL) from their names.
+enum class KernelCategory : uint8_t {
+  kGemm = 0,
+  kAttention,
+  kElementwise,  // elementwise loops, foreach ops and fused optimizers
+  kReduction,
+  kNormalization,  // softmax, layer, RMS, batch and group norm
+  kCopy,           // copies, casts, fills, cat, memcpy and memset kernels
+  kCollective,     // NCCL
+  kTriton,
+  kOther,    // a kernel the catalog knows that is none of the above (indexing, the demo's own)
+  kUnknown,  // a name nothing recognises
+  kCount,
+};
+inline constexpr int kKernelCategoryCount = static_cast<int>(KernelCategory::kCount);
+// Stable lower-case names: "gemm", "attention", ..., "unknown".
+std::string_view KernelCategoryName(KernelCategory category);
+
 // The ATen loop template an elementwise, copy or fill kernel runs in.
 enum class ElementwiseLoop : uint8_t { kNone = 0, kVectorized = 1, kUnrolled = 2, kLegacy = 3 };
 std::string_view ElementwiseLoopName(ElementwiseLoop loop);
@@ -151,6 +171,11 @@ struct KernelClass {
   ElementwiseLoop loop = ElementwiseLoop::kNone;
   std::string kernel;   // base kernel name: "vectorized_elementwise_kernel", "triton_poi_fused_0"
   std::string functor;  // catalog functor name: "mul", "sin", "sum", "softmax"; "" if unknown
+  // The operation the name shows: the catalog functor, else the functor's own name
+  // ("gelu" from GeluFunctor<float>, "log_sigmoid_forward" from its launching function's
+  // lambda); "" when the name carries none (Triton, GEMMs: their kernel name says it).
+  std::string op;
+  KernelCategory category = KernelCategory::kUnknown;
   std::vector<DataType> input_types;  // streamed inputs in order (CPU scalars are not inputs)
   DataType output_type = DataType::kUnknown;
   int operands = 0;  // streamed tensors, output first: K of std::array<char*, K>; 0 if unknown
@@ -180,6 +205,13 @@ struct KernelClass {
 // Classifies a kernel from its name (mangled or demangled). Never fails: an unrecognised name
 // gives family kUnknown with the reason.
 KernelClass ClassifyKernel(std::string_view name);
+
+// The category of a classified kernel; `demangled` is the name ClassifyKernel read.
+KernelCategory CategorizeKernel(const KernelClass& kernel_class, std::string_view demangled);
+// The operation an elementwise functor's text names when the catalog has no rule for it:
+// "at::native::GeluFunctor<float>" -> "gelu", "CUDAFunctorOnSelf_add<float>" -> "add",
+// "launch_log_sigmoid_forward_kernel(...)::{lambda(float)#1}" -> "log_sigmoid_forward"; "".
+std::string FunctorOpName(std::string_view functor_text);
 
 // How many leading parameter bytes EstimateKernel reads for this kernel: the end of the last
 // parameter its model needs, with offsets from the demangled signature (natural alignment, as

@@ -152,12 +152,41 @@ struct WorkSample {
   double gpu_time_ns = 0;  // total GPU duration of all calls
   uint64_t calls = 1;
   std::optional<double> mean_launch_ns;  // mean CPU launch cost per call, when measured
+  // When only some calls have a FLOP (byte) figure, those calls and their GPU time (0: all
+  // `calls`, over `gpu_time_ns`): `flops` and `bytes` are theirs. Rates, intensity and the share
+  // of the roof are taken over them alone, so calls without figures neither dilute a rate nor
+  // count as placed (docs/flopspy-report.md, "Kernels").
+  uint64_t calls_with_flops = 0;
+  double flops_time_ns = 0;
+  uint64_t calls_with_bytes = 0;
+  double bytes_time_ns = 0;
 };
+
+// Why a placement has no regime (Regime::kUnknown); every output says it beside the "?".
+enum class UnplacedReason : uint8_t {
+  kNone = 0,             // placed (or overhead bound, which needs no figures)
+  kNoGpuTime = 1,        // no call has a GPU time
+  kNoFlops = 2,          // no call has a FLOP figure (no library call, catalog entry or counters)
+  kNoBytes = 3,          // FLOPs known, DRAM bytes not: no intensity
+  kNoPath = 4,           // the data types are unknown, so no compute roof can be chosen
+  kNoComputeRoof = 5,    // the device has no roof for the path (nor down its fallback chain)
+  kNoBandwidthRoof = 6,  // the device has no DRAM roof
+  kNoRoofs = 7,          // the device's roofs are unknown (set by the caller: nothing to place on)
+};
+// "no_gpu_time", "no_flops", ...: the JSON's words.
+std::string_view UnplacedReasonName(UnplacedReason reason);
 
 struct Placement {
   Regime regime = Regime::kUnknown;
   OverheadReason overhead_reason = OverheadReason::kNone;
   RoofProximity proximity = RoofProximity::kUnknown;
+  UnplacedReason unplaced_reason = UnplacedReason::kNone;  // set when regime is kUnknown
+
+  // The basis of the rates: all calls, and those whose FLOPs are known (equal unless FLOPs came
+  // for some calls only; 0 when none).
+  uint64_t calls = 0;
+  uint64_t calls_with_flops = 0;
+  double flops_time_ns = 0;  // their GPU time
 
   // The roofs used.
   ComputePath requested_path = ComputePath::kUnknown;
@@ -178,8 +207,9 @@ struct Placement {
                                              // the work has no FLOPs)
   std::optional<double> pct_of_peak;         // 100 x achieved FLOP/s / compute roof
   std::optional<double> pct_of_bandwidth;    // 100 x achieved bytes/s / bandwidth roof
-  std::optional<double> roof_time_ns;        // max(flops / peak, bytes / bandwidth): the least
-                                             // GPU time the roofs allow for all calls
+  std::optional<double> roof_time_ns;        // max(flops / peak, bytes / bandwidth) per call,
+                                             // times the calls: the least GPU time the roofs
+                                             // allow for all calls
 };
 
 Placement PlaceOnRoofline(const DeviceRoofs& roofs, const WorkSample& work,

@@ -42,6 +42,10 @@ struct WorkFigures {
   trace::FigureSource bytes_source = trace::FigureSource::kUnknown;
   uint64_t launches_with_flops = 0;  // how many of the group's launches had a FLOP figure
   uint64_t launches_with_bytes = 0;
+  // GPU time of those launches (timed figures only): the basis of a rate when only some
+  // launches have figures (docs/flopspy-report.md, "Kernels").
+  double flops_ns = 0;
+  double bytes_ns = 0;
 };
 
 struct KernelGroup {
@@ -67,6 +71,8 @@ struct KernelGroup {
   // From the kernel catalog (first launch).
   std::string family;
   std::string functor;
+  std::string op;        // KernelClass::op: "gelu" even when the catalog has no model for it
+  std::string category;  // KernelCategoryName: the rollup's family ("gemm", "elementwise")
   Confidence confidence = Confidence::kNone;
   std::string reason;
   ComputePath path = ComputePath::kUnknown;
