@@ -123,6 +123,37 @@ void TraceAnalyzer::State::FoldCounterSamples() {
   counter_samples_.clear();
 }
 
+namespace {
+
+// The members of WorkFigures that hold one figure (FLOPs or bytes), so one function fills either.
+struct FigureMembers {
+  double WorkFigures::*value;
+  FigureSource WorkFigures::*source;
+  uint64_t WorkFigures::*launches_with;
+  double WorkFigures::*timed_ns;
+};
+constexpr FigureMembers kFlopsMembers{&WorkFigures::flops, &WorkFigures::flops_source,
+                                      &WorkFigures::launches_with_flops, &WorkFigures::flops_ns};
+constexpr FigureMembers kBytesMembers{&WorkFigures::bytes, &WorkFigures::bytes_source,
+                                      &WorkFigures::launches_with_bytes, &WorkFigures::bytes_ns};
+
+// A counter-measured value per launch stands for every launch of the signature
+// (docs/gpu-counters.md): the timed figures over its executions, all over its launches.
+void SetFromCounters(KernelGroup& g, const FigureMembers& m, double per_launch) {
+  const uint64_t launches = std::max(g.launches, g.executions);
+  if (g.executions > 0) {
+    g.timed.*m.value = per_launch * static_cast<double>(g.executions);
+    g.timed.*m.source = FigureSource::kCounters;
+    g.timed.*m.launches_with = g.executions;
+    g.timed.*m.timed_ns = g.gpu_ns;
+  }
+  g.all.*m.value = per_launch * static_cast<double>(launches);
+  g.all.*m.source = FigureSource::kCounters;
+  g.all.*m.launches_with = launches;
+}
+
+}  // namespace
+
 void TraceAnalyzer::State::ApplyCounterFigures() {
   FoldCounterSamples();
   for (KernelGroup& g : kernels_) {
@@ -131,18 +162,8 @@ void TraceAnalyzer::State::ApplyCounterFigures() {
         CounterFlopsValid(g) && !Known(g.timed.flops_source) && !Known(g.all.flops_source);
     const bool bytes =
         CounterBytesValid(g) && !Known(g.timed.bytes_source) && !Known(g.all.bytes_source);
-    // The measured values stand for every launch of the signature (docs/gpu-counters.md).
-    const uint64_t launches = std::max(g.launches, g.executions);
     if (flops) {
-      if (g.executions > 0) {
-        g.timed.flops = g.counter_flops * static_cast<double>(g.executions);
-        g.timed.flops_source = FigureSource::kCounters;
-        g.timed.launches_with_flops = g.executions;
-        g.timed.flops_ns = g.gpu_ns;
-      }
-      g.all.flops = g.counter_flops * static_cast<double>(launches);
-      g.all.flops_source = FigureSource::kCounters;
-      g.all.launches_with_flops = launches;
+      SetFromCounters(g, kFlopsMembers, g.counter_flops);
       if (g.device >= 0) {
         // Coverage: this kernel time now has FLOPs from counters instead of none.
         auto& by_source = devices_[g.device].kernel_ns_by_source;
@@ -151,17 +172,7 @@ void TraceAnalyzer::State::ApplyCounterFigures() {
         by_source[SourceIndex(FigureSource::kCounters)] += moved;
       }
     }
-    if (bytes) {
-      if (g.executions > 0) {
-        g.timed.bytes = g.counter_bytes * static_cast<double>(g.executions);
-        g.timed.bytes_source = FigureSource::kCounters;
-        g.timed.launches_with_bytes = g.executions;
-        g.timed.bytes_ns = g.gpu_ns;
-      }
-      g.all.bytes = g.counter_bytes * static_cast<double>(launches);
-      g.all.bytes_source = FigureSource::kCounters;
-      g.all.launches_with_bytes = launches;
-    }
+    if (bytes) SetFromCounters(g, kBytesMembers, g.counter_bytes);
   }
 }
 

@@ -220,24 +220,29 @@ void TraceAnalyzer::State::AddApiCall(const trace::ApiCallRecord& a) {
   const auto api = static_cast<trace::Api>(a.api);
   const bool is_set = IsSetApi(api);
   if (!IsCopyApi(api) && !is_set) return;
-  const uint8_t kind = static_cast<uint8_t>(a.detail & 0xFF);
-  const auto key = std::make_tuple(false, kind, static_cast<uint8_t>((a.detail >> 8) & 0xFF),
-                                   static_cast<uint8_t>((a.detail >> 16) & 0xFF), is_set);
+  CopyGroup row;
+  row.kind = static_cast<trace::CopyKind>(a.detail & 0xFF);
+  row.src = static_cast<trace::MemoryKind>((a.detail >> 8) & 0xFF);
+  row.dst = static_cast<trace::MemoryKind>((a.detail >> 16) & 0xFF);
+  row.is_set = is_set;
+  row.device = a.device;
+  CountCopy(row, static_cast<double>(a.bytes),
+            a.exit_ns > a.enter_ns ? static_cast<double>(a.exit_ns - a.enter_ns) : 0);
+}
+
+void TraceAnalyzer::State::CountCopy(const CopyGroup& row_key, double bytes, double ns) {
+  const auto key = std::make_tuple(row_key.from_gpu, static_cast<uint8_t>(row_key.kind),
+                                   static_cast<uint8_t>(row_key.src),
+                                   static_cast<uint8_t>(row_key.dst), row_key.is_set);
   auto it = copy_index_.find(key);
   if (it == copy_index_.end()) {
-    CopyGroup c;
-    c.kind = static_cast<trace::CopyKind>(kind);
-    c.src = static_cast<trace::MemoryKind>((a.detail >> 8) & 0xFF);
-    c.dst = static_cast<trace::MemoryKind>((a.detail >> 16) & 0xFF);
-    c.is_set = is_set;
-    c.device = a.device;
     it = copy_index_.emplace(key, static_cast<uint32_t>(copies_.size())).first;
-    copies_.push_back(c);
+    copies_.push_back(row_key);
   }
   CopyGroup& c = copies_[it->second];
   ++c.count;
-  c.bytes += static_cast<double>(a.bytes);
-  c.ns += a.exit_ns > a.enter_ns ? static_cast<double>(a.exit_ns - a.enter_ns) : 0;
+  c.bytes += bytes;
+  c.ns += ns;
 }
 
 TraceAnalysis TraceAnalyzer::State::Finish(const std::map<int32_t, DeviceRoofs>& roofs,

@@ -96,6 +96,8 @@ struct TraceAnalyzer::State {
   void AddLaunch(BufferedLaunch launch);
   void FinishBufferedLaunch();
   void AddApiCall(const trace::ApiCallRecord& api);
+  // One copy or set into the row of its kind, direction and source (API call or GPU record).
+  void CountCopy(const CopyGroup& row_key, double bytes, double ns);
   uint32_t GroupFor(uint32_t signature, const std::string& shape_key);
   void ResolveUnmatched();
   void FinishDevices(const std::map<int32_t, DeviceRoofs>& roofs);

@@ -78,23 +78,14 @@ void TraceAnalyzer::State::AddCopy(const trace::GpuActivityRecord& gpu) {
   const auto kind = static_cast<trace::GpuActivityKind>(gpu.kind);
   d.copy_ns += ns;
   const bool is_set = kind == trace::GpuActivityKind::kMemset;
-  const auto key = std::make_tuple(true, gpu.copy_kind, gpu.src_kind, gpu.dst_kind, is_set);
-  auto it = copy_index_.find(key);
-  if (it == copy_index_.end()) {
-    CopyGroup c;
-    c.from_gpu = true;
-    c.kind = static_cast<trace::CopyKind>(gpu.copy_kind);
-    c.src = static_cast<trace::MemoryKind>(gpu.src_kind);
-    c.dst = static_cast<trace::MemoryKind>(gpu.dst_kind);
-    c.is_set = is_set;
-    c.device = gpu.device;
-    it = copy_index_.emplace(key, static_cast<uint32_t>(copies_.size())).first;
-    copies_.push_back(c);
-  }
-  CopyGroup& c = copies_[it->second];
-  ++c.count;
-  c.bytes += static_cast<double>(gpu.bytes);
-  c.ns += ns;
+  CopyGroup row;
+  row.from_gpu = true;
+  row.kind = static_cast<trace::CopyKind>(gpu.copy_kind);
+  row.src = static_cast<trace::MemoryKind>(gpu.src_kind);
+  row.dst = static_cast<trace::MemoryKind>(gpu.dst_kind);
+  row.is_set = is_set;
+  row.device = gpu.device;
+  CountCopy(row, static_cast<double>(gpu.bytes), ns);
 }
 
 }  // namespace flopspy::analyzers
