@@ -2,6 +2,7 @@
 
 #include <cerrno>
 #include <charconv>
+#include <cmath>
 #include <cstdlib>
 #include <nlohmann/json.hpp>
 
@@ -53,6 +54,46 @@ class Parser {
       return;
     }
     out = value;
+  }
+
+  // Seconds ("5", "2.5", "0.25") as nanoseconds, up to a day.
+  void Seconds(std::string_view name, uint64_t& out_ns) {
+    const auto v = lookup_(name);
+    if (!v) return;
+    double seconds = -1;
+    const auto [end, ec] = std::from_chars(v->data(), v->data() + v->size(), seconds);
+    if (ec != std::errc() || end != v->data() + v->size() || !(seconds >= 0) || seconds > 86400) {
+      Bad(name, *v, "expected seconds from 0 to 86400",
+          out_ns == 0 ? std::string("0") : std::to_string(out_ns / 1e9));
+      return;
+    }
+    out_ns = static_cast<uint64_t>(seconds * 1e9 + 0.5);
+  }
+
+  // A positive finite number such as "1.2e15".
+  void Positive(std::string_view name, double& out) {
+    const auto v = lookup_(name);
+    if (!v) return;
+    double value = 0;
+    const auto [end, ec] = std::from_chars(v->data(), v->data() + v->size(), value);
+    if (ec != std::errc() || end != v->data() + v->size() || !std::isfinite(value) || value <= 0) {
+      Bad(name, *v, "expected a positive number such as 1.2e15", "none");
+      return;
+    }
+    out = value;
+  }
+
+  // "region:NAME" or "nvtx:NAME" with a non-empty NAME.
+  void CaptureRange(std::string_view name, std::string& out) {
+    const auto v = lookup_(name);
+    if (!v) return;
+    for (std::string_view kind : {"region:", "nvtx:"}) {
+      if (v->starts_with(kind) && v->size() > kind.size()) {
+        out = *v;
+        return;
+      }
+    }
+    Bad(name, *v, "expected region:NAME or nvtx:NAME", "none (the whole run)");
   }
 
   void Text(std::string_view name, std::string& out, bool allow_empty) {
@@ -131,6 +172,8 @@ const std::vector<ConfigVariable>& ConfigVariables() {
        "selected: CUPTI keeps API records of launches, copies and sets only (all the others "
        "disabled one by one); all: of every driver and runtime call"},
       {"FLOPSPY_COUNTERS", "0", "1: measure FLOPs and bytes of kernels with GPU hardware counters"},
+      {"FLOPSPY_NVTX", "1",
+       "0: record no NVTX ranges, marks or names (and leave NVTX_INJECTION64_PATH unset)"},
       {"FLOPSPY_COUNTERS_SAMPLES", "3",
        "samples measured per distinct kernel signature in counter mode (1 to 1000)"},
       {"FLOPSPY_COUNTERS_REPLAY", "kernel",
@@ -140,6 +183,15 @@ const std::vector<ConfigVariable>& ConfigVariables() {
       {"FLOPSPY_COUNTERS_METRICS", "all",
        "what counter mode measures: all, or a list of fp32, fp64, fp16, tensor, dram, l2, time "
        "(fewer metrics, fewer replay passes)"},
+      {"FLOPSPY_DELAY", "0",
+       "seconds after start before anything is recorded (flopspy run --delay)"},
+      {"FLOPSPY_DURATION", "0",
+       "seconds recorded from the window's start, 0 to the end (flopspy run --duration)"},
+      {"FLOPSPY_CAPTURE_RANGE", "(none)",
+       "record only inside the first region:NAME (flopspy_region_begin/end) or nvtx:NAME "
+       "range (flopspy run --capture-range)"},
+      {"FLOPSPY_MODEL_FLOPS", "(none)",
+       "the model's FLOPs per training step, kept in the trace for the report's MFU"},
       {"FLOPSPY_CPU_ROOFLINE", "auto",
        "CPU counter source: off, auto, perf, pcm-http, pcm-csv or replay:<file>"},
       {"FLOPSPY_CPU_INTERVAL_MS", "100", "CPU roofline sampling period (10 to 60000)"},
@@ -182,10 +234,15 @@ ConfigResult ParseConfig(const EnvLookup& lookup) {
   c.cupti_api_records =
       api_records == "selected" ? CuptiApiRecords::kSelected : CuptiApiRecords::kAll;
   p.Bool("FLOPSPY_COUNTERS", c.counters);
+  p.Bool("FLOPSPY_NVTX", c.nvtx);
   p.Unsigned("FLOPSPY_COUNTERS_SAMPLES", c.counters_samples, 1, 1000);
   std::string replay = c.counters_replay == CountersReplay::kLaunches ? "launches" : "kernel";
   p.Choice("FLOPSPY_COUNTERS_REPLAY", replay, {"kernel", "launches"});
   c.counters_replay = replay == "launches" ? CountersReplay::kLaunches : CountersReplay::kKernel;
+  p.Seconds("FLOPSPY_DELAY", c.delay_ns);
+  p.Seconds("FLOPSPY_DURATION", c.duration_ns);
+  p.CaptureRange("FLOPSPY_CAPTURE_RANGE", c.capture_range);
+  p.Positive("FLOPSPY_MODEL_FLOPS", c.model_flops);
   // --- counter mode's metric groups (docs/gpu-counters.md)
   if (const auto groups = lookup("FLOPSPY_COUNTERS_METRICS")) {
     const gpuroof::CounterGroupsParse parsed = gpuroof::ParseCounterGroups(*groups);
@@ -221,6 +278,11 @@ std::string ConfigToJson(const Config& c) {
       {"cupti_path", c.cupti_path},
       {"cupti_api_records", c.cupti_api_records == CuptiApiRecords::kAll ? "all" : "selected"},
       {"counters", c.counters},
+      {"delay_ns", c.delay_ns},
+      {"duration_ns", c.duration_ns},
+      {"capture_range", c.capture_range},
+      {"model_flops", c.model_flops > 0 ? nlohmann::json(c.model_flops) : nlohmann::json(nullptr)},
+      {"nvtx", c.nvtx},
       {"counters_samples", c.counters_samples},
       {"counters_replay", c.counters_replay == CountersReplay::kLaunches ? "launches" : "kernel"},
       {"counters_metrics", gpuroof::CounterGroupsText(c.counters_groups)},

@@ -36,6 +36,7 @@ struct Config {
   std::string cupti_path;                   // FLOPSPY_CUPTI_PATH
   CuptiApiRecords cupti_api_records = CuptiApiRecords::kAll;  // FLOPSPY_CUPTI_API_RECORDS
   bool counters = false;                                      // FLOPSPY_COUNTERS
+  bool nvtx = true;                                           // FLOPSPY_NVTX (docs/nvtx.md)
   uint32_t counters_samples = 3;                              // FLOPSPY_COUNTERS_SAMPLES
   CountersReplay counters_replay = CountersReplay::kKernel;   // FLOPSPY_COUNTERS_REPLAY
   std::string cpu_roofline = "auto";                          // FLOPSPY_CPU_ROOFLINE
@@ -43,6 +44,15 @@ struct Config {
   std::string cpu_events;                                     // FLOPSPY_CPU_EVENTS
   // FLOPSPY_COUNTERS_METRICS: gpuroof::CounterGroup bits.
   uint32_t counters_groups = gpuroof::kAllCounterGroups;
+  // The capture window (flopspy run --delay, --duration, --capture-range; capture_window.h):
+  // records only after `delay_ns` from start, for `duration_ns` (0: to the end), or inside the
+  // first range named `capture_range` ("region:NAME" or "nvtx:NAME"; "" none).
+  uint64_t delay_ns = 0;      // FLOPSPY_DELAY (seconds)
+  uint64_t duration_ns = 0;   // FLOPSPY_DURATION (seconds)
+  std::string capture_range;  // FLOPSPY_CAPTURE_RANGE
+  // FLOPSPY_MODEL_FLOPS: the model's FLOPs per training step, kept in the trace for the report's
+  // MFU (docs/flopspy-report.md, "Steps"); 0 when not given.
+  double model_flops = 0;
 };
 
 // One documented variable: its name, default and meaning (the README table is checked against

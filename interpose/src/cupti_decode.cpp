@@ -289,6 +289,10 @@ bool ActivityDecoder::ReadGpuRecord(const uint8_t* record, uint32_t kind, uint64
 
 void ActivityDecoder::Finish(trace::GpuActivityRecord& r, std::string_view name,
                              const KernelShape& shape, uint64_t correlation, ActivitySink& sink) {
+  if (correlation == 0 && options_.drop_unjoined) {
+    ++stats_.outside_window;
+    return;
+  }
   r.correlation = correlation;
   if (correlation != 0) {
     ++stats_.joined;

@@ -67,6 +67,9 @@ struct DecoderOptions {
   // on flopspy's clock: another CUPTI client replaced the timestamp source.
   uint64_t valid_from_ns = 0;
   uint64_t clock_slack_ns = 1'000'000'000;
+  // A capture window (capture_window.h): a GPU record without a recorded launch ran a launch
+  // made outside the window, and is left out.
+  bool drop_unjoined = false;
 };
 
 struct DecoderStats {
@@ -75,6 +78,7 @@ struct DecoderStats {
   uint64_t memsets = 0;
   uint64_t joined = 0;                 // emitted with a flopspy correlation id
   uint64_t unjoined = 0;               // emitted without one
+  uint64_t outside_window = 0;         // not emitted: no launch inside the capture window
   uint64_t deferred = 0;               // waited at least one pass for their correlation
   uint64_t external_correlations = 0;  // CUSTOM2 records read
   uint64_t foreign_correlations = 0;   // external records of other kinds (Kineto's)

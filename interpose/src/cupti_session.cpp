@@ -157,6 +157,9 @@ void CuptiSession::StartProcessSession(Trigger trigger) noexcept {
         options.timing = recorder->config().gpu_timing;
         options.cupti_path = recorder->config().cupti_path;
         options.api_records = recorder->config().cupti_api_records;
+        const Config& c = recorder->config();
+        options.decoder.drop_unjoined =
+            c.delay_ns > 0 || c.duration_ns > 0 || !c.capture_range.empty();
         // Never destroyed: CUPTI may call back while the process exits.
         process_.store(new CuptiSession(std::move(options), CuptiEnvironment::Production()),
                        std::memory_order_release);
@@ -563,6 +566,7 @@ void CuptiSession::AddFinalStats(ActivityDrain& drain) {
       {"memsets", s.memsets},
       {"joined", s.joined},
       {"unjoined", s.unjoined},
+      {"outside_window", s.outside_window},
       {"waited_for_correlation", s.deferred},
       {"incomplete_dropped", s.incomplete},
       {"off_clock_dropped", s.off_clock},

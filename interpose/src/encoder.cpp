@@ -299,6 +299,12 @@ void Encoder::Encode(const uint8_t* record, size_t size, trace::ChunkBuilder& ch
     case RawType::kGroupedCall:
       EncodeGroupedCall(record, size, chunk);
       break;
+    case RawType::kRange:
+      EncodeRange(record, size, chunk);
+      break;
+    case RawType::kResourceName:
+      EncodeResourceName(record, size, chunk);
+      break;
   }
 }
 

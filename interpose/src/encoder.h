@@ -51,6 +51,9 @@ class Encoder {
   void EncodeRegion(const uint8_t* record, size_t size, trace::ChunkBuilder& chunk);
   void EncodeCpuSample(const uint8_t* record, size_t size, trace::ChunkBuilder& chunk);
   void EncodeKernelMetrics(const uint8_t* record, size_t size, trace::ChunkBuilder& chunk);
+  // NVTX (nvtx_encode.cpp).
+  void EncodeRange(const uint8_t* record, size_t size, trace::ChunkBuilder& chunk);
+  void EncodeResourceName(const uint8_t* record, size_t size, trace::ChunkBuilder& chunk);
   // The KernelSignatureDef id of a launch shape, defined in `chunk` on first use.
   uint32_t LaunchSignature(uint32_t function, const uint32_t grid[3], const uint32_t block[3],
                            const uint32_t cluster[3], uint32_t dynamic_smem,

@@ -19,6 +19,7 @@
 #include <type_traits>
 
 #include "caller_resolver.h"
+#include "capture_window.h"
 #include "clock.h"
 #include "current_device.h"
 #include "flopspy/analyzers/blas_routine.h"
@@ -252,7 +253,7 @@ __attribute__((always_inline)) inline R RunHook(const void* caller, A... args) {
     ReportMissing(kId);
     return MissingResult<R>();
   }
-  if (!g_recording.load(std::memory_order_relaxed)) return real(args...);
+  if (!RecordingCalls()) return real(args...);
 
   // CUPTI gives this id to the kernels the call launches through the runtime linked into cuBLAS,
   // which no hook of flopspy's sees begin (the report joins them to the call's launches).

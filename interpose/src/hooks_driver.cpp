@@ -12,6 +12,7 @@
 #include <string_view>
 #include <type_traits>
 
+#include "capture_window.h"
 #include "clock.h"
 #include "driver_call_facts.h"
 #include "driver_entries.h"
@@ -164,7 +165,7 @@ CUresult LaunchWrapper(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsi
   void* const address = Real(E, S);
   const auto real = reinterpret_cast<Fn>(address);
   if (real == nullptr) return MissingReal<Fn>(E), kNoDriver;
-  if (!g_recording.load(std::memory_order_relaxed) || tls_in_runtime_call) {
+  if (!RecordingCalls() || tls_in_runtime_call) {
     return real(f, gx, gy, gz, bx, by, bz, smem, s, p, e);
   }
   const LaunchShape shape = DriverShape<E>(gx, gy, gz, bx, by, bz, smem, s, address);
@@ -181,7 +182,7 @@ CUresult CooperativeWrapper(CUfunction f, unsigned gx, unsigned gy, unsigned gz,
   void* const address = Real(E, S);
   const auto real = reinterpret_cast<Fn>(address);
   if (real == nullptr) return MissingReal<Fn>(E), kNoDriver;
-  if (!g_recording.load(std::memory_order_relaxed) || tls_in_runtime_call) {
+  if (!RecordingCalls() || tls_in_runtime_call) {
     return real(f, gx, gy, gz, bx, by, bz, smem, s, p);
   }
   const LaunchShape shape = DriverShape<E>(gx, gy, gz, bx, by, bz, smem, s, address);
@@ -195,7 +196,7 @@ CUresult LaunchExWrapper(const CUlaunchConfig* c, CUfunction f, void** p, void**
   void* const address = Real(E, S);
   const auto real = reinterpret_cast<Fn>(address);
   if (real == nullptr) return MissingReal<Fn>(E), kNoDriver;
-  if (!g_recording.load(std::memory_order_relaxed) || tls_in_runtime_call || c == nullptr) {
+  if (!RecordingCalls() || tls_in_runtime_call || c == nullptr) {
     return real(c, f, p, e);
   }
   LaunchShape shape =
@@ -216,7 +217,7 @@ struct ApiWrapper<E, S, CUresult (*)(A...)> {
     using Fn = CUresult (*)(A...);
     const auto real = reinterpret_cast<Fn>(Real(E, S));
     if (real == nullptr) return MissingReal<Fn>(E), kNoDriver;
-    if (!g_recording.load(std::memory_order_relaxed) || tls_in_runtime_call) return real(args...);
+    if (!RecordingCalls() || tls_in_runtime_call) return real(args...);
     const uint64_t correlation = NextCorrelation();
     uint64_t enter, exit;
     CUresult result;

@@ -14,6 +14,7 @@
 #include "cpu_sampling.h"
 #include "cupti_session.h"
 #include "hooks.h"
+#include "nvtx_injection.h"
 #include "real_symbols.h"
 #include "recorder.h"
 
@@ -74,6 +75,7 @@ __attribute__((constructor)) void Initialize() {
   atexit(AtExit);
   at_quick_exit(AtExit);
   if (r->config().handle_signals) InstallSignalHandlers();
+  PrepareNvtxInjection(r->config());
   StartCpuSampling(*r);
 }
 

@@ -1,6 +1,7 @@
 // The marker API of flopspy.h: region begin and end with the caller's time and name.
 #include <cstring>
 
+#include "capture_window.h"
 #include "clock.h"
 #include "cpu_sampling.h"
 #include "raw_events.h"
@@ -13,6 +14,14 @@ namespace {
 void RecordEdge(flopspy::trace::RegionEdge edge, const char* name) {
   if (!g_recording.load(std::memory_order_relaxed)) return;
   const std::string_view text = name == nullptr ? std::string_view{} : std::string_view{name};
+  // --capture-range region:NAME: the range's begin opens the window before it is recorded, its
+  // end closes it after.
+  const bool begin = edge == flopspy::trace::RegionEdge::kBegin;
+  if (begin) CaptureRangeEdge(text, true);
+  if (!CapturingNow()) {
+    if (!begin) CaptureRangeEdge(text, false);
+    return;
+  }
   const uint64_t now = NowNs();
   RawRegion raw;
   raw.Set(edge, now, text);
@@ -22,6 +31,7 @@ void RecordEdge(flopspy::trace::RegionEdge edge, const char* name) {
     CpuRegionBegin(text, now);
   } else {
     CpuRegionEnd(text, now);
+    CaptureRangeEdge(text, false);
   }
 }
 

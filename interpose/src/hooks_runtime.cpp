@@ -12,6 +12,7 @@
 #include <cuda_runtime_api.h>
 
 #include "caller_resolver.h"
+#include "capture_window.h"
 #include "clock.h"
 #include "instrumented_launch.h"
 #include "recorder.h"
@@ -79,7 +80,7 @@ cudaError_t Launch(const void* caller, CallerRealFunction<Fn>& real, trace::Api 
     ReportMissingReal(real.name());
     return kNoRuntime;
   }
-  if (!g_recording.load(std::memory_order_relaxed) || tls_in_runtime_call) {
+  if (!RecordingCalls() || tls_in_runtime_call) {
     return fn(func, grid, block, args, smem, stream);
   }
   const LaunchSite site{api, reinterpret_cast<uint64_t>(func), kind,
@@ -96,7 +97,7 @@ cudaError_t LaunchEx(const void* caller, trace::Api api, bool per_thread,
     ReportMissingReal(real.name());
     return kNoRuntime;
   }
-  if (!g_recording.load(std::memory_order_relaxed) || tls_in_runtime_call || config == nullptr) {
+  if (!RecordingCalls() || tls_in_runtime_call || config == nullptr) {
     return fn(config, func, args);
   }
   LaunchShape shape = ShapeOf(config->gridDim, config->blockDim, config->dynamicSmemBytes,
@@ -118,7 +119,7 @@ cudaError_t Call(const void* caller, CallerRealFunction<Fn>& real, trace::Api ap
     ReportMissingReal(real.name());
     return kNoRuntime;
   }
-  if (!g_recording.load(std::memory_order_relaxed) || tls_in_runtime_call) return fn(args...);
+  if (!RecordingCalls() || tls_in_runtime_call) return fn(args...);
   const uint64_t correlation = NextCorrelation();
   cudaError_t result;
   uint64_t enter, exit;

@@ -19,6 +19,8 @@ enum class RawType : uint8_t {
   kCpuSample = 131,      // RawCpuSample
   kKernelMetrics = 132,  // RawKernelMetrics
   kGroupedCall = 133,    // RawGroupedCall
+  kRange = 134,          // RawRange
+  kResourceName = 135,   // RawResourceName
 };
 
 inline constexpr bool IsRawType(uint8_t type) {
@@ -44,6 +46,57 @@ struct RawRegion {
     name_length = static_cast<uint8_t>(n);
     const size_t size = trace::AlignRecordSize(offsetof(RawRegion, name) + n);
     h = trace::RecordHeader{static_cast<uint8_t>(RawType::kRegion), 0,
+                            static_cast<uint16_t>(size / trace::kRecordAlign)};
+  }
+};
+
+// Copies `text` into a raw record's name, whole UTF-8 characters only; returns the bytes kept.
+inline uint8_t CopyRawName(char (&name)[kMaxRawName], std::string_view text) {
+  size_t n = std::min(text.size(), kMaxRawName);
+  // Never cut a multi-byte character: back off over its continuation bytes.
+  if (n < text.size()) {
+    while (n > 0 && (static_cast<uint8_t>(text[n]) & 0xC0) == 0x80) --n;
+  }
+  std::memcpy(name, text.data(), n);
+  return static_cast<uint8_t>(n);
+}
+
+// An NVTX mark or range edge (nvtx_receiver.cpp). The name is copied, or, for a registered
+// string, is `registered`: text the receiver owns and never frees; `domain` likewise (nullptr:
+// the default domain). The flusher interns both into trace::RangeRecord.
+struct RawRange {
+  trace::RecordHeader h;
+  uint8_t edge;  // trace::RangeEdge
+  uint8_t name_length;
+  uint16_t reserved;
+  uint64_t time_ns;
+  uint64_t range_id;
+  const char* registered;
+  const char* domain;
+  uint32_t category;
+  uint32_t color;
+  char name[kMaxRawName];
+
+  void Seal() {
+    const size_t size = trace::AlignRecordSize(offsetof(RawRange, name) + name_length);
+    h = trace::RecordHeader{static_cast<uint8_t>(RawType::kRange), 0,
+                            static_cast<uint16_t>(size / trace::kRecordAlign)};
+  }
+};
+
+// A name NVTX gave a thread, category, device, context, stream or event (trace::NamedResource).
+struct RawResourceName {
+  trace::RecordHeader h;
+  uint8_t resource;  // trace::NamedResource
+  uint8_t name_length;
+  uint16_t reserved;
+  uint64_t handle;
+  const char* domain;  // as RawRange::domain
+  char name[kMaxRawName];
+
+  void Seal() {
+    const size_t size = trace::AlignRecordSize(offsetof(RawResourceName, name) + name_length);
+    h = trace::RecordHeader{static_cast<uint8_t>(RawType::kResourceName), 0,
                             static_cast<uint16_t>(size / trace::kRecordAlign)};
   }
 };

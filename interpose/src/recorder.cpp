@@ -12,6 +12,7 @@
 #include <new>
 #include <nlohmann/json.hpp>
 
+#include "capture_window.h"
 #include "catalog_param_bytes.h"
 #include "clock.h"
 #include "flopspy/platform/fork_wiped_memory.h"
@@ -166,6 +167,8 @@ void Recorder::Start() {
     recorder->AddWarning(trace::WarningCode::kBadConfig, w);
   }
   instance_.store(recorder, std::memory_order_release);
+  // Closed until its start when --delay or --capture-range asked for one.
+  InitCaptureWindow(recorder->config_, recorder->start_monotonic_ns_);
   g_recording.store(true, std::memory_order_release);
 }
 
@@ -539,6 +542,8 @@ void Recorder::FlushPass(bool write_end, trace::EndReason reason, int32_t value)
 }
 
 void Recorder::FlushPassBody(bool write_end, trace::EndReason reason, int32_t value) {
+  // The capture window opens and closes at the flusher's ticks; the trace says when it did.
+  if (std::string window = CaptureTick(NowNs()); !window.empty()) AddMetadata(std::move(window));
   // Kernels first seen since the last pass are catalogued before anything else: counter mode
   // waits for their class (catalog_param_bytes.h).
   CatalogNewFunctions(Functions(), catalog_next_id_);

@@ -34,6 +34,13 @@ TEST(FlopspyUsage, EveryUsageErrorIsOneLineWithStatus2) {
       {{"run", "--bogus", "--", kProbe, "regions", "1"}, "unknown option --bogus"},
       {{"run", "--bogus", kProbe, "regions", "1"}, "unknown option --bogus"},
       {{"run", "-x", kProbe}, "unknown option -x"},
+      {{"run", "--delay", "soon", "--", kProbe}, "--delay: must be a number of seconds"},
+      {{"run", "--duration", "-2", "--", kProbe}, "--duration: must be a number of seconds"},
+      {{"run", "--capture-range", "layer3", "--", kProbe}, "must be region:NAME or nvtx:NAME"},
+      {{"run", "--capture-range", "step:1-3", "--", kProbe}, "step ranges are not supported"},
+      {{"run", "--capture-range", "region:a", "--delay", "1", "--", kProbe},
+       "cannot be used together"},
+      {{"run", "--color", "maybe", "--", kProbe}, "--color: must be auto, always or never"},
       {{"run"}, "no command given"},
       {{"run", "--"}, "no command given"},
       {{"info", "--bogus"}, "--bogus"},
@@ -42,7 +49,6 @@ TEST(FlopspyUsage, EveryUsageErrorIsOneLineWithStatus2) {
       {{"ceilings", "--device", "x"}, "--device"},
       {{"ceilings", "-o", "x.json"}, "-o names one file"},
       {{"ceilings", "--gpu", "--svg", "x.svg"}, "--svg draws the CPU roofs"},
-      {{}, "A subcommand is required"},
       {{"--bogus"}, "--bogus"},
       {{"bogus"}, "unknown command bogus"},
   };
@@ -62,6 +68,31 @@ TEST(FlopspyUsage, EveryUsageErrorIsOneLineWithStatus2) {
     EXPECT_NE(lines[0].find(c.said), std::string::npos) << lines[0];
     EXPECT_NE(lines[0].find("--help for usage)"), std::string::npos) << lines[0];
   }
+}
+
+// `flopspy` alone prints a short usage (not CLI11's "A subcommand is required") and exits 2.
+TEST(FlopspyUsage, NoArgumentsPrintsAShortUsageAndExits2) {
+  const ChildResult r = RunChild({kLauncher});
+  ASSERT_TRUE(r.exited);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(r.err.rfind("usage: flopspy run [options] -- CMD ARGS", 0), 0u) << r.err;
+  EXPECT_NE(r.err.find("flopspy info"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("--help"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("subcommand"), std::string::npos) << r.err;
+  EXPECT_LE(Lines(r.err).size(), 5u) << r.err;
+}
+
+// A trace folder that cannot be made is one line and status 1, and the program never runs.
+TEST(FlopspyUsage, AnOutputFolderThatCannotBeMadeExitsOne) {
+  const ChildResult r =
+      RunChild({kLauncher, "run", "-o", "/dev/null/traces", "--", kProbe, "regions", "1"});
+  ASSERT_TRUE(r.exited);
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.out, "") << "the program ran";
+  ASSERT_EQ(Lines(r.err).size(), 1u) << r.err;
+  EXPECT_NE(r.err.find("flopspy run: cannot write traces to /dev/null/traces"), std::string::npos)
+      << r.err;
 }
 
 // A value with a newline is echoed on the same line, made visible.

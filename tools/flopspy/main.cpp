@@ -32,7 +32,17 @@ bool MeansRun(CLI::App& app, std::string_view first) {
   return false;
 }
 
+// `flopspy` alone: what to type, on stderr, status 2 (it did nothing that was asked).
+int ShortUsage() {
+  std::cerr << "usage: flopspy run [options] -- CMD ARGS   trace a program (then flopspy-report)\n"
+               "       flopspy info                        what this machine offers flopspy\n"
+               "       flopspy ceilings --cpu|--gpu        measure this machine's roofs\n"
+               "flopspy --help and flopspy COMMAND --help for the options\n";
+  return 2;
+}
+
 int Main(int argc, char** argv) {
+  if (argc <= 1) return ShortUsage();
   CLI::App app{
       "flopspy: FLOPs, bytes, GPU time and launch cost of every kernel and cuBLAS call of an "
       "unmodified program.\n\nExamples:\n  flopspy run -- python train.py\n  flopspy info\n"

@@ -15,11 +15,13 @@
 #include <random>
 
 #include "flopspy/commands.h"
+#include "flopspy/platform/safe_file.h"
 #include "flopspy/platform/terminal_text.h"
 #include "flopspy/untraceable.h"
 #include "report/cli_style.h"
 #include "report/run_summary.h"
 #include "report/text_report.h"
+#include "report/text_style.h"
 
 extern char** environ;
 
@@ -32,6 +34,7 @@ struct RunOptions {
   bool summary = true;
   bool full_report = false;
   bool verbose = false;
+  std::string color = "auto";  // of --report's text
   std::vector<std::string> command;
 };
 
@@ -75,6 +78,17 @@ std::vector<std::string> ChildEnvironment(const RunOptions& options, const std::
   if (!options.verbose) vars["FLOPSPY_QUIET"] = "1";
   const char* preload = std::getenv("LD_PRELOAD");
   vars["LD_PRELOAD"] = library + (preload && *preload ? ":" + std::string(preload) : "");
+  // Each NVTX loader of the child finds the library here (docs/nvtx.md); a tool already named
+  // (nsys) is left alone, and the library says so.
+  const char* nvtx = std::getenv("NVTX_INJECTION64_PATH");
+  const auto nvtx_switch = vars.find("FLOPSPY_NVTX");
+  const char* nvtx_env = std::getenv("FLOPSPY_NVTX");
+  const bool nvtx_off = nvtx_switch != vars.end()
+                            ? nvtx_switch->second == "0"
+                            : nvtx_env != nullptr && std::string(nvtx_env) == "0";
+  if ((nvtx == nullptr || *nvtx == '\0') && !vars.contains("NVTX_INJECTION64_PATH") && !nvtx_off) {
+    vars["NVTX_INJECTION64_PATH"] = library;
+  }
   std::vector<std::string> env;
   for (char** e = environ; *e != nullptr; ++e) {
     const std::string entry = *e;
@@ -97,6 +111,14 @@ int Run(RunOptions& options) {
   }
   std::error_code ec;
   options.out_dir = std::filesystem::absolute(options.out_dir, ec).lexically_normal().string();
+  // A folder that cannot be made is said before the program runs, not after it ran untraced.
+  std::string folder_error;
+  if (!platform::PrepareFolderFor(options.out_dir + "/", platform::Destination::kUserNamed,
+                                  &folder_error)) {
+    std::cerr << "flopspy run: cannot write traces to " << platform::EscapeControls(options.out_dir)
+              << ": " << platform::EscapeControls(folder_error) << "\n";
+    return 1;
+  }
   const std::string run_id = NewRunId();
   std::vector<std::string> env_strings = ChildEnvironment(options, library, run_id);
   std::vector<char*> envp;
@@ -161,8 +183,10 @@ int Run(RunOptions& options) {
                                    : "; the traces are of programs it started\n");
     }
     if (options.full_report) {
-      WriteTextReport(traces, TextOptions{.color = isatty(STDERR_FILENO) != 0, .view = {}},
-                      std::cerr);
+      WriteTextReport(
+          traces,
+          TextOptions{.color = UseColor(options.color, isatty(STDERR_FILENO) != 0), .view = {}},
+          std::cerr);
     }
     // "Nothing was recorded" would suggest it ran traced and did nothing.
     if (untraceable.empty() || !traces.empty()) {
@@ -185,6 +209,38 @@ int Run(RunOptions& options) {
     return 128 + sig;
   }
   return 2;
+}
+
+// A number of seconds from 0 to a day ("5", "2.5"), passed on as it was written.
+CLI::Option* Seconds(CLI::Option* option) {
+  option->type_name("SECONDS");
+  option->check(CLI::Validator(
+      [](std::string& value) -> std::string {
+        double seconds = -1;
+        if (!CLI::detail::lexical_cast(value, seconds) || !(seconds >= 0) || seconds > 86400) {
+          return "must be a number of seconds from 0 to 86400, not '" + value + "'";
+        }
+        return "";
+      },
+      ""));
+  return option;
+}
+
+// region:NAME or nvtx:NAME; step:N-M is named as not there yet.
+CLI::Option* CaptureRange(CLI::Option* option) {
+  option->type_name("region:NAME|nvtx:NAME");
+  option->check(CLI::Validator(
+      [](std::string& value) -> std::string {
+        for (std::string_view kind : {"region:", "nvtx:"}) {
+          if (value.starts_with(kind) && value.size() > kind.size()) return "";
+        }
+        if (value.starts_with("step:")) {
+          return "step ranges are not supported yet; use region:NAME or nvtx:NAME";
+        }
+        return "must be region:NAME or nvtx:NAME, not '" + value + "'";
+      },
+      ""));
+  return option;
 }
 
 }  // namespace
@@ -242,7 +298,21 @@ void RegisterRun(CLI::App& app, CommandFn* run) {
       ->type_name("LIST");
   env_flag("--no-follow-fork", "FLOPSPY_FOLLOW_FORK", "0", "forked children write no trace");
   env_flag("--no-signals", "FLOPSPY_SIGNALS", "0", "install no signal handlers");
+  // The capture window, as Nsight Systems spells it (docs/flopspy-run.md, "Capture window").
+  CLI::Option* delay = Seconds(env_option(
+      "--delay", "FLOPSPY_DELAY", "record nothing for the first SECONDS after the program starts"));
+  Seconds(env_option("--duration", "FLOPSPY_DURATION",
+                     "record for SECONDS from the window's start (after --delay, or from the "
+                     "capture range's begin), then nothing"));
+  CaptureRange(env_option("--capture-range", "FLOPSPY_CAPTURE_RANGE",
+                          "record only inside the first region:NAME (flopspy_region_begin/end, "
+                          "flopspy.region) or nvtx:NAME range (its push/pop or start/end)"))
+      ->excludes(delay);
   sub->add_flag("--report", options->full_report, "print the full report after the summary");
+  OneOf(sub->add_option("--color", options->color,
+                        "colour in the --report text (default auto: on a terminal, unless "
+                        "NO_COLOR is set)"),
+        {"auto", "always", "never"});
   sub->add_flag_function(
       "--no-summary", [options](std::int64_t) { options->summary = false; },
       "print nothing after the program ends");

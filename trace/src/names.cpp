@@ -44,6 +44,44 @@ std::string_view RecordTypeName(RecordType type) {
       return "trace_end";
     case RecordType::kLibraryGroups:
       return "library_groups";
+    case RecordType::kRange:
+      return "range";
+    case RecordType::kResourceName:
+      return "resource_name";
+  }
+  return "unknown";
+}
+
+std::string_view RangeEdgeName(RangeEdge edge) {
+  switch (edge) {
+    case RangeEdge::kPush:
+      return "push";
+    case RangeEdge::kPop:
+      return "pop";
+    case RangeEdge::kStart:
+      return "start";
+    case RangeEdge::kEnd:
+      return "end";
+    case RangeEdge::kMark:
+      return "mark";
+  }
+  return "unknown";
+}
+
+std::string_view NamedResourceName(NamedResource resource) {
+  switch (resource) {
+    case NamedResource::kCategory:
+      return "category";
+    case NamedResource::kOsThread:
+      return "thread";
+    case NamedResource::kCudaDevice:
+      return "device";
+    case NamedResource::kCudaContext:
+      return "context";
+    case NamedResource::kCudaStream:
+      return "stream";
+    case NamedResource::kCudaEvent:
+      return "event";
   }
   return "unknown";
 }

@@ -80,7 +80,9 @@ INSTANTIATE_TEST_SUITE_P(
              "passes"},
         Case{"FLOPSPY_COUNTERS_METRICS", "fp32,dram",
              [](const Config& c) { return c.counters_groups != Config{}.counters_groups; },
-             "fp128"}),
+             "fp128"},
+        Case{"FLOPSPY_MODEL_FLOPS", "1.5e15",
+             [](const Config& c) { return c.model_flops == 1.5e15; }, "-3"}),
     NameOf);
 
 TEST(ParseConfig, TheCuptiPathTakesAnyValueEvenEmpty) {

@@ -242,7 +242,7 @@ TEST(LibraryGroups, FormatOneTraceStillReads) {
   std::vector<uint8_t> bytes = b.Bytes();
   FileHeader h;
   std::memcpy(&h, bytes.data(), sizeof h);
-  EXPECT_EQ(h.format_version, 2);
+  EXPECT_EQ(h.format_version, kFormatVersion);
   EXPECT_EQ(h.min_reader_version, 1);
   h.format_version = 1;
   h.header_crc = Crc32c(&h, offsetof(FileHeader, header_crc));

@@ -46,13 +46,16 @@ TEST(RoundTrip, EveryRecordTypeSurvivesWriteAndRead) {
   const auto warning = Filled<WarningRecord>(14);
   const auto end = Filled<TraceEndRecord>(15);
   const auto groups = Filled<LibraryGroupsRecord>(16);
+  const auto range = Filled<RangeRecord>(17);
+  const auto resource_name = Filled<ResourceNameRecord>(18);
 
   b.Chunk(ChunkSource::kProcess).String(7, "void kernel<float>(int)").Metadata(R"({"a":1})");
   b.AddRaw(&thread, sizeof thread).AddRaw(&function, sizeof function);
   b.AddRaw(&signature, sizeof signature).AddRaw(&stream, sizeof stream);
   b.Chunk(ChunkSource::kThread, 77).AddRaw(&api, sizeof api).AddRaw(&launch, sizeof launch);
   b.AddRaw(&params, sizeof params).AddRaw(&library, sizeof library).AddRaw(&groups, sizeof groups);
-  b.AddRaw(&region, sizeof region);
+  b.AddRaw(&region, sizeof region).AddRaw(&range, sizeof range);
+  b.AddRaw(&resource_name, sizeof resource_name);
   b.Chunk(ChunkSource::kGpuActivity).AddRaw(&gpu, sizeof gpu).AddRaw(&metrics, sizeof metrics);
   b.Chunk(ChunkSource::kCpuSampler).AddRaw(&cpu, sizeof cpu);
   b.Chunk(ChunkSource::kProcess).AddRaw(&lost, sizeof lost).AddRaw(&warning, sizeof warning);
@@ -117,6 +120,13 @@ TEST(RoundTrip, EveryRecordTypeSurvivesWriteAndRead) {
       case RecordType::kRegion:
         ExpectSame(region, v);
         break;
+      case RecordType::kRange:
+        ExpectSame(range, v);
+        EXPECT_EQ(v.thread_id, 77u);
+        break;
+      case RecordType::kResourceName:
+        ExpectSame(resource_name, v);
+        break;
       case RecordType::kLostRecords:
         ExpectSame(lost, v);
         break;
@@ -137,7 +147,7 @@ TEST(RoundTrip, EveryRecordTypeSurvivesWriteAndRead) {
   EXPECT_EQ(summary.status, ReadStatus::kOk) << summary.message;
   EXPECT_TRUE(summary.ended_cleanly);
   EXPECT_EQ(summary.chunks, 5u);
-  EXPECT_EQ(summary.records, 18u);
+  EXPECT_EQ(summary.records, 20u);
   EXPECT_EQ(summary.sequence_gaps, 0u);
   // Every type but padding appears exactly once.
   for (int t = 1; t < kRecordTypeCount; ++t) {

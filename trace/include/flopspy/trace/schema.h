@@ -22,7 +22,8 @@ static_assert(std::endian::native == std::endian::little,
 // The version this code writes. History (docs/trace-format.md, "Versions"):
 //   1  the first format
 //   2  LibraryGroupsRecord (type 27) after grouped GEMM calls whose groups differ
-inline constexpr uint16_t kFormatVersion = 2;
+//   3  RangeRecord (type 28) and ResourceNameRecord (type 29) from the NVTX receiver
+inline constexpr uint16_t kFormatVersion = 3;
 // The oldest reader version that can read what this code writes (bumped only on breaking changes).
 inline constexpr uint16_t kMinReaderVersion = 1;
 // The oldest file format version this code can still read.
@@ -111,8 +112,10 @@ enum class RecordType : uint8_t {
   kWarning = 25,        // WarningRecord
   kTraceEnd = 26,       // TraceEndRecord
   kLibraryGroups = 27,  // LibraryGroupsRecord, extends the kLibraryCall just before it (format 2)
+  kRange = 28,          // RangeRecord: an NVTX mark or range edge (format 3)
+  kResourceName = 29,   // ResourceNameRecord: a name NVTX gave a thread, stream, device... (format 3)
 };
-inline constexpr int kRecordTypeCount = 28;
+inline constexpr int kRecordTypeCount = 30;
 
 // Record sizes are multiples of 8, stored in 8-byte units so one header covers up to 512 KiB.
 inline constexpr size_t kRecordAlign = 8;
@@ -553,6 +556,52 @@ struct RegionRecord {
 };
 static_assert(sizeof(RegionRecord) == 24);
 
+// --- NVTX -------------------------------------------------------------------------------------
+
+enum class RangeEdge : uint8_t {
+  kPush = 1,   // nvtxRangePush*, nvtxDomainRangePushEx: nests per thread and domain
+  kPop = 2,    // closes the innermost push of its thread and domain
+  kStart = 3,  // nvtxRangeStart*, nvtxDomainRangeStartEx: paired with kEnd by range_id
+  kEnd = 4,    // may come from another thread than its kStart
+  kMark = 5,   // nvtxMark*, nvtxDomainMarkEx: an instant
+};
+
+// One NVTX event on the calling thread (chunk thread_id).
+struct RangeRecord {
+  static constexpr RecordType kType = RecordType::kRange;
+  RecordHeader h;
+  uint8_t edge;  // RangeEdge
+  uint8_t reserved0[3];
+  uint64_t time_ns;
+  uint64_t range_id;  // kStart/kEnd: the nvtxRangeId_t flopspy handed out; else 0
+  uint32_t name;      // StringDef id of the message; 0 for kPop, kEnd and messages without text
+  uint32_t domain;    // StringDef id of the domain's name; 0 for the default domain
+  uint32_t category;  // NVTX category as given; 0 if none
+  uint32_t color;     // ARGB as given; 0 if none
+};
+static_assert(sizeof(RangeRecord) == 40);
+
+enum class NamedResource : uint8_t {
+  kCategory = 1,     // handle: the category id (per domain)
+  kOsThread = 2,     // handle: the OS thread id
+  kCudaDevice = 3,   // handle: the device ordinal
+  kCudaContext = 4,  // handle: the CUcontext pointer value
+  kCudaStream = 5,   // handle: the CUstream / cudaStream_t pointer value
+  kCudaEvent = 6,    // handle: the CUevent / cudaEvent_t pointer value
+};
+
+// nvtxNameCategory, nvtxNameOsThread, nvtxNameCuStream, nvtxNameCudaDevice and the like.
+struct ResourceNameRecord {
+  static constexpr RecordType kType = RecordType::kResourceName;
+  RecordHeader h;
+  uint8_t resource;  // NamedResource
+  uint8_t reserved0[3];
+  uint64_t handle;
+  uint32_t name;    // StringDef id of the name
+  uint32_t domain;  // StringDef id of the domain's name (categories); 0 for the default domain
+};
+static_assert(sizeof(ResourceNameRecord) == 24);
+
 // --- Bookkeeping ------------------------------------------------------------------------------
 
 enum class LossSource : uint16_t {
@@ -658,5 +707,7 @@ std::string_view MemoryKindName(MemoryKind kind);  // "pageable", "pinned", "dev
 std::string_view LossSourceName(LossSource source);
 std::string_view WarningCodeName(WarningCode code);
 std::string_view EndReasonName(EndReason reason);
+std::string_view RangeEdgeName(RangeEdge edge);                 // "push", "pop", "start"...
+std::string_view NamedResourceName(NamedResource resource);     // "category", "thread", "stream"...
 
 }  // namespace flopspy::trace
