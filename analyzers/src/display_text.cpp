@@ -1,8 +1,13 @@
 #include "flopspy/analyzers/display_text.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
+#include <string_view>
+#include <vector>
+
+#include "compact_kernel_name.h"
 
 namespace flopspy::analyzers {
 namespace {
@@ -45,6 +50,95 @@ std::string DurationText(double ns) {
   if (v < 999.5e3) return Sig3(ns / 1e3, " us");
   if (v < 999.5e6) return Sig3(ns / 1e6, " ms");
   return Sig3(ns / 1e9, " s");
+}
+
+namespace {
+
+// Kernel names: "at::native::(anonymous namespace)::f<...>" reads as "f<...>" everywhere.
+bool IdentChar(char c) {
+  return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_';
+}
+
+std::string DropNamespaces(std::string_view name) {
+  constexpr std::string_view kAnonymous = "(anonymous namespace)::";
+  std::string out;
+  size_t i = 0;
+  while (i < name.size()) {
+    if (name.substr(i).starts_with(kAnonymous)) {
+      i += kAnonymous.size();
+    } else if (IdentChar(name[i])) {
+      size_t j = i;
+      while (j < name.size() && IdentChar(name[j])) ++j;
+      if (!name.substr(j).starts_with("::")) out.append(name.substr(i, j - i));
+      i = name.substr(j).starts_with("::") ? j + 2 : j;
+    } else {
+      out.push_back(name[i++]);
+    }
+  }
+  return out;
+}
+
+// Tile sizes and other "AxB[xC]" runs of digits: what tells GEMM kernels apart.
+std::vector<std::string> TileSizes(std::string_view s) {
+  std::vector<std::string> found;
+  size_t i = 0;
+  while (i < s.size()) {
+    if (!std::isdigit(static_cast<unsigned char>(s[i])) ||
+        (i > 0 && std::isdigit(static_cast<unsigned char>(s[i - 1])))) {
+      ++i;
+      continue;
+    }
+    size_t j = i, parts = 0;
+    while (true) {
+      size_t k = j;
+      while (k < s.size() && std::isdigit(static_cast<unsigned char>(s[k]))) ++k;
+      if (k == j) break;
+      ++parts;
+      j = k;
+      if (j + 1 < s.size() && s[j] == 'x' && std::isdigit(static_cast<unsigned char>(s[j + 1]))) {
+        ++j;
+      } else {
+        break;
+      }
+    }
+    if (parts >= 2) {
+      std::string tile(s.substr(i, j - i));
+      if (std::find(found.begin(), found.end(), tile) == found.end()) found.push_back(tile);
+    }
+    i = std::max(j, i + 1);
+  }
+  return found;
+}
+
+// A cut that does not split a UTF-8 character ("·" in labels).
+size_t CharStart(std::string_view s, size_t at) {
+  while (at > 0 && at < s.size() && (static_cast<unsigned char>(s[at]) & 0xC0) == 0x80) --at;
+  return at;
+}
+
+}  // namespace
+
+std::string ShortenKernelName(std::string_view name, size_t max_chars) {
+  // Return type, parameter list and plumbing arguments go first (compact_kernel_name.h).
+  std::string s = DropNamespaces(CompactKernelName(name));
+  if (s.size() > max_chars) s = DropNamespaces(CompactKernelName(name, /*terse=*/true));
+  max_chars = std::max<size_t>(max_chars, 16);
+  if (s.size() <= max_chars) return s;
+  const size_t budget = max_chars - 3;  // "..."
+  // The tail: the tile sizes the head would lose, else the name's end (template arguments).
+  std::string tail;
+  size_t head = budget - budget / 3;
+  for (const std::string& tile : TileSizes(s)) {
+    if (s.find(tile) + tile.size() <= head) continue;  // the head keeps it
+    if (tail.size() + tile.size() + 1 > budget / 2) break;
+    tail += (tail.empty() ? "" : " ") + tile;
+  }
+  if (tail.empty()) {
+    tail = s.substr(CharStart(s, s.size() - (budget - head)));
+  } else {
+    head = budget - tail.size();
+  }
+  return s.substr(0, CharStart(s, head)) + "..." + tail;
 }
 
 std::string RoofLabel(ComputePath path) {

@@ -164,6 +164,11 @@ void TraceAnalyzer::State::AddLibraryCall(const trace::LibraryCallRecord& c, uin
       g.timed_flops += pending.flops;
       g.timed_bytes += pending.bytes;
       AddKernelTime(g, pending.group, pending.gpu_ns);
+      if (pending.activity >= 0 && Known(pending.flops_source)) {
+        TimedActivity& a = run_.activities[static_cast<size_t>(pending.activity)];
+        a.flops = pending.flops;
+        a.flops_known = true;
+      }
       if (g.device < 0) g.device = kg.device;
       DeviceActivity& d = devices_[kg.device];
       d.kernel_ns_by_source[SourceIndex(pending.flops_source)] += pending.gpu_ns;

@@ -116,7 +116,10 @@ RankRow BuildRow(RankTable& table, std::span<const TraceFacts> traces, std::vect
     row.launches += t.run->launches;
     for (const KernelGroup& g : t.run->kernels) {
       row.kernel_ns += g.gpu_ns;
-      if (g.timed.flops_source != trace::FigureSource::kUnknown) row.flops += g.timed.flops;
+      if (g.timed.flops_source != trace::FigureSource::kUnknown) {
+        row.flops += g.timed.flops;
+        row.flops_ns += g.timed.flops_ns;
+      }
       const std::string k = KernelKey(g);
       row.kernel_ns_by_key[k] += g.gpu_ns;
       table.kernel_labels.try_emplace(k, KernelShortLabel(g));
@@ -148,6 +151,13 @@ RankRow BuildRow(RankTable& table, std::span<const TraceFacts> traces, std::vect
   if (row.gpu_window_ns > 0) {
     row.busy_fraction =
         static_cast<double>(row.gpu_busy_ns) / static_cast<double>(row.gpu_window_ns);
+  }
+  if (row.flops > 0 && row.flops_ns > 0) row.flops_per_s = row.flops / row.flops_ns * 1e9;
+  for (const auto& [key, ns] : row.kernel_ns_by_key) {
+    if (ns > row.top_kernel_ns) {
+      row.top_kernel = key;
+      row.top_kernel_ns = ns;
+    }
   }
   if (row.mfu_capacity > 0 && row.analytic_flops > 0) {
     row.mfu = row.analytic_flops / row.mfu_capacity;

@@ -4,9 +4,11 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <set>
 #include <tuple>
 
 #include "flopspy/analyzers/blas_types.h"
+#include "flopspy/analyzers/display_text.h"
 #include "flopspy/analyzers/stragglers.h"
 
 namespace flopspy::analyzers {
@@ -18,13 +20,15 @@ struct Side {
   DiffFigures figures;
   double flops = 0;  // timed FLOPs with a known figure
   bool flops_known = false;
-  std::optional<double> pct;  // of the only model it ran on
+  std::set<int32_t> models;
+  double pct_weighted = 0;  // share of the roof x GPU time, over the placed groups
+  double pct_ns = 0;
   std::string label, name;
   std::string detail;  // tells apart groups with one label: "grid 8x1x1 block 256x1x1"
 };
 
-void Add(Side& s, uint64_t count, uint64_t launches, bool timed, double gpu_ns, double flops,
-         bool flops_known, const std::optional<Placement>& placement) {
+void Add(Side& s, int32_t model, uint64_t count, uint64_t launches, bool timed, double gpu_ns,
+         double flops, bool flops_known, const std::optional<Placement>& placement) {
   DiffFigures& f = s.figures;
   f.present = true;
   f.count += count;
@@ -32,12 +36,16 @@ void Add(Side& s, uint64_t count, uint64_t launches, bool timed, double gpu_ns, 
   f.executions += timed ? count : 0;
   f.gpu_time_known = f.gpu_time_known || timed;
   f.gpu_ns += gpu_ns;
-  ++f.models;
+  ++f.signatures;
+  s.models.insert(model);
   if (flops_known) {
     s.flops += flops;
     s.flops_known = true;
   }
-  s.pct = placement ? placement->pct_of_attainable : std::nullopt;
+  if (placement && placement->pct_of_attainable && gpu_ns > 0) {
+    s.pct_weighted += *placement->pct_of_attainable * gpu_ns;
+    s.pct_ns += gpu_ns;
+  }
 }
 
 void Finish(Side& s, bool kernels) {
@@ -46,8 +54,9 @@ void Finish(Side& s, bool kernels) {
   if (kernels && f.executions == 0) f.count = f.launches;
   if (f.count > 0 && f.gpu_ns > 0) f.mean_ns = f.gpu_ns / static_cast<double>(f.count);
   if (s.flops_known && f.gpu_ns > 0) f.flops_per_s = s.flops / f.gpu_ns * 1e9;
+  f.models = static_cast<uint32_t>(s.models.size());
   // A share of the roof means something only against one set of roofs.
-  if (f.models == 1) f.pct_of_roof = s.pct;
+  if (f.models == 1 && s.pct_ns > 0) f.pct_of_roof = s.pct_weighted / s.pct_ns;
 }
 
 std::optional<double> ChangePct(double a, double b) {
@@ -95,6 +104,7 @@ std::vector<DiffRow> Rows(const std::map<std::string, Side>& a,
       row.change_pct = ChangePct(row.a.gpu_ns, row.b.gpu_ns);
       if (row.a.mean_ns > 0 && row.b.mean_ns > 0) {
         row.mean_change_pct = ChangePct(row.a.mean_ns, row.b.mean_ns);
+        row.mean_change_ns = row.b.mean_ns - row.a.mean_ns;
       }
       row.rate_change_pct = ChangePct(row.a.flops_per_s, row.b.flops_per_s);
     }
@@ -104,26 +114,57 @@ std::vector<DiffRow> Rows(const std::map<std::string, Side>& a,
     }
     out.push_back(std::move(row));
   }
-  std::stable_sort(out.begin(), out.end(), [](const DiffRow& x, const DiffRow& y) {
-    if (x.change_known != y.change_known) return x.change_known;
-    if (x.change_known) return std::fabs(x.change_ns) > std::fabs(y.change_ns);
-    return std::max(x.a.gpu_ns, x.b.gpu_ns) > std::max(y.a.gpu_ns, y.b.gpu_ns);
-  });
   return out;
 }
 
-std::map<std::string, Side> KernelSides(const RunAggregate& run) {
+// The ranking change of each row (DiffRow::rank_ns), then the rows by it, largest first.
+void Rank(std::vector<DiffRow>& rows, const std::optional<DiffStep>& step_a,
+          const std::optional<DiffStep>& step_b, DiffBasis basis) {
+  for (DiffRow& r : rows) {
+    if (basis == DiffBasis::kPerStep) {
+      const double steps_a = static_cast<double>(step_a->count);
+      const double steps_b = static_cast<double>(step_b->count);
+      if (r.a.present && r.a.gpu_time_known) r.a.per_step_ns = r.a.gpu_ns / steps_a;
+      if (r.b.present && r.b.gpu_time_known) r.b.per_step_ns = r.b.gpu_ns / steps_b;
+      if (r.change_known) r.rank_ns = r.b.per_step_ns.value_or(0) - r.a.per_step_ns.value_or(0);
+    } else if (r.change_known) {
+      r.rank_ns = r.presence == DiffPresence::kBoth
+                      ? r.mean_change_ns.value_or(0) * static_cast<double>(r.b.count)
+                      : r.change_ns;
+    }
+  }
+  std::stable_sort(rows.begin(), rows.end(), [](const DiffRow& x, const DiffRow& y) {
+    if (x.change_known != y.change_known) return x.change_known;
+    if (x.change_known) return std::fabs(x.rank_ns) > std::fabs(y.rank_ns);
+    return std::max(x.a.gpu_ns, x.b.gpu_ns) > std::max(y.a.gpu_ns, y.b.gpu_ns);
+  });
+}
+
+// "mul · vectorized_elementwise_kernel" without the catalog shape, which a name row spans.
+std::string NameLabel(const KernelGroup& g) {
+  KernelGroup unshaped;
+  unshaped.name = g.name;
+  unshaped.functor = g.functor;
+  unshaped.op = g.op;
+  return KernelShortLabel(unshaped);
+}
+
+std::map<std::string, Side> KernelSides(const RunAggregate& run, DiffMatch match) {
   std::map<std::string, Side> sides;
+  const auto dims = [](const std::array<uint32_t, 3>& d) {
+    return std::to_string(d[0]) + "x" + std::to_string(d[1]) + "x" + std::to_string(d[2]);
+  };
   for (const MergedKernel& k : run.kernels) {
     const KernelGroup& g = k.group;
-    Side& s = sides[KernelKey(g)];
-    s.label = KernelShortLabel(g);
+    const bool by_name = match == DiffMatch::kName;
+    Side& s = sides[by_name ? g.name : KernelKey(g)];
+    s.label = by_name ? NameLabel(g) : KernelShortLabel(g);
     s.name = g.name;
-    const auto dims = [](const std::array<uint32_t, 3>& d) {
-      return std::to_string(d[0]) + "x" + std::to_string(d[1]) + "x" + std::to_string(d[2]);
-    };
-    s.detail = "grid " + dims(g.grid) + " block " + dims(g.block);
-    Add(s, g.executions, g.launches, g.executions > 0, g.gpu_ns, g.timed.flops,
+    // Rows of one label: by name, kernels whose template arguments differ (the full name tells
+    // them apart); by signature, launch shapes.
+    s.detail = by_name ? ShortenKernelName(g.name, 72)
+                       : "grid " + dims(g.grid) + " block " + dims(g.block);
+    Add(s, g.device, g.executions, g.launches, g.executions > 0, g.gpu_ns, g.timed.flops,
         g.timed.flops_source != FigureSource::kUnknown, g.placement);
   }
   for (auto& [key, s] : sides) Finish(s, /*kernels=*/true);
@@ -141,8 +182,8 @@ std::map<std::string, Side> LibrarySides(const RunAggregate& run) {
                std::to_string(g.shape.trans_a) + std::to_string(g.shape.trans_b) + ", epilogue " +
                std::string(EpilogueName(g.shape.epilogue));
     // A call's GPU time is its kernels': known when any of them has a GPU record.
-    Add(s, g.calls, 0, g.gpu_ns > 0, g.gpu_ns, g.timed_flops, g.source != FigureSource::kUnknown,
-        g.placement);
+    Add(s, g.device, g.calls, 0, g.gpu_ns > 0, g.gpu_ns, g.timed_flops,
+        g.source != FigureSource::kUnknown, g.placement);
   }
   for (auto& [key, s] : sides) Finish(s, /*kernels=*/false);
   return sides;
@@ -161,6 +202,20 @@ std::string Models(const RunAggregate& run) {
 }
 
 }  // namespace
+
+std::string_view DiffMatchName(DiffMatch match) {
+  return match == DiffMatch::kName ? "name" : "signature";
+}
+
+std::optional<DiffMatch> DiffMatchFromName(std::string_view name) {
+  if (name == "name") return DiffMatch::kName;
+  if (name == "signature") return DiffMatch::kSignature;
+  return std::nullopt;
+}
+
+std::string_view DiffBasisName(DiffBasis basis) {
+  return basis == DiffBasis::kPerStep ? "per_step" : "per_call";
+}
 
 std::string_view DiffPresenceName(DiffPresence presence) {
   switch (presence) {
@@ -189,9 +244,10 @@ DiffStep PooledStep(const RankTable& table) {
 }
 
 RunDiff DiffRuns(const RunAggregate& a, const RankTable& ranks_a, const RunAggregate& b,
-                 const RankTable& ranks_b) {
+                 const RankTable& ranks_b, DiffMatch match) {
   RunDiff diff;
-  diff.kernels = Rows(KernelSides(a), KernelSides(b));
+  diff.match = match;
+  diff.kernels = Rows(KernelSides(a, match), KernelSides(b, match));
   diff.libraries = Rows(LibrarySides(a), LibrarySides(b));
   diff.kernel_ns_a = a.kernel_gpu_ns;
   diff.kernel_ns_b = b.kernel_gpu_ns;
@@ -200,6 +256,11 @@ RunDiff DiffRuns(const RunAggregate& a, const RankTable& ranks_a, const RunAggre
   const DiffStep step_a = PooledStep(ranks_a), step_b = PooledStep(ranks_b);
   if (step_a.count > 0) diff.step_a = step_a;
   if (step_b.count > 0) diff.step_b = step_b;
+  if (diff.step_a && diff.step_b && diff.step_a->region == diff.step_b->region) {
+    diff.basis = DiffBasis::kPerStep;
+  }
+  Rank(diff.kernels, diff.step_a, diff.step_b, diff.basis);
+  Rank(diff.libraries, diff.step_a, diff.step_b, diff.basis);
 
   // A run with launches but no GPU records has an unknown kernel time, not zero.
   const bool a_unknown = diff.executions_a == 0 && a.launches > 0;
@@ -255,9 +316,9 @@ RunDiff DiffRuns(const RunAggregate& a, const RankTable& ranks_a, const RunAggre
     if (ratio > 1.2 || ratio < 1 / 1.2) {
       char buf[160];
       std::snprintf(buf, sizeof(buf),
-                    "B ran %.2fx as many kernels as A: compare mean times and rates rather than "
-                    "totals.",
-                    ratio);
+                    "B ran %.2fx as many kernels as A: totals differ for that alone, so the rows "
+                    "are ranked by the change %s.",
+                    ratio, diff.basis == DiffBasis::kPerStep ? "per step" : "per call");
       diff.notes.push_back(buf);
     }
   }

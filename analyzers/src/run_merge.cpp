@@ -211,10 +211,31 @@ std::string GpuId(const TraceFacts& t, int32_t device) {
              : t.host + "/" + std::to_string(t.pid) + "/" + std::to_string(device);
 }
 
+// A trace's library kernel_time (indices into its kernels) added to a merged row's, whose
+// indices are the merged kernels': advice tells overlapping findings apart with it.
+void AddKernelTime(std::vector<std::pair<uint32_t, double>>& into,
+                   const std::vector<std::pair<uint32_t, double>>& from,
+                   const std::vector<size_t>& merged_row) {
+  for (const auto& [index, ns] : from) {
+    if (index >= merged_row.size()) continue;
+    const auto row = static_cast<uint32_t>(merged_row[index]);
+    const auto at =
+        std::find_if(into.begin(), into.end(), [row](const auto& e) { return e.first == row; });
+    if (at != into.end()) {
+      at->second += ns;
+    } else {
+      into.emplace_back(row, ns);
+    }
+  }
+}
+
 // One trace's kernel and library groups into the run's rows of the same model and key.
 void MergeTraceGroups(RunAggregate& out, ModelIndex& models, GroupIndex& index,
                       const TraceFacts& t) {
   std::set<size_t> seen_kernels, seen_libraries;
+  // The trace's kernel rows by their merged row, for the libraries' kernel_time.
+  std::vector<size_t> merged_row;
+  merged_row.reserve(t.run->kernels.size());
   for (const KernelGroup& g : t.run->kernels) {
     out.kernel_gpu_ns += g.gpu_ns;
     if (g.timed.flops_source != FigureSource::kUnknown) out.kernel_flops += g.timed.flops;
@@ -230,6 +251,7 @@ void MergeTraceGroups(RunAggregate& out, ModelIndex& models, GroupIndex& index,
       MergeKernelGroup(out.kernels[it->second].group, g);
     }
     if (seen_kernels.insert(it->second).second) ++out.kernels[it->second].traces;
+    merged_row.push_back(it->second);
   }
   for (const LibraryGroup& g : t.run->libraries) {
     const int m = models.For(t, g.device);
@@ -240,10 +262,12 @@ void MergeTraceGroups(RunAggregate& out, ModelIndex& models, GroupIndex& index,
       l.group.device = m;
       l.group.placement.reset();
       l.group.findings.clear();
+      l.group.kernel_time.clear();
       out.libraries.push_back(std::move(l));
     } else {
       MergeLibraryGroup(out.libraries[it->second].group, g);
     }
+    AddKernelTime(out.libraries[it->second].group.kernel_time, g.kernel_time, merged_row);
     if (seen_libraries.insert(it->second).second) ++out.libraries[it->second].traces;
   }
 }
@@ -298,11 +322,26 @@ void PlaceAndSort(RunAggregate& out, const RegimeThresholds& thresholds) {
   for (MergedLibrary& l : out.libraries)
     PlaceGroup(l.group, model_roofs(l.group.device), thresholds);
 
-  std::stable_sort(out.kernels.begin(), out.kernels.end(),
-                   [](const MergedKernel& a, const MergedKernel& b) {
-                     if (a.group.gpu_ns != b.group.gpu_ns) return a.group.gpu_ns > b.group.gpu_ns;
-                     return a.group.launches > b.group.launches;
-                   });
+  // Sorted through an order, so that the libraries' kernel_time follows the kernels' new rows.
+  std::vector<size_t> order(out.kernels.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&out](size_t a, size_t b) {
+    const KernelGroup& x = out.kernels[a].group;
+    const KernelGroup& y = out.kernels[b].group;
+    if (x.gpu_ns != y.gpu_ns) return x.gpu_ns > y.gpu_ns;
+    return x.launches > y.launches;
+  });
+  std::vector<MergedKernel> sorted;
+  std::vector<uint32_t> new_row(order.size());
+  sorted.reserve(order.size());
+  for (size_t i = 0; i < order.size(); ++i) {
+    new_row[order[i]] = static_cast<uint32_t>(i);
+    sorted.push_back(std::move(out.kernels[order[i]]));
+  }
+  out.kernels = std::move(sorted);
+  for (MergedLibrary& l : out.libraries) {
+    for (auto& entry : l.group.kernel_time) entry.first = new_row[entry.first];
+  }
   std::stable_sort(out.libraries.begin(), out.libraries.end(),
                    [](const MergedLibrary& a, const MergedLibrary& b) {
                      if (a.group.gpu_ns != b.group.gpu_ns) return a.group.gpu_ns > b.group.gpu_ns;
@@ -377,6 +416,28 @@ RunAggregate AggregateRun(std::span<const TraceFacts> traces, const RegimeThresh
   FinishModels(out, traces, models, mfu);
   PlaceAndSort(out, thresholds);
   return out;
+}
+
+TraceAnalysis MergedAnalysis(const RunAggregate& run, std::span<const TraceFacts> traces) {
+  TraceAnalysis merged;
+  for (const MergedKernel& k : run.kernels) merged.kernels.push_back(k.group);
+  for (const MergedLibrary& l : run.libraries) merged.libraries.push_back(l.group);
+  merged.launches = run.launches;
+  for (const TraceFacts& t : traces) {
+    if (t.run == nullptr) continue;
+    merged.gpu_timing = merged.gpu_timing || t.run->gpu_timing;
+    merged.gpu_kernel_records += t.run->gpu_kernel_records;
+    merged.copies.insert(merged.copies.end(), t.run->copies.begin(), t.run->copies.end());
+  }
+  return merged;
+}
+
+std::map<int32_t, DeviceRoofs> ModelRoofs(const RunAggregate& run) {
+  std::map<int32_t, DeviceRoofs> roofs;
+  for (size_t m = 0; m < run.models.size(); ++m) {
+    if (run.models[m].roofs) roofs.emplace(static_cast<int32_t>(m), *run.models[m].roofs);
+  }
+  return roofs;
 }
 
 }  // namespace flopspy::analyzers

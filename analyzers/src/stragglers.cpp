@@ -273,4 +273,16 @@ StragglerReport FindStragglers(const RankTable& table, const StragglerRule& rule
   return report;
 }
 
+std::string StragglerMarks(const StragglerReport& report, size_t row) {
+  std::string marks;
+  for (const Straggler& s : report.stragglers) {
+    if (s.row != row) continue;
+    const std::string_view word = s.metric == StragglerMetric::kStepTime     ? "step"
+                                  : s.metric == StragglerMetric::kKernelTime ? "kernel"
+                                                                             : "busy";
+    marks += (marks.empty() ? "" : ",") + std::string(word);
+  }
+  return marks;
+}
+
 }  // namespace flopspy::analyzers

@@ -212,8 +212,38 @@ void TraceAnalyzer::State::AddLaunch(BufferedLaunch b) {
   p.bytes = estimate.bytes;
   p.flops_source = estimate.source;
   p.bytes_source = estimate.bytes_source;
+  p.launch_ns = l.enter_ns;
+  p.launch_cost_ns = l.duration_ns;
+  p.thread = b.thread;
   JoinHooks hooks{*this};
   join_.OnLaunch(l.correlation, p, b.thread, inside_library, hooks);
+}
+
+void TraceAnalyzer::State::NoteActivity(Pending* p, const trace::GpuActivityRecord& gpu) {
+  if (run_.activities.size() >= kMaxTimedActivities) {
+    ++run_.activities_dropped;
+    return;
+  }
+  TimedActivity a;
+  a.start_ns = gpu.start_ns;
+  a.end_ns = std::max(gpu.end_ns, gpu.start_ns);
+  a.device = gpu.device;
+  a.correlation = gpu.correlation;
+  a.from_graph = (gpu.h.flags & trace::kGpuFromGraph) != 0;
+  a.graph_id = a.from_graph ? gpu.graph_id : 0;
+  if (p == nullptr) {
+    a.is_copy = true;
+    a.bytes = static_cast<double>(gpu.bytes);
+  } else {
+    a.launch_ns = p->launch_ns;
+    a.launch_cost_ns = p->launch_cost_ns;
+    a.thread = p->thread;
+    a.group = p->group;
+    a.flops_known = Known(p->flops_source);
+    a.flops = a.flops_known ? p->flops : 0;
+    p->activity = static_cast<int64_t>(run_.activities.size());
+  }
+  run_.activities.push_back(a);
 }
 
 void TraceAnalyzer::State::AddApiCall(const trace::ApiCallRecord& a) {
@@ -321,6 +351,9 @@ void TraceAnalyzer::State::SortTables() {
   kernels_.swap(sorted);
   for (LibraryGroup& g : libraries_) {
     for (auto& [group, ns] : g.kernel_time) group = new_index[group];
+  }
+  for (TimedActivity& a : run_.activities) {
+    if (!a.is_copy) a.group = new_index[a.group];
   }
   std::sort(libraries_.begin(), libraries_.end(), [](const LibraryGroup& a, const LibraryGroup& b) {
     if (a.gpu_ns != b.gpu_ns) return a.gpu_ns > b.gpu_ns;

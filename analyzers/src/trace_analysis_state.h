@@ -67,7 +67,10 @@ struct TraceAnalyzer::State {
     double flops = 0, special = 0, bytes = 0;
     trace::FigureSource flops_source = trace::FigureSource::kUnknown;
     trace::FigureSource bytes_source = trace::FigureSource::kUnknown;
-    double gpu_ns = 0;  // once its GPU record came
+    double gpu_ns = 0;                           // once its GPU record came
+    uint64_t launch_ns = 0, launch_cost_ns = 0;  // the launch call (ranges, steps)
+    uint32_t thread = 0;
+    int64_t activity = -1;  // its TimedActivity, once timed
   };
   // A launch record, held until its LaunchParams records (which follow it) are in.
   struct BufferedLaunch {
@@ -106,6 +109,8 @@ struct TraceAnalyzer::State {
   void AddGpu(const trace::GpuActivityRecord& gpu);
   void AddCopy(const trace::GpuActivityRecord& gpu);
   void ApplyGpu(Pending& pending, const trace::GpuActivityRecord& gpu);
+  // Keeps a timed kernel (pending non-null) or copy for the ranges and steps analyses.
+  void NoteActivity(Pending* pending, const trace::GpuActivityRecord& gpu);
   // library_attribution.cpp
   void AddLibraryCall(const trace::LibraryCallRecord& call, uint32_t thread,
                       const trace::StringLookup& strings);

@@ -40,6 +40,7 @@ void TraceAnalyzer::State::ApplyGpu(Pending& p, const trace::GpuActivityRecord& 
     if (lib.device < 0) lib.device = gpu.device;
   }
   p.gpu_ns = ns;
+  NoteActivity(&p, gpu);
 }
 
 // Graph nodes, device launches and records whose launch never came: GPU time, name, no figures.
@@ -86,6 +87,7 @@ void TraceAnalyzer::State::AddCopy(const trace::GpuActivityRecord& gpu) {
   row.is_set = is_set;
   row.device = gpu.device;
   CountCopy(row, static_cast<double>(gpu.bytes), ns);
+  NoteActivity(nullptr, gpu);
 }
 
 }  // namespace flopspy::analyzers

@@ -196,6 +196,12 @@ TEST_F(GoldenReport, ParallelAnalysesGiveTheSameReport) {
   }
 }
 
+// NVTX ranges (nesting, a range ending on another thread, one never closed) and the steps they
+// mark, warm-up apart, with MFU from the model FLOPs the trace recorded.
+TEST_F(GoldenReport, NvtxRangesAndSteps) {
+  Check("steps", {Write("train.fspy", StepsTrace())});
+}
+
 TEST_F(GoldenReport, TruncatedTrace) {
   std::vector<uint8_t> bytes = DemoTrace();
   bytes.resize(bytes.size() - 100);

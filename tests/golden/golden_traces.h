@@ -31,4 +31,8 @@ std::vector<uint8_t> NoGpuTimesTrace();
 // the other traces, for the many-trace views).
 std::vector<uint8_t> StressTrace();
 
+// A training loop marked with NVTX (ProfilerStep#N, forward, backward, optimizer, an NCCL
+// range ending on another thread), its first step slow: the NVTX ranges and Steps sections.
+std::vector<uint8_t> StepsTrace();
+
 }  // namespace flopspy::testing

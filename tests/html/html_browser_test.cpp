@@ -2,7 +2,9 @@
 // its script runs without error (the DOM after scripts shows its marks), the GPU and CPU
 // roofline charts hold the expected points where their axes put them, the timeline has a lane
 // per stream, a header click sorts a table, the page reads with JavaScript off, and
-// a screenshot is a PNG of the requested size with the chart's colours in it. Exits 77
+// a screenshot is a PNG of the requested size with the chart's colours in it; at 1400 and
+// 1000 px the page does not scroll sideways, its table of contents resolves, it shows no raw
+// dump, and the roofline has a point per signature with known figures. Exits 77
 // (skipped) when no Chromium can be found.
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -289,6 +291,78 @@ TEST_F(BrowserTest, PageReadsWithJavaScriptOff) {
                  std::fabs(p[2] - (176 * .72 + 255 * .28)) < 10;
     }
     EXPECT_GT(compute, 200u) << "no compute-bound point drawn without script";
+  }
+}
+
+// Checks what a reader of the page at a given window width gets, in the browser: a script after
+// the page's own measures the layout and writes its findings on <body> for --dump-dom.
+TEST_F(BrowserTest, FitsTheWindowWithTocAndNoDumpsAt1400And1000Pixels) {
+  const std::string probe = R"(<script>
+(function () {
+  var b = document.body, wide = [];
+  b.setAttribute('data-inner-width', window.innerWidth);
+  b.setAttribute('data-scroll-width', document.documentElement.scrollWidth);
+  // Tables that would scroll sideways inside their frame.
+  Array.prototype.forEach.call(document.querySelectorAll('.table-wrap'), function (w) {
+    if (w.scrollWidth > w.clientWidth + 1) wide.push(w.firstChild.id || '?');
+  });
+  b.setAttribute('data-wide-tables', wide.join(','));
+  var broken = [];
+  Array.prototype.forEach.call(document.querySelectorAll('nav.toc a'), function (a) {
+    if (!document.getElementById(a.getAttribute('href').slice(1))) broken.push(a.href);
+  });
+  b.setAttribute('data-toc-links', document.querySelectorAll('nav.toc a').length);
+  b.setAttribute('data-toc-broken', broken.join(','));
+  b.setAttribute('data-pre', document.querySelectorAll('pre').length);
+  // The timeline zooms: "zoom in" halves the view around its middle.
+  var zoom = document.querySelector('.timeline-tools button');
+  if (zoom) zoom.click();
+  b.setAttribute('data-zoom', document.getElementById('t0-timeline').getAttribute('data-view'));
+})();
+</script></body>)";
+  std::string html = ReadAll(page_);
+  html.replace(html.rfind("</body>"), 7, probe);
+  const std::string probed = dir_.path() + "/layout.html";
+  std::ofstream(probed) << html;
+  // The model: a point on the roofline for every kernel signature (outside cuBLAS calls) and
+  // every library shape with known figures.
+  const auto m = RunChild({kReport, dir_.path() + "/demo.fspy", "--json"});
+  ASSERT_EQ(m.exit_code, 0) << m.err;
+  const nlohmann::json model = nlohmann::json::parse(m.out);
+  size_t known = 0;
+  const auto placed = [](const nlohmann::json& p) {
+    return p.is_object() && p.value("intensity", nlohmann::json()).is_number() &&
+           p["intensity"].get<double>() > 0 &&
+           p.value("achieved_flops_per_s", nlohmann::json()).is_number() &&
+           p["achieved_flops_per_s"].get<double>() > 0;
+  };
+  for (const auto& k : model["traces"][0]["kernels"]) {
+    known += !k.value("inside_library", false) && placed(k.value("placement", nlohmann::json()));
+  }
+  for (const auto& c : model["traces"][0]["library_calls"]) {
+    known += placed(c.value("placement", nlohmann::json()));
+  }
+  ASSERT_GT(known, 0u);
+  for (const int width : {1400, 1000}) {
+    SCOPED_TRACE(width);
+    const auto r = RunChromium(dir_, {"--window-size=" + std::to_string(width) + ",900",
+                                      "--dump-dom", "file://" + probed});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const HtmlDocument doc = ParseHtml(r.out, /*strict=*/false);
+    const auto bodies = ByTag(*doc.root, "body");
+    ASSERT_EQ(bodies.size(), 1u);
+    const HtmlNode& body = *bodies[0];
+    EXPECT_EQ(body.Attr("data-inner-width"), std::to_string(width));
+    // No horizontal scrolling of the page, and at 1400 px none inside a table either.
+    EXPECT_LE(D(body.Attr("data-scroll-width")), D(body.Attr("data-inner-width")));
+    if (width == 1400) EXPECT_EQ(body.Attr("data-wide-tables"), "");
+    EXPECT_GE(D(body.Attr("data-toc-links")), 6);
+    EXPECT_EQ(body.Attr("data-toc-broken"), "");
+    EXPECT_EQ(body.Attr("data-pre"), "0") << "a raw dump on the page";
+    EXPECT_EQ(body.Attr("data-zoom"), "250.00 500.00");
+    const HtmlNode* svg = ById(*doc.root, "t0-gpu0-roofline");
+    ASSERT_NE(svg, nullptr);
+    EXPECT_EQ(ByTag(*svg, "circle", "pt").size(), known);
   }
 }
 

@@ -15,6 +15,7 @@
 #include <sstream>
 
 #include "demo_trace.h"
+#include "flopspy/analyzers/display_text.h"
 #include "html_check.h"
 #include "report/csv_report.h"
 #include "subprocess.h"
@@ -244,7 +245,8 @@ TEST_F(HtmlReportTest, DeviceShowsUtilisationAndCoverageBySource) {
   ASSERT_NE(device, nullptr);
   const std::string text = device->Text();
   EXPECT_NE(text.find("NVIDIA H100 80GB HBM3"), std::string::npos);
-  EXPECT_NE(text.find("MFU"), std::string::npos);
+  EXPECT_NE(text.find("counted FLOPs (analytic) achieved 0.14% of tf32-tensor"), std::string::npos)
+      << text;
   std::set<std::string> sources;
   for (const HtmlNode* r : ByTag(*device, "rect")) {
     if (!r->Attr("data-source").empty()) sources.insert(r->Attr("data-source"));
@@ -446,7 +448,7 @@ TEST_F(HtmlReportTest, AdviceOnTheCublasGemmAgreesWithItself) {
     return it == headers.end() ? std::string("(no column)") : cells[it - headers.begin()];
   };
   EXPECT_EQ(cell("% peak"), "0.43%");
-  EXPECT_EQ(cell("roof"), "tf32_tensor*");
+  EXPECT_EQ(cell("roof"), "tf32-tensor*");  // the roof's name as the text report has it
 }
 
 TEST_F(HtmlReportTest, EmptyAdviceSaysNoFindingsAndWhy) {
@@ -533,7 +535,11 @@ TEST_F(HtmlReportTest, SummaryShowsTheRunsRegimeWithItsNumbers) {
             std::string::npos);
   EXPECT_NE(page.find("<dt>FLOPs</dt><dd>2.11 GFLOP (analytic 2.1 G, catalog 7 M)</dd>"),
             std::string::npos);
-  for (const HtmlNode* h : ByTag(*doc.root, "h3")) EXPECT_NE(h->Text(), "Summary");
+  // The summary is the trace's first fold, open.
+  const auto folds = ByTag(*doc.root, "details", "sec");
+  ASSERT_FALSE(folds.empty());
+  EXPECT_EQ(folds[0]->Attr("id"), "t0-s-summary");
+  EXPECT_TRUE(folds[0]->attrs.contains("open"));
   // Without a sentence the shares are the numbers shown.
   model["traces"][0]["summary"]["regime"].erase("sentence");
   EXPECT_NE(tools::RenderHtmlReport(model).find("(kernel time: 64.5% compute bound, 32.0% "
@@ -592,6 +598,131 @@ TEST(HtmlReport, UnreadableTraceStillMakesAPage) {
   EXPECT_NE(ById(*doc.root, "traces"), nullptr);  // the list of traces, with several
   EXPECT_NE(page.find("unreadable"), std::string::npos);
   EXPECT_NE(page.find("rank 3"), std::string::npos);
+}
+
+TEST_F(HtmlReportTest, TableOfContentsLinksToFoldsInReadingOrder) {
+  // The first screen: summary, where the time goes, advice; then the GPU, and every fold is
+  // in the table of contents, whose links all land on an element of the page.
+  const auto navs = ByTag(*doc_->root, "nav", "toc");
+  ASSERT_EQ(navs.size(), 1u);
+  std::vector<std::string> targets;
+  for (const HtmlNode* a : ByTag(*navs[0], "a")) {
+    ASSERT_TRUE(a->Attr("href").starts_with("#")) << a->Attr("href");
+    targets.push_back(a->Attr("href").substr(1));
+    EXPECT_NE(ById(*doc_->root, targets.back()), nullptr) << targets.back();
+  }
+  std::vector<std::string> folds;
+  for (const HtmlNode* d : ByTag(*doc_->root, "details", "sec")) folds.push_back(d->Attr("id"));
+  EXPECT_EQ(targets, folds);
+  ASSERT_GE(folds.size(), 4u);
+  EXPECT_EQ(std::vector<std::string>(folds.begin(), folds.begin() + 4),
+            (std::vector<std::string>{"t0-s-summary", "t0-s-where", "t0-s-advice", "t0-gpu0"}));
+  for (const char* id : {"t0-s-timeline", "t0-s-overhead", "t0-s-kernels", "t0-s-library"}) {
+    EXPECT_NE(std::find(folds.begin(), folds.end(), id), folds.end()) << id;
+  }
+}
+
+// The text a reader sees: every text node outside script and style.
+void VisibleText(const HtmlNode& n, std::string& out) {
+  if (n.name == "script" || n.name == "style") return;
+  if (n.name == "#text") out += n.text + "\n";
+  for (const auto& c : n.children) VisibleText(*c, out);
+}
+
+TEST_F(HtmlReportTest, NoKeyValueDumpsOrRawFigures) {
+  EXPECT_TRUE(ByTag(*doc_->root, "pre").empty());
+  std::string text;
+  VisibleText(*doc_->root, text);
+  // No 16-digit floats, no JSON keys or literals shown as values.
+  std::smatch m;
+  EXPECT_FALSE(std::regex_search(text, m, std::regex(R"(\d\.\d{5,})"))) << m.str();
+  for (const char* raw : {"_ns", "_fraction", "null", "true", "false", "Gpu times", "Cpu first"}) {
+    EXPECT_EQ(text.find(raw), std::string::npos) << raw;
+  }
+  // The launch overhead reads verdict first, then its tables.
+  const HtmlNode* overhead = ById(*doc_->root, "t0-s-overhead");
+  ASSERT_NE(overhead, nullptr);
+  const auto verdict = ByTag(*overhead, "p", "verdict");
+  ASSERT_EQ(verdict.size(), 1u);
+  EXPECT_NE(verdict[0]->Text().find("partly overhead bound"), std::string::npos);
+  EXPECT_NE(ById(*overhead, "t0-overhead-devices"), nullptr);
+  EXPECT_NE(ById(*overhead, "t0-overhead-streams"), nullptr);
+}
+
+TEST_F(HtmlReportTest, KernelNameComesFirstShortenedWithTheFullNameOnHover) {
+  for (const char* id : {"t0-kernels", "t0-rollup-names", "t0-overhead-signatures"}) {
+    SCOPED_TRACE(id);
+    const HtmlNode* table = ById(*doc_->root, id);
+    ASSERT_NE(table, nullptr);
+    const auto headers = ByTag(*table, "th");
+    ASSERT_FALSE(headers.empty());
+    EXPECT_TRUE(headers[0]->Text() == "kernel" || headers[0]->Text() == "name")
+        << headers[0]->Text();
+    for (const HtmlNode* name : ByTag(*table, "span", "kname")) {
+      EXPECT_LE(name->Text().size(), 66u) << name->Text();
+      EXPECT_FALSE(name->Attr("title").empty());
+    }
+  }
+  // The GEMM's tile size survives in the cell; its whole name is in the row.
+  const HtmlNode* table = ById(*doc_->root, "t0-kernels");
+  bool tile = false;
+  for (const HtmlNode* name : ByTag(*table, "span", "kname")) {
+    tile |= name->Text().find("128x128x32") != std::string::npos;
+  }
+  EXPECT_TRUE(tile);
+}
+
+TEST(ShortenKernelName, KeepsTileSizesAndDropsNamespaces) {
+  using analyzers::ShortenKernelName;
+  EXPECT_EQ(ShortenKernelName("short_kernel", 40), "short_kernel");
+  EXPECT_EQ(ShortenKernelName("at::native::(anonymous namespace)::reduce_kernel", 60),
+            "reduce_kernel");
+  const std::string a = ShortenKernelName(
+      "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x256x64_warpgroupsize2x1x1_execute_"
+      "segment_k_off_kernel__5x_cublas",
+      48);
+  const std::string b = ShortenKernelName(
+      "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize256x128x64_warpgroupsize2x1x1_execute_"
+      "segment_k_off_kernel__5x_cublas",
+      48);
+  EXPECT_LE(a.size(), 48u);
+  EXPECT_NE(a, b);  // the tile sizes tell them apart
+  EXPECT_NE(a.find("128x256x64"), std::string::npos) << a;
+  EXPECT_TRUE(a.starts_with("sm90_xmma_gemm")) << a;
+  // No tile sizes: the head and the tail (template arguments) stay.
+  const std::string c = ShortenKernelName(
+      "void at::native::elementwise_kernel<128, 4, at::native::gpu_kernel_impl<at::native::"
+      "GeluCUDAKernelImpl>>(int)",
+      40);
+  EXPECT_LE(c.size(), 40u);
+  EXPECT_NE(c.find("..."), std::string::npos) << c;
+  // A cut never splits a UTF-8 character.
+  const std::string d =
+      ShortenKernelName(std::string(30, 'a') + "\u00b7\u00b7\u00b7" + std::string(40, 'b'), 24);
+  EXPECT_EQ(d.find("\xc2"
+                   "."),
+            std::string::npos);
+  for (size_t i = 0; i + 1 < d.size(); ++i) {
+    if ((static_cast<unsigned char>(d[i]) & 0xE0) == 0xC0) {
+      EXPECT_EQ(static_cast<unsigned char>(d[i + 1]) & 0xC0, 0x80) << d;
+    }
+  }
+}
+
+TEST_F(HtmlReportTest, CpuChartHasALegendOfItsOwn) {
+  const std::string page = tools::RenderHtmlReport(WithAddedSections(*model_));
+  const HtmlDocument doc = ParseHtml(page);
+  const HtmlNode* cpu = ById(*doc.root, "t0-cpu-chart");
+  ASSERT_NE(cpu, nullptr);
+  const auto legend = ByTag(*cpu, "g", "legend");
+  ASSERT_EQ(legend.size(), 1u);
+  const std::string text = legend[0]->Text();
+  EXPECT_EQ(text.find("library call"), std::string::npos) << text;
+  EXPECT_EQ(text.find("overhead bound"), std::string::npos) << text;
+  EXPECT_NE(text.find("CPU time"), std::string::npos) << text;
+  const HtmlNode* gpu = ById(*doc_->root, "t0-gpu0-roofline");
+  ASSERT_NE(gpu, nullptr);
+  EXPECT_NE(ByTag(*gpu, "g", "legend")[0]->Text().find("library call"), std::string::npos);
 }
 
 }  // namespace

@@ -109,7 +109,9 @@ TEST(MultiTraceHtml, DiffAgainstARunWithoutGpuRecords) {
   WriteFile(dir.path() + "/b.fspy", DemoTraceWithoutGpuRecords(4243));
   const std::string a = dir.path() + "/a.fspy", b = dir.path() + "/b.fspy";
   const std::string html = dir.path() + "/diff.html";
-  const auto r = RunChild({kReport, "--diff", a, b, "--json", "--html", html});
+  // By signature: one row per kernel signature of the demo.
+  const auto r =
+      RunChild({kReport, "--diff", a, b, "--match", "signature", "--json", "--html", html});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto model = nlohmann::json::parse(r.out);
   const auto& d = model["diff"];

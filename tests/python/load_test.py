@@ -161,11 +161,22 @@ class TablesMatchTheJson(ReportFixture):
         self.assertEqual(list(report.stragglers["rank"]), [s["rank"] for s in doc["stragglers"]])
         self.assertEqual(list(report.stragglers["metric"]),
                          [s["metric"] for s in doc["stragglers"]])
-        self.assertEqual(sorted(set(report.kernels["rank"])), [0, 1, 2, 3])
-        per_rank = report.kernels.groupby("rank")["gpu_ns"].sum()
-        for trace in doc["traces"]:
-            rank = trace["process"]["rank"]
-            self.assertAlmostEqual(per_rank[rank], sum(k["gpu_ns"] for k in trace["kernels"]))
+        # Above two traces the report holds the whole run: each trace's rows need --per-trace.
+        self.assertFalse(doc["aggregate"]["traces_in_full"])
+        self.assertTrue(report.kernels.empty)
+        self.assertEqual(list(report.merged_kernels["gpu_ns"]),
+                         [k["gpu_ns"] for k in doc["aggregate"]["kernels"]])
+
+    def test_per_trace_keeps_each_traces_rows(self):
+        third = self.path("demo_third.fspy")
+        subprocess.run([env("FLOPSPY_DEMO_TRACE"), third], check=True)
+        path = self.report("three.json", ["--per-trace", self.demo, self.demo_cpu, third])
+        report, doc = flopspy.load(path), self.doc(path)
+        self.assertTrue(doc["aggregate"]["traces_in_full"])
+        self.assertEqual(len(doc["traces"]), 3)
+        per_trace = report.kernels.groupby("trace")["gpu_ns"].sum()
+        for i, trace in enumerate(doc["traces"]):
+            self.assertAlmostEqual(per_trace[i], sum(k["gpu_ns"] for k in trace["kernels"]))
 
     def test_steps_and_ranges_are_read_once_the_report_writes_them(self):
         doc = self.doc(self.single)

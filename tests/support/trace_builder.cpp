@@ -161,6 +161,34 @@ trace::GpuActivityRecord KernelExecution(uint32_t signature, uint64_t correlatio
   return g;
 }
 
+trace::RangeRecord RangeEvent(trace::RangeEdge edge, uint64_t time_ns, uint32_t name,
+                              uint32_t domain, uint64_t range_id) {
+  trace::RangeRecord r{};
+  r.edge = static_cast<uint8_t>(edge);
+  r.time_ns = time_ns;
+  r.name = name;
+  r.domain = domain;
+  r.range_id = range_id;
+  return r;
+}
+
+trace::ResourceNameRecord ResourceName(trace::NamedResource resource, uint64_t handle,
+                                       uint32_t name) {
+  trace::ResourceNameRecord r{};
+  r.resource = static_cast<uint8_t>(resource);
+  r.handle = handle;
+  r.name = name;
+  return r;
+}
+
+trace::RegionRecord RegionEvent(trace::RegionEdge edge, uint64_t time_ns, uint32_t name) {
+  trace::RegionRecord r{};
+  r.edge = static_cast<uint8_t>(edge);
+  r.time_ns = time_ns;
+  r.name = name;
+  return r;
+}
+
 trace::TraceEndRecord ExitEnd(uint64_t time_ns, uint64_t records_lost) {
   trace::TraceEndRecord end{};
   end.reason = static_cast<uint8_t>(trace::EndReason::kExit);

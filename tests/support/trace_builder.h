@@ -74,6 +74,15 @@ trace::KernelLaunchRecord KernelLaunch(uint32_t signature, uint64_t correlation,
 trace::GpuActivityRecord KernelExecution(uint32_t signature, uint64_t correlation,
                                          uint64_t start_ns, uint64_t ns, uint32_t stream,
                                          bool from_graph = false);
+// NVTX events as the receiver writes them: a push (or start, with `range_id`) of string `name`
+// in domain string `domain` (0: the default domain), a pop or end, a mark.
+trace::RangeRecord RangeEvent(trace::RangeEdge edge, uint64_t time_ns, uint32_t name = 0,
+                              uint32_t domain = 0, uint64_t range_id = 0);
+// A name NVTX gave a stream, device, thread...
+trace::ResourceNameRecord ResourceName(trace::NamedResource resource, uint64_t handle,
+                                       uint32_t name);
+// flopspy_region_begin/end of string `name`.
+trace::RegionRecord RegionEvent(trace::RegionEdge edge, uint64_t time_ns, uint32_t name);
 // The end record of a process that exited; `records_lost` as the recorder counts them.
 trace::TraceEndRecord ExitEnd(uint64_t time_ns, uint64_t records_lost = 0);
 

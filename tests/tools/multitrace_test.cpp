@@ -40,9 +40,27 @@ TEST_F(MultiTraceTest, TextNamesTheStragglerAndShowsEveryRank) {
   const auto r = RunChild({kReport, job, "--color", "never"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.err, "");
-  // The run sections come before the first trace's.
-  const std::string run = r.out.substr(0, r.out.find("\ntrace "));
+  // Above two traces, the run stands for them: no trace's own report without --per-trace.
+  EXPECT_EQ(r.out.find("\ntrace "), std::string::npos) << r.out;
+  const std::string run = r.out;
   const std::string out = Unwrapped(run);
+  EXPECT_NE(out.find("Add --per-trace to see each one."), std::string::npos) << out;
+  // The ranks compared: FLOP/s over the known FLOPs' time, the straggler marked, the top kernel
+  // named once. Rank 3: 172 GFLOP in 80 ms of SGEMM.
+  EXPECT_NE(run.find("rank  GPU busy  kernel time  FLOP/s  %peak  steps  step mean  stands out  "
+                     "top kernel"),
+            std::string::npos)
+      << run;
+  EXPECT_NE(run.find("     3       91%        90 ms  2.15 T   0.4%     10      10 ms  step        "
+                     "k1 89%"),
+            std::string::npos)
+      << run;
+  EXPECT_NE(run.find("  k1  sm90_xmma_gemm_f32f32_tf32f32_f32_nn_n_tilesize128x128x32\n"),
+            std::string::npos)
+      << run;
+  // Advice on the merged run: the SGEMM kernel of every rank, 260 ms.
+  EXPECT_NE(out.find("Advice for the whole run"), std::string::npos) << out;
+  EXPECT_NE(out.find("roof over 260 ms"), std::string::npos) << out;
   EXPECT_NE(out.find("whole run: 4 traces merged"), std::string::npos) << out;
   EXPECT_NE(out.find("4 processes, 4 ranks on 1 host, 4 GPUs (NVIDIA H100"), std::string::npos)
       << out;
@@ -100,7 +118,7 @@ TEST_F(MultiTraceTest, JsonHasAggregateRanksAndStragglers) {
   EXPECT_EQ(a["kernels"][0]["name"], kRankGemmKernel);
   EXPECT_EQ(a["kernels"][0]["executions"], 40);
   // MFU: 40 SGEMMs' FLOPs over the four GPUs' active spans x the FP32 peak.
-  EXPECT_TRUE(a["mfu"].is_number());
+  EXPECT_TRUE(a["counted_flops_of_peak"].is_number());
 
   const auto& ranks = j["ranks"];
   ASSERT_EQ(ranks.size(), 4u);
@@ -116,6 +134,16 @@ TEST_F(MultiTraceTest, JsonHasAggregateRanksAndStragglers) {
   EXPECT_DOUBLE_EQ(ranks[3]["kernel_gpu_ns"].get<double>(), 90.0 * kMs);
   // Busy: 10 x 9 ms of work in a window of 9 x 10 + 9 ms.
   EXPECT_NEAR(ranks[3]["busy_fraction"].get<double>(), 90.0 / 99.0, 1e-9);
+  // 40 x 2 x 2048^3 / 4 FLOPs per rank over its 80 ms of SGEMM (the layer norm has none).
+  EXPECT_NEAR(ranks[3]["flops_per_s"].get<double>(), 10 * 2.0 * 2048 * 2048 * 2048 / 0.080, 1e3);
+  EXPECT_EQ(ranks[3]["top_kernel"]["label"], kRankGemmKernel);
+  EXPECT_NEAR(ranks[3]["top_kernel"]["share"].get<double>(), 80.0 / 90, 1e-12);
+  EXPECT_EQ(ranks[3]["straggler"], nlohmann::json::array({"step_time"}));
+  EXPECT_TRUE(ranks[0]["straggler"].empty());
+  // Advice on the merged run: the rules see the SGEMM kernel of the four ranks together.
+  ASSERT_FALSE(j["advice"].empty());
+  EXPECT_EQ(j["advice"][0]["kind"], "far_from_roof");
+  EXPECT_NEAR(j["advice"][0]["share"].get<double>(), 260.0 / 300, 1e-9);
 
   const auto& s = j["stragglers"];
   ASSERT_EQ(s.size(), 1u);
@@ -126,6 +154,47 @@ TEST_F(MultiTraceTest, JsonHasAggregateRanksAndStragglers) {
   EXPECT_NEAR(s[0]["excess"].get<double>(), 0.25, 1e-12);
   EXPECT_EQ(s[0]["kernel_ns"], 8 * kMs);
   EXPECT_EQ(s[0]["kernel_reference_ns"], 6 * kMs);
+}
+
+TEST_F(MultiTraceTest, PerTraceAddsEachTracesFullReport) {
+  const std::string job = WriteRankJob(dir_.path() + "/job", false);
+  const auto r = RunChild({kReport, job, "--per-trace", "--color", "never"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  size_t sections = 0;
+  for (size_t at = r.out.find("\ntrace "); at != std::string::npos;
+       at = r.out.find("\ntrace ", at + 1)) {
+    ++sections;
+  }
+  EXPECT_EQ(sections, 4u) << r.out;
+  EXPECT_LT(r.out.find("whole run:"), r.out.find("\ntrace ")) << r.out;
+  EXPECT_EQ(r.out.find("Add --per-trace"), std::string::npos) << r.out;
+
+  // The JSON: each trace's facts only by default, the whole trace with --per-trace.
+  const auto slim = nlohmann::json::parse(RunChild({kReport, "--json", job}).out);
+  ASSERT_EQ(slim["traces"].size(), 4u);
+  EXPECT_EQ(slim["view"]["per_trace"], false);
+  EXPECT_EQ(slim["aggregate"]["traces_in_full"], false);
+  for (const auto& t : slim["traces"]) {
+    EXPECT_TRUE(t.contains("process"));
+    EXPECT_TRUE(t.contains("summary"));
+    EXPECT_FALSE(t.contains("kernels"));
+    EXPECT_FALSE(t.contains("advice"));
+  }
+  const auto full = nlohmann::json::parse(RunChild({kReport, "--json", "--per-trace", job}).out);
+  EXPECT_EQ(full["aggregate"]["traces_in_full"], true);
+  for (const auto& t : full["traces"]) {
+    EXPECT_EQ(t["kernels"].size(), 2u);
+    EXPECT_TRUE(t.contains("advice"));
+  }
+}
+
+TEST_F(MultiTraceTest, TwoTracesKeepTheirFullReports) {
+  const std::string job = WriteRankJob(dir_.path() + "/job", false);
+  const auto r = RunChild({kReport, job + "/rank0.fspy", job + "/rank1.fspy", "--color", "never"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("whole run: 2 traces merged"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\ntrace "), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("Add --per-trace"), std::string::npos) << r.out;
 }
 
 TEST_F(MultiTraceTest, EvenRanksHaveNoStraggler) {
@@ -160,18 +229,35 @@ TEST_F(MultiTraceTest, DiffComparesKernelsAndSteps) {
   EXPECT_DOUBLE_EQ(d["step_a"]["mean_ns"].get<double>(), 8.5 * kMs);
   EXPECT_DOUBLE_EQ(d["step_b"]["mean_ns"].get<double>(), 7.0 * kMs);
   EXPECT_NEAR(d["step_change_pct"].get<double>(), 100 * (7 - 8.5) / 8.5, 1e-9);
-  // SGEMM kernel: 260 ms -> 200 ms, the largest change; the layer norm changed grid, so it is
-  // one kernel only in A and another only in B (40 ms each).
+  // Both runs mark the step (40 steps each): ranked per step. SGEMM kernel: 260 ms -> 200 ms,
+  // 6.5 -> 5 ms per step, the largest change; the layer norm changed grid but keeps its name:
+  // one row, 1 ms per step in both.
+  EXPECT_EQ(d["match"], "name");
+  EXPECT_EQ(d["basis"], "per_step");
   const auto& k = d["kernels"];
-  ASSERT_EQ(k.size(), 3u);
+  ASSERT_EQ(k.size(), 2u);
   EXPECT_EQ(k[0]["name"], kRankGemmKernel);
   EXPECT_EQ(k[0]["presence"], "both");
   EXPECT_DOUBLE_EQ(k[0]["change_ns"].get<double>(), -60.0 * kMs);
+  EXPECT_DOUBLE_EQ(k[0]["rank_change_ns"].get<double>(), -1.5 * kMs);
+  EXPECT_DOUBLE_EQ(k[0]["a"]["per_step_ns"].get<double>(), 6.5 * kMs);
+  EXPECT_DOUBLE_EQ(k[0]["b"]["per_step_ns"].get<double>(), 5.0 * kMs);
   EXPECT_NEAR(k[0]["change_pct"].get<double>(), -60.0 / 260 * 100, 1e-9);
   EXPECT_EQ(k[0]["a"]["count"], 40);
   EXPECT_DOUBLE_EQ(k[0]["a"]["mean_ns"].get<double>(), 6.5 * kMs);
   EXPECT_DOUBLE_EQ(k[0]["b"]["mean_ns"].get<double>(), 5.0 * kMs);
-  std::set<std::string> presence = {k[1]["presence"], k[2]["presence"]};
+  EXPECT_EQ(k[1]["presence"], "both");
+  EXPECT_EQ(k[1]["label"], "layer_norm_kernel");
+  EXPECT_DOUBLE_EQ(k[1]["rank_change_ns"].get<double>(), 0);
+
+  // --match signature keeps launch shapes apart: the layer norm is one kernel only in A and
+  // another only in B (40 ms each).
+  const auto s = RunChild({kReport, "--diff", a, b, "--json", "--match", "signature"});
+  ASSERT_EQ(s.exit_code, 0) << s.err;
+  const auto by_signature = nlohmann::json::parse(s.out);
+  const auto& ks = by_signature["diff"]["kernels"];
+  ASSERT_EQ(ks.size(), 3u);
+  std::set<std::string> presence = {ks[1]["presence"], ks[2]["presence"]};
   EXPECT_EQ(presence, (std::set<std::string>{"only_a", "only_b"}));
   ASSERT_EQ(d["library_calls"].size(), 1u);
   EXPECT_NEAR(d["library_calls"][0]["rate_change_pct"].get<double>(), (260.0 / 200 - 1) * 100,
@@ -186,9 +272,35 @@ TEST_F(MultiTraceTest, DiffText) {
   EXPECT_NE(r.out.find("Kernel GPU time: A 300 ms, B 240 ms (-20.0%)."), std::string::npos)
       << r.out;
   EXPECT_NE(r.out.find("A 8.5 ms, B 7 ms (-17.6%)"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("only A"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("only B"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("-60 ms"), std::string::npos) << r.out;
+  // Per step, with the mean per call beside it.
+  EXPECT_NE(r.out.find("Kernels by name, largest change per step first"), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find(" change     %  step A  step B  mean A  mean B"), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("-1.5 ms  -23%  6.5 ms    5 ms  6.5 ms    5 ms"), std::string::npos)
+      << r.out;
+  const auto s = RunChild({kReport, "--diff", a, b, "--match", "signature"});
+  ASSERT_EQ(s.exit_code, 0) << s.err;
+  EXPECT_NE(s.out.find("Kernels by signature"), std::string::npos) << s.out;
+  EXPECT_NE(s.out.find("only A"), std::string::npos) << s.out;
+  EXPECT_NE(s.out.find("only B"), std::string::npos) << s.out;
+}
+
+TEST_F(MultiTraceTest, BadMatchOrPerTraceWithDiffIsAUsageError) {
+  const std::string a = WriteRankJob(dir_.path() + "/a", false);
+  const std::string b = WriteRankJob(dir_.path() + "/b", true);
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{kReport, "--diff", a, b, "--match", "foo"},
+        std::vector<std::string>{kReport, a, "--match", "name"},
+        std::vector<std::string>{kReport, "--diff", a, b, "--per-trace"}}) {
+    const auto r = RunChild(args);
+    EXPECT_EQ(r.exit_code, 2) << args.back();
+    EXPECT_EQ(r.err.rfind("flopspy-report: ", 0), 0u) << r.err;
+    EXPECT_EQ(r.out, "");
+  }
+  EXPECT_NE(RunChild({kReport, "--diff", a, b, "--match", "foo"})
+                .err.find("--match foo: use name or signature"),
+            std::string::npos);
 }
 
 TEST_F(MultiTraceTest, DiffNeedsTwoPaths) {
@@ -218,8 +330,8 @@ TEST_F(MultiTraceTest, HtmlAndCsvCarryTheRunSections) {
     EXPECT_TRUE(std::filesystem::exists(csv + "/" + f)) << f;
   }
   const std::string diff_html = dir_.path() + "/d.html";
-  const auto d = RunChild(
-      {kReport, "--diff", job, WriteRankJob(dir_.path() + "/b", true), "--html", diff_html});
+  const auto d = RunChild({kReport, "--diff", job, WriteRankJob(dir_.path() + "/b", true),
+                           "--match", "signature", "--html", diff_html});
   ASSERT_EQ(d.exit_code, 0) << d.err;
   std::ifstream din(diff_html);
   const std::string dpage((std::istreambuf_iterator<char>(din)), std::istreambuf_iterator<char>());

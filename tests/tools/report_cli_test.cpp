@@ -14,6 +14,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "rank_trace.h"
 #include "subprocess.h"
 #include "trace_builder.h"
 
@@ -269,6 +270,36 @@ TEST_F(ReportCliTest, JsonStatesTheViewOptions) {
   EXPECT_EQ(doc["view"]["sort"], "count");
   EXPECT_EQ(doc["view"]["group_by"], "family");
   EXPECT_EQ(doc["view"]["filter"], "gemm|mul");
+}
+
+// --top cuts the kernel rows of every output, not only the text, and JSON says what was cut.
+TEST_F(ReportCliTest, TopAppliesToJsonAndCsvKernelRows) {
+  const std::string trace = dir_.path() + "/rank.fspy";
+  const std::vector<uint8_t> bytes = RankTrace({});
+  std::ofstream(trace, std::ios::binary)
+      .write(reinterpret_cast<const char*>(bytes.data()),
+             static_cast<std::streamsize>(bytes.size()));
+  const ChildResult all = RunChild({kReport, trace, "--json"});
+  ASSERT_EQ(all.exit_code, 0) << all.err;
+  const nlohmann::json full = nlohmann::json::parse(all.out);
+  ASSERT_EQ(full["traces"][0]["kernels"].size(), 2u);
+  EXPECT_FALSE(full["traces"][0].contains("kernels_shown"));
+
+  const std::string csv = dir_.path() + "/csv";
+  const ChildResult top = RunChild({kReport, trace, "--json", "--top", "1", "--csv", csv});
+  ASSERT_EQ(top.exit_code, 0) << top.err;
+  const nlohmann::json doc = nlohmann::json::parse(top.out);
+  const nlohmann::json& t = doc["traces"][0];
+  ASSERT_EQ(t["kernels"].size(), 1u);
+  EXPECT_EQ(t["kernels"][0]["name"], full["traces"][0]["kernels"][0]["name"]);
+  EXPECT_EQ(t["kernels_shown"]["shown"], 1);
+  EXPECT_EQ(t["kernels_shown"]["of"], 2);
+  EXPECT_EQ(t["kernels_shown"]["note"], "shown 1 of 2 kernel rows (--top 1)");
+  std::ifstream in(csv + "/kernels.csv");
+  ASSERT_TRUE(in) << "no kernels.csv";
+  size_t lines = 0;
+  for (std::string line; std::getline(in, line);) ++lines;
+  EXPECT_EQ(lines, 2u);  // the header and one row
 }
 
 }  // namespace

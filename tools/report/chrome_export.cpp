@@ -108,6 +108,8 @@ constexpr size_t kMaxRegionDepth = 256;
 // A stream's side track (work that overlaps the stream's previous slice without nesting).
 constexpr uint64_t kSideTrack = uint64_t{1} << 32;
 constexpr int64_t kSideTrackTidOffset = int64_t{1} << 30;
+// The steps track's key among the process's threads (no thread id reaches 2^32).
+constexpr uint64_t kStepsTrack = uint64_t{1} << 33;
 
 class TraceExporter {
  public:
@@ -154,6 +156,7 @@ class TraceExporter {
     }
     FinishRegions(reader);
     WriteCounters();
+    if (input.steps != nullptr) WriteSteps(*input.steps);
   }
 
  private:
@@ -234,6 +237,67 @@ class TraceExporter {
                          Ts(dur)));
   }
 
+  // NVTX push/pop ranges nest per thread and domain: complete slices on the thread, like
+  // regions; start/end ranges may end on another thread: async slices paired by their id.
+  void NvtxEdge(const trace::RangeRecord& g, uint32_t thread, const trace::TraceReader& reader) {
+    const double ts = Us(g.time_ns);
+    const std::string domain = g.domain ? std::string(reader.String(g.domain)) : "";
+    const std::string cat = domain.empty() ? "nvtx" : "nvtx," + domain;
+    switch (static_cast<trace::RangeEdge>(g.edge)) {
+      case trace::RangeEdge::kPush: {
+        auto& stack = nvtx_[{thread, g.domain}];
+        if (stack.size() < kMaxRegionDepth) stack.push_back({g.name, ts});
+        return;
+      }
+      case trace::RangeEdge::kPop: {
+        auto& stack = nvtx_[{thread, g.domain}];
+        if (stack.empty()) return;
+        const OpenRegion begin = stack.back();
+        stack.pop_back();
+        const double dur = std::max(ts - begin.ts_us, 0.0);
+        if (!Shown(begin.ts_us, dur)) return;
+        w_.Event(fmt::format(R"("ph":"X","cat":{},"name":{},"pid":{},"tid":{},"ts":{},"dur":{})",
+                             Quoted(cat), Quoted(reader.String(begin.name)), pid_, CpuTid(thread),
+                             Ts(begin.ts_us), Ts(dur)));
+        return;
+      }
+      case trace::RangeEdge::kStart:
+      case trace::RangeEdge::kEnd: {
+        if (!Shown(ts)) return;
+        const bool start = g.edge == static_cast<uint8_t>(trace::RangeEdge::kStart);
+        w_.Event(fmt::format(R"("ph":"{}","cat":{},"name":{},"id":{},"pid":{},"tid":{},"ts":{})",
+                             start ? "b" : "e", Quoted(cat),
+                             Quoted(start ? reader.String(g.name) : std::string_view("range")),
+                             g.range_id, pid_, CpuTid(thread), Ts(ts)));
+        return;
+      }
+      case trace::RangeEdge::kMark:
+        if (!Shown(ts)) return;
+        w_.Event(fmt::format(R"("ph":"i","s":"t","cat":{},"name":{},"pid":{},"tid":{},"ts":{})",
+                             Quoted(cat), Quoted(reader.String(g.name)), pid_, CpuTid(thread),
+                             Ts(ts)));
+        return;
+    }
+  }
+
+  // The steps found, one slice each on a "steps" track of the process.
+  void WriteSteps(const analyzers::StepReport& steps) {
+    if (steps.empty()) return;
+    const int64_t tid = cpu_tids_.Get(kStepsTrack, kMaxChromeId);
+    w_.Event(fmt::format(
+        R"("ph":"M","name":"thread_name","pid":{},"tid":{},"args":{{"name":{}}})", pid_, tid,
+        Quoted(fmt::format("steps ({})", analyzers::StepSourceName(steps.source)))));
+    for (const analyzers::Step& step : steps.steps) {
+      const double ts = Us(step.begin_ns);
+      const double dur = std::max(Us(step.end_ns) - ts, 0.0);
+      if (!Shown(ts, dur)) continue;
+      w_.Event(fmt::format(
+          R"("ph":"X","cat":"step","name":"step {}{}","pid":{},"tid":{},"ts":{},"dur":{},"args":{{"kernels":{},"busy_ns":{:.0f},"counted_flops":{:.6g}}})",
+          step.number, step.warmup ? " (warm-up)" : "", pid_, tid, Ts(ts), Ts(dur), step.kernels,
+          step.busy_ns, step.flops));
+    }
+  }
+
   // Regions still open at the end of the trace stay open-ended, as the program left them.
   void FinishRegions(const trace::TraceReader& reader) {
     for (const auto& [thread, open] : regions_) {
@@ -305,6 +369,9 @@ class TraceExporter {
             trace::FigureSourceName(static_cast<trace::FigureSource>(c.source)), c.status));
         break;
       }
+      case RecordType::kRange:
+        NvtxEdge(r.As<trace::RangeRecord>(), r.thread_id, reader);
+        break;
       case RecordType::kRegion:
         RegionEdge(r.As<trace::RegionRecord>(), r.thread_id, reader);
         break;
@@ -484,8 +551,9 @@ class TraceExporter {
   std::unordered_map<std::pair<int64_t, uint64_t>, uint64_t, PairHash> track_end_;
   std::unordered_set<int64_t> gpu_named_;
   std::unordered_set<std::pair<int64_t, uint64_t>, PairHash> named_tracks_;
-  std::map<int32_t, GpuCounters> counters_;            // by device
-  std::unordered_map<uint32_t, OpenRegions> regions_;  // by thread
+  std::map<int32_t, GpuCounters> counters_;                                // by device
+  std::unordered_map<uint32_t, OpenRegions> regions_;                      // by thread
+  std::map<std::pair<uint32_t, uint32_t>, std::vector<OpenRegion>> nvtx_;  // (thread, domain)
 };
 
 }  // namespace

@@ -1,6 +1,7 @@
 // Chrome/Perfetto Trace Event JSON: CPU slices per thread, GPU slices per device and stream,
-// flow arrows from each launch to its kernel (analyzers/correlator.h joins them in either
-// order), process and thread names. Kernel slices carry the figures the analysis gave their
+// NVTX ranges as slices on their thread (start/end ranges as async slices), steps on a track
+// of their own, flow arrows from each launch to its kernel (analyzers/correlator.h joins them in
+// either order), process and thread names. Kernel slices carry the figures the analysis gave their
 // signature: FLOPs and bytes per execution with their sources, intensity, achieved FLOP/s,
 // % of the attainable roof and regime; each GPU has counter tracks of its busy share and
 // achieved FLOP/s (chrome_counters.h). Every pid and tid stays below 2^31 (chrome_ids.h). Opens
@@ -14,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "flopspy/analyzers/steps.h"
 #include "flopspy/analyzers/trace_analysis.h"
 #include "report/time_window.h"
 
@@ -32,6 +34,8 @@ struct ChromeTraceInput {
   // The trace's analysis (TraceReport::run), for the kernel slices' figures and the GPUs'
   // counter tracks; null leaves the figures unknown and the counters out.
   const analyzers::TraceAnalysis* analysis = nullptr;
+  // The trace's steps (TraceReport::steps): a track of their own; null leaves it out.
+  const analyzers::StepReport* steps = nullptr;
 };
 
 struct ChromeExportOptions {

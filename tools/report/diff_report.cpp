@@ -8,6 +8,7 @@
 #include <map>
 #include <memory>
 
+#include "flopspy/analyzers/display_text.h"
 #include "flopspy/platform/terminal_text.h"
 #include "report/format.h"
 #include "report/json_report.h"
@@ -38,7 +39,7 @@ json SideJson(const DiffRun& run) {
           {"kernel_gpu_ns", a.kernel_gpu_ns},
           {"kernel_flops", a.kernel_flops},
           {"busy_fraction", Opt(a.busy_fraction)},
-          {"mfu", Opt(a.mfu)}};
+          {"counted_flops_of_peak", Opt(a.mfu)}};
 }
 
 json FiguresJson(const analyzers::DiffFigures& f) {
@@ -52,7 +53,9 @@ json FiguresJson(const analyzers::DiffFigures& f) {
           {"mean_ns", known ? json(f.mean_ns) : json(nullptr)},
           {"flops_per_s", Opt(f.flops_per_s)},
           {"pct_of_roof", Opt(f.pct_of_roof)},
-          {"gpu_models", f.models}};
+          {"gpu_models", f.models},
+          {"signatures", f.signatures},
+          {"per_step_ns", Opt(f.per_step_ns)}};
 }
 
 json RowsJson(const std::vector<analyzers::DiffRow>& rows) {
@@ -67,6 +70,8 @@ json RowsJson(const std::vector<analyzers::DiffRow>& rows) {
                     {"change_pct", Opt(r.change_pct)},
                     {"count_change_pct", Opt(r.count_change_pct)},
                     {"mean_change_pct", Opt(r.mean_change_pct)},
+                    {"mean_change_ns", Opt(r.mean_change_ns)},
+                    {"rank_change_ns", r.change_known ? json(r.rank_ns) : json(nullptr)},
                     {"rate_change_pct", Opt(r.rate_change_pct)}});
   }
   return list;
@@ -105,14 +110,16 @@ json StepJson(const std::optional<analyzers::DiffStep>& s) {
   return {{"region", s->region}, {"count", s->count}, {"mean_ns", s->mean_ns}, {"ranks", s->ranks}};
 }
 
-// "?" where a side has no GPU time (no GPU records): the change is not known.
+// The ranking change (per step or per call x count B); "?" where a side has no GPU time (no
+// GPU records): the change is not known.
 std::string Signed(const analyzers::DiffRow& r) {
   if (!r.change_known) return "?";
-  if (r.change_ns == 0) return "0";
-  return (r.change_ns < 0 ? "-" : "+") + Duration(std::fabs(r.change_ns));
+  if (r.rank_ns == 0) return "0";
+  return (r.rank_ns < 0 ? "-" : "+") + Duration(std::fabs(r.rank_ns));
 }
 
-std::string ChangeText(const analyzers::DiffRow& r) {
+// The relative change on the ranking's basis: of the time per step, or of the mean per call.
+std::string ChangeText(const analyzers::DiffRow& r, analyzers::DiffBasis basis) {
   switch (r.presence) {
     case analyzers::DiffPresence::kOnlyA:
       return "only A";
@@ -122,7 +129,11 @@ std::string ChangeText(const analyzers::DiffRow& r) {
       break;
   }
   if (!r.change_known) return "?";
-  return r.change_pct ? fmt::format("{:+.0f}%", *r.change_pct) : "-";
+  if (basis == analyzers::DiffBasis::kPerCall) {
+    return r.mean_change_pct ? fmt::format("{:+.0f}%", *r.mean_change_pct) : "-";
+  }
+  const double a = r.a.per_step_ns.value_or(0), b = r.b.per_step_ns.value_or(0);
+  return a > 0 ? fmt::format("{:+.0f}%", 100 * (b - a) / a) : "-";
 }
 
 // Exact up to 99,999; past that three significant digits keep the column narrow.
@@ -130,10 +141,15 @@ std::string Count(const analyzers::DiffFigures& f) {
   if (!f.present) return "-";
   return f.count < 100'000 ? Grouped(f.count) : SiValue(static_cast<double>(f.count));
 }
-std::string Time(const analyzers::DiffFigures& f) {
+std::string Mean(const analyzers::DiffFigures& f) {
   if (!f.present) return "-";
   if (!f.gpu_time_known) return "?";
-  return Duration(f.gpu_ns);
+  return Duration(f.mean_ns);
+}
+std::string PerStep(const analyzers::DiffFigures& f) {
+  if (!f.present) return "-";
+  if (!f.gpu_time_known) return "?";
+  return f.per_step_ns ? Duration(*f.per_step_ns) : "-";
 }
 std::string Rate(const analyzers::DiffFigures& f) {
   return f.flops_per_s ? SiValue(*f.flops_per_s) : "-";
@@ -152,42 +168,49 @@ std::vector<std::string> RowLabels(const std::vector<analyzers::DiffRow>& rows, 
                                    size_t width) {
   std::vector<std::string> labels;
   std::map<std::string, int> uses;
+  // Kernel names shortened keeping what tells rows apart (tile sizes, the end); then cut in
+  // the middle should a label still be too wide.
+  const auto shorten = [](const std::string& label, size_t w) {
+    return MiddleCut(analyzers::ShortenKernelName(platform::EscapeControls(label), w), w);
+  };
   for (size_t i = 0; i < rows.size() && i < limit; ++i) {
-    labels.push_back(MiddleCut(platform::EscapeControls(rows[i].label), width));
+    labels.push_back(shorten(rows[i].label, width));
     ++uses[labels.back()];
   }
   for (size_t i = 0; i < labels.size(); ++i) {
     if (uses[labels[i]] > 1) {
-      labels[i] = MiddleCut(platform::EscapeControls(rows[i].label), width - 6) +
-                  fmt::format(" (#{})", i + 1);
+      labels[i] = shorten(rows[i].label, width - 6) + fmt::format(" (#{})", i + 1);
     }
   }
   return labels;
 }
 
-void PrintRows(const std::vector<analyzers::DiffRow>& rows, const std::string& title,
-               const std::string& what, std::ostream& out, size_t limit) {
+void PrintRows(const std::vector<analyzers::DiffRow>& rows, analyzers::DiffBasis basis,
+               const std::string& title, const std::string& what, std::ostream& out, size_t limit) {
   if (rows.empty()) return;
-  fmt::print(out, "\n  {}, largest change in GPU time first ({} under each row)\n", title, what);
-  TextTable table({{"change"},
-                   {"%"},
-                   {"time A"},
-                   {"time B"},
-                   {"count A"},
-                   {"count B"},
-                   {"FLOP/s A"},
-                   {"FLOP/s B"},
-                   {"roof A"},
-                   {"roof B"}},
-                  kDiffWidth);
-  // Names on a line of their own under their row (indented 6): cut in the middle to fit, and
-  // numbered where two would still read the same (rows of one kernel differ by grid).
+  const bool per_step = basis == analyzers::DiffBasis::kPerStep;
+  fmt::print(out, "\n  {}, largest change {} first ({} under each row)\n", title,
+             per_step ? "per step" : "per call", what);
+  std::vector<TextTable::Column> columns = {{"change"}, {"%"}};
+  if (per_step) {
+    columns.insert(columns.end(), {{"step A"}, {"step B"}});
+  }
+  columns.insert(columns.end(), {{"mean A"}, {"mean B"}});
+  if (!per_step) columns.insert(columns.end(), {{"count A"}, {"count B"}});
+  columns.insert(columns.end(), {{"FLOP/s A"}, {"FLOP/s B"}, {"roof A"}, {"roof B"}});
+  TextTable table(columns, kDiffWidth);
+  // Names on a line of their own under their row (indented 6), shortened to fit, and numbered
+  // where two would still read the same.
   const std::vector<std::string> labels =
       RowLabels(rows, limit, kDiffWidth - table.detail_indent());
   for (size_t i = 0; i < labels.size(); ++i) {
     const analyzers::DiffRow& r = rows[i];
-    table.AddRow({Signed(r), ChangeText(r), Time(r.a), Time(r.b), Count(r.a), Count(r.b), Rate(r.a),
-                  Rate(r.b), Roof(r.a), Roof(r.b)});
+    std::vector<std::string> cells = {Signed(r), ChangeText(r, basis)};
+    if (per_step) cells.insert(cells.end(), {PerStep(r.a), PerStep(r.b)});
+    cells.insert(cells.end(), {Mean(r.a), Mean(r.b)});
+    if (!per_step) cells.insert(cells.end(), {Count(r.a), Count(r.b)});
+    cells.insert(cells.end(), {Rate(r.a), Rate(r.b), Roof(r.a), Roof(r.b)});
+    table.AddRow(std::move(cells));
     table.AddDetail(labels[i]);
   }
   table.Print(out);
@@ -213,8 +236,9 @@ DiffRun LoadDiffRun(const std::string& path, const ReportOptions& options,
   return run;
 }
 
-analyzers::RunDiff DiffOf(const DiffRun& a, const DiffRun& b) {
-  return analyzers::DiffRuns(a.views.aggregate, a.views.ranks, b.views.aggregate, b.views.ranks);
+analyzers::RunDiff DiffOf(const DiffRun& a, const DiffRun& b, analyzers::DiffMatch match) {
+  return analyzers::DiffRuns(a.views.aggregate, a.views.ranks, b.views.aggregate, b.views.ranks,
+                             match);
 }
 
 json BuildDiffJson(const DiffRun& a, const DiffRun& b, const analyzers::RunDiff& d) {
@@ -226,7 +250,9 @@ json BuildDiffJson(const DiffRun& a, const DiffRun& b, const analyzers::RunDiff&
   if (d.step_a && d.step_b && d.step_a->region == d.step_b->region && d.step_a->mean_ns > 0) {
     step_change = 100 * (d.step_b->mean_ns - d.step_a->mean_ns) / d.step_a->mean_ns;
   }
-  doc["diff"] = {{"a", SideJson(a)},
+  doc["diff"] = {{"match", std::string(analyzers::DiffMatchName(d.match))},
+                 {"basis", std::string(analyzers::DiffBasisName(d.basis))},
+                 {"a", SideJson(a)},
                  {"b", SideJson(b)},
                  {"summary", d.summary},
                  {"notes", d.notes},
@@ -258,17 +284,25 @@ void WriteDiffText(const DiffRun& a, const DiffRun& b, const analyzers::RunDiff&
   fmt::print(out, "flopspy-report --diff\n  A  {}\n  B  {}\n\n", side(a), side(b));
   fmt::print(out, "  {}\n", Wrap(d.summary, 96, 2));
   for (const auto& note : d.notes) fmt::print(out, "  note: {}\n", Wrap(note, 90, 8));
-  PrintRows(d.kernels, "Kernels", "kernel", out, limit);
-  PrintRows(d.libraries, "cuBLAS / cuBLASLt shapes", "call", out, limit);
+  const std::string kernels =
+      d.match == analyzers::DiffMatch::kName ? "Kernels by name" : "Kernels by signature";
+  PrintRows(d.kernels, d.basis, kernels, "kernel", out, limit);
+  PrintRows(d.libraries, d.basis, "cuBLAS / cuBLASLt shapes", "call", out, limit);
+  const std::string legend =
+      d.basis == analyzers::DiffBasis::kPerStep
+          ? "change: GPU time per step, B - A, and % of A's; step: GPU time per step; mean: per "
+            "call; "
+          : "change: (mean B - mean A) x count B, the time the change per call made in B; %: of "
+            "the mean per call; ";
   fmt::print(out, "\n  {}\n",
-             Wrap("change and %: GPU time B - A; roof: share of the attainable FLOP/s; ?: GPU "
-                  "time unknown (no GPU records: the count is of launches).",
+             Wrap(legend + "only A/B: its whole time; roof: share of the attainable FLOP/s; ?: GPU "
+                           "time unknown (no GPU records: the count is of launches).",
                   96, 2));
 }
 
 int RunDiffReport(const std::string& a_path, const std::string& b_path,
                   const ReportOptions& options, const DiffOutputs& outputs, std::ostream& out,
-                  std::ostream& err) {
+                  std::ostream& err, analyzers::DiffMatch match) {
   std::vector<std::string> errors;
   DiffRun a = LoadDiffRun(a_path, options, &errors);
   DiffRun b = LoadDiffRun(b_path, options, &errors);
@@ -285,7 +319,7 @@ int RunDiffReport(const std::string& a_path, const std::string& b_path,
   files.html_path = outputs.html_path;
   files.csv_dir = outputs.csv_dir;
   files.inputs = outputs.inputs;
-  const ReportModel model = BuildDiffModel(std::move(a), std::move(b));
+  const ReportModel model = BuildDiffModel(std::move(a), std::move(b), match);
   return WriteReportOutputs(
       model, files,
       [&out](std::string_view text) {

@@ -25,7 +25,8 @@ struct DiffRun {
 DiffRun LoadDiffRun(const std::string& path, const ReportOptions& options,
                     std::vector<std::string>* errors);
 
-analyzers::RunDiff DiffOf(const DiffRun& a, const DiffRun& b);
+analyzers::RunDiff DiffOf(const DiffRun& a, const DiffRun& b,
+                          analyzers::DiffMatch match = analyzers::DiffMatch::kName);
 
 // The --json document of a comparison: `diff` instead of `traces` (docs/report-json.md).
 nlohmann::json BuildDiffJson(const DiffRun& a, const DiffRun& b, const analyzers::RunDiff& diff);
@@ -48,6 +49,7 @@ struct DiffOutputs {
 // The whole --diff command: reads both runs, prints the comparison, writes the files. Returns
 // the exit status: 0, or 1 when either run has no readable trace or a file could not be written.
 int RunDiffReport(const std::string& a, const std::string& b, const ReportOptions& options,
-                  const DiffOutputs& outputs, std::ostream& out, std::ostream& err);
+                  const DiffOutputs& outputs, std::ostream& out, std::ostream& err,
+                  analyzers::DiffMatch match = analyzers::DiffMatch::kName);
 
 }  // namespace flopspy::tools

@@ -5,7 +5,7 @@ namespace flopspy::tools::html {
 const char kStyleSheet[] = R"css(
 :root { --fg: #1a202c; --muted: #718096; --line: #e2e8f0; }
 body { font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: var(--fg);
-       margin: 0 auto; max-width: 1240px; padding: 16px 24px 64px; background: #fff; }
+       margin: 0 auto; max-width: 1320px; padding: 16px 24px 64px; background: #fff; }
 h1 { font-size: 24px; margin: 8px 0 4px; }
 h2 { font-size: 20px; border-bottom: 2px solid var(--line); padding-bottom: 4px; margin-top: 40px; }
 h3 { font-size: 16px; margin: 24px 0 6px; }
@@ -20,18 +20,21 @@ pre { font: 12px ui-monospace, monospace; background: #f7fafc; padding: 8px; ove
 dl.facts { display: grid; grid-template-columns: max-content 1fr; gap: 2px 16px; margin: 8px 0; }
 dl.facts dt { color: var(--muted); }
 dl.facts dd { margin: 0; }
-.table-wrap { overflow-x: auto; margin: 8px 0; max-height: 80vh; }
-table { border-collapse: collapse; font-size: 12.5px; }
+.table-wrap { overflow: auto; margin: 8px 0; max-height: 80vh; max-width: 100%; }
+table { border-collapse: collapse; font-size: 12.5px; max-width: 100%; }
 th, td { padding: 3px 8px; border-bottom: 1px solid var(--line); text-align: left; vertical-align: top; }
-th { background: #f7fafc; position: sticky; top: 0; white-space: nowrap; z-index: 1; }
+th { background: #f7fafc; position: sticky; top: 0; z-index: 1; vertical-align: bottom; }
 .js table.sortable th { cursor: pointer; user-select: none; }
 .js table.sortable th:hover { background: #edf2f7; }
 th[aria-sort=ascending]::after { content: " \25B2"; }
 th[aria-sort=descending]::after { content: " \25BC"; }
-td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
-td.name { min-width: 260px; max-width: 560px; }
-td.name summary { cursor: pointer; }
-td.diag { min-width: 240px; }
+td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
+td.num { white-space: nowrap; }
+td.name { min-width: 180px; max-width: 440px; overflow-wrap: anywhere; }
+td.name summary, td.diag summary { cursor: pointer; }
+td.name details[open] { max-width: 440px; }
+td.diag { min-width: 120px; max-width: 360px; }
+td.diag summary.warn { color: #c05621; }
 td.diag ul { margin: 0; padding-left: 16px; }
 td.diag li.warning, td.diag li.critical { color: #c05621; }
 tr.hl td { background: #fefcbf; }
@@ -71,8 +74,26 @@ ol.advice li { margin: 10px 0; }
 .badge { display: inline-block; padding: 0 6px; border-radius: 8px; font-size: 11px; background: #cbd5e0; }
 .sev-warning .badge { background: #f6ad55; }
 .sev-critical .badge, .sev-error .badge { background: #fc8181; }
-.gain { font-weight: 600; margin: 2px 0; }
-nav.toc ul { margin: 4px 0; }
+.gain { font-weight: 600; white-space: nowrap; color: #276749; }
+ol.advice p { margin: 2px 0; }
+ol.advice .basis { font-size: 12.5px; }
+td.nowrap { white-space: nowrap; }
+dl.facts dd { overflow-wrap: anywhere; }
+nav.toc { margin: 8px 0 4px; font-size: 13px; }
+nav.toc .toc-title { color: var(--muted); margin-right: 6px; }
+nav.toc ul { display: inline; margin: 0; padding: 0; }
+nav.toc li { display: inline-block; margin: 0 10px 2px 0; }
+details.sec { margin: 6px 0; border-top: 1px solid var(--line); }
+details.sec > summary { cursor: pointer; list-style-position: outside; margin-left: 16px; }
+details.sec > summary h3 { display: inline-block; margin: 12px 0 6px; }
+details.sec .sec-body { padding-left: 4px; }
+details.sub > summary { cursor: pointer; margin: 10px 0 4px; font-weight: 600; font-size: 13.5px; }
+.pair { display: grid; grid-template-columns: repeat(auto-fit, minmax(560px, 1fr)); gap: 0 24px; }
+.pair > div { min-width: 0; }
+p.verdict { margin: 6px 0 8px; }
+p.path { margin: 0 0 4px; }
+.timeline-tools { font-size: 12px; margin: 4px 0; }
+.timeline-tools button { font: inherit; padding: 1px 8px; margin-right: 4px; }
 #tip { position: fixed; z-index: 10; max-width: 560px; background: #1a202c; color: #fff;
        font: 12px/1.4 ui-monospace, SFMono-Regular, Menlo, monospace; padding: 6px 8px;
        border-radius: 4px; white-space: pre-wrap; pointer-events: none; }
@@ -183,6 +204,65 @@ const char kScript[] = R"js(
     if (!row) return;
     row.addEventListener('mouseenter', function () { light(rowId, true); });
     row.addEventListener('mouseleave', function () { light(rowId, false); });
+  });
+  // Timelines: zoom and pan every lane of a chart together (buttons, wheel, drag).
+  Array.prototype.forEach.call(document.querySelectorAll('svg.timeline'), function (svg) {
+    var lanes = svg.querySelectorAll('svg.zoom');
+    if (!lanes.length) return;
+    var W = parseFloat(lanes[0].getAttribute('width'));
+    var H = lanes[0].getAttribute('height');
+    var start = parseFloat(svg.getAttribute('data-start-ns'));
+    var span = parseFloat(svg.getAttribute('data-end-ns')) - start;
+    var ticks = svg.querySelectorAll('text.tick-label');
+    var view = [0, W];
+    function text(ns) {
+      if (ns < 999.5) return ns.toFixed(0) + ' ns';
+      if (ns < 999.5e3) return (ns / 1e3).toPrecision(3) + ' us';
+      if (ns < 999.5e6) return (ns / 1e6).toPrecision(3) + ' ms';
+      return (ns / 1e9).toPrecision(3) + ' s';
+    }
+    function apply() {
+      lanes.forEach(function (l) { l.setAttribute('viewBox', view[0] + ' 0 ' + view[1] + ' ' + H); });
+      ticks.forEach(function (t, i) {
+        t.textContent = text((view[0] + view[1] * i / (ticks.length - 1)) / W * span);
+      });
+      svg.setAttribute('data-view', view[0].toFixed(2) + ' ' + view[1].toFixed(2));
+    }
+    function zoom(factor, at) {  // at: 0..1 across the lanes, the point that stays put
+      var w = Math.min(W, Math.max(W / 400, view[1] * factor));
+      var x = view[0] + (view[1] - w) * at;
+      view = [Math.max(0, Math.min(W - w, x)), w];
+      apply();
+    }
+    function where(e) {
+      var r = lanes[0].getBoundingClientRect();
+      return Math.max(0, Math.min(1, (e.clientX - r.left) / r.width));
+    }
+    var tools = document.createElement('div');
+    tools.className = 'timeline-tools';
+    [['zoom in', function () { zoom(0.5, 0.5); }], ['zoom out', function () { zoom(2, 0.5); }],
+     ['whole run', function () { view = [0, W]; apply(); }]].forEach(function (b) {
+      var button = document.createElement('button');
+      button.type = 'button';
+      button.textContent = b[0];
+      button.addEventListener('click', b[1]);
+      tools.appendChild(button);
+    });
+    svg.parentNode.insertBefore(tools, svg);
+    svg.addEventListener('wheel', function (e) {
+      e.preventDefault();
+      zoom(e.deltaY < 0 ? 0.8 : 1.25, where(e));
+    }, {passive: false});
+    var drag = null;
+    svg.addEventListener('mousedown', function (e) { drag = {x: e.clientX, v: view[0]}; });
+    window.addEventListener('mouseup', function () { drag = null; });
+    svg.addEventListener('mousemove', function (e) {
+      if (!drag) return;
+      var r = lanes[0].getBoundingClientRect();
+      var x = drag.v - (e.clientX - drag.x) / r.width * view[1];
+      view = [Math.max(0, Math.min(W - view[1], x)), view[1]];
+      apply();
+    });
   });
   document.body.setAttribute('data-script', 'ready');
 })();

@@ -124,7 +124,8 @@ std::string Header(const json& report) {
       {"kernel launches", Escape(Grouped(static_cast<uint64_t>(NumOr(totals, "launches", 0))))},
       {"kernel GPU time", Escape(Ns(Num(totals, "kernel_gpu_ns")))},
       {"kernel FLOPs", Escape(Si(Num(totals, "kernel_flops"), "FLOP") + " (with a known figure)")}};
-  s += Facts(facts);
+  // One trace: its own summary says all of this, first on the page.
+  if (traces.size() != 1) s += Facts(facts);
   if (traces.size() > 1) {
     HtmlTable t("traces", {{"#", true, ""},
                            {"host", false, ""},
@@ -216,9 +217,8 @@ std::vector<std::pair<std::string, std::string>> TraceFacts(const json& trace) {
 }
 
 // Keys added to the model later: a count or flag is a line (left out when zero or false), a
-// structure its own section.
-std::string AddedSections(const json& trace, const std::string& id) {
-  std::string s;
+// structure its own fold.
+void AddedSections(const json& trace, const std::string& id, std::vector<PageSection>& parts) {
   std::vector<std::pair<std::string, std::string>> more;
   for (const auto& [key, value] : trace.items()) {
     if (IsTraceCoreKey(key) || kRenderedSections.contains(key)) continue;
@@ -230,67 +230,90 @@ std::string AddedSections(const json& trace, const std::string& id) {
           {SectionTitle(key), Escape(value.is_string() ? value.get<std::string>() : Dump(value))});
       continue;
     }
-    s += "<h3>" + Escape(SectionTitle(key)) + "</h3>" + GenericSection(value, id + "-" + key);
+    parts.push_back(
+        {id + "-s-" + key, SectionTitle(key), GenericSection(value, id + "-" + key), false});
   }
-  if (!more.empty()) {
-    s += "<h3>More</h3>" + Facts(more);
+  if (!more.empty()) parts.push_back({id + "-s-more", "More", Facts(more), true});
+}
+
+// The trace's folds in reading order: what a reader needs first (summary, where the time goes,
+// advice) opens the page; the detail tables follow.
+std::vector<PageSection> TraceParts(const json& trace, size_t index) {
+  const std::string id = fmt::format("t{}", index);
+  std::vector<PageSection> parts;
+  std::string summary = Facts(TraceFacts(trace));
+  if (const json& warnings = Arr(trace, "warnings"); !warnings.empty()) {
+    summary += "<ul class=\"warnings\">";
+    for (const auto& w : warnings) {
+      summary += fmt::format(R"(<li><span class="badge">{}</span> {}</li>)", Escape(Str(w, "code")),
+                             Escape(Str(w, "message")));
+    }
+    summary += "</ul>\n";
   }
-  return s;
+  parts.push_back({id + "-s-summary", "Summary", summary, true});
+  if (Obj(trace, "process").is_null()) return parts;
+
+  if (std::string r = KernelRollupSection(trace, id + "-rollup"); !r.empty()) {
+    parts.push_back({id + "-s-where", "Where the GPU time goes", std::move(r), true});
+  }
+  if (trace.contains("advice")) {
+    const json& advice = trace.at("advice");
+    parts.push_back({id + "-s-advice", "Advice",
+                     advice.is_array() && advice.empty() ? NoFindings(trace)
+                                                         : AdviceSection(advice, id + "-advice"),
+                     true});
+  }
+  for (const auto& d : Arr(trace, "devices")) parts.push_back(DeviceSection(trace, d, index));
+  if (trace.contains("timeline")) {
+    parts.push_back({id + "-s-timeline", "Timeline",
+                     TimelineSection(trace.at("timeline"), id + "-timeline"), true});
+  }
+  if (trace.contains("launch_overhead")) {
+    parts.push_back({id + "-s-overhead", "Launch overhead",
+                     LaunchOverheadSection(trace.at("launch_overhead"), id + "-overhead"), true});
+  }
+  if (trace.contains("cpu_roofline")) {
+    parts.push_back({id + "-s-cpu", "CPU roofline",
+                     CpuRooflineSection(trace.at("cpu_roofline"), id + "-cpu"), true});
+  }
+  if (const std::string k = KernelTable(trace, index); !k.empty()) {
+    parts.push_back(
+        {id + "-s-kernels", "Kernels",
+         fmt::format(
+             "<p class=\"note\">One row per kernel signature (name, grid, block) and "
+             "shape, longest GPU time first; open a name for its launch shape, figures "
+             "and full name. {}</p>{}",
+             Bool(trace, "gpu_timing") ? "" : "No GPU records: launch counts and CPU cost only.",
+             k),
+         true});
+  }
+  if (const std::string l = LibraryTable(trace, index); !l.empty()) {
+    parts.push_back({id + "-s-library", "cuBLAS / cuBLASLt calls",
+                     "<p class=\"note\">One row per routine and shape; FLOPs are analytic "
+                     "(docs/blas-formulas.md); open a row's diagnostics for what its shape "
+                     "costs.</p>" +
+                         l,
+                     true});
+  }
+  if (const std::string c = CopyTable(trace, index); !c.empty()) {
+    parts.push_back({id + "-s-copies", "Copies and sets", c, true});
+  }
+  if (const json& regions = Arr(trace, "regions"); !regions.empty()) {
+    parts.push_back(
+        {id + "-s-regions", "Marked regions", RegionsTable(regions, id + "-regions"), true});
+  }
+  AddedSections(trace, id, parts);
+  return parts;
 }
 
 std::string TraceSection(const json& trace, size_t index) {
   const std::string id = fmt::format("t{}", index);
   std::string s = fmt::format(R"(<section class="trace" id="{}"><h2>{}</h2>)", id,
                               Escape(TraceName(trace, index)));
-  s += "<p><code>" + Escape(Str(trace, "path")) + "</code></p>";
-  s += Facts(TraceFacts(trace));
-  const json& process = Obj(trace, "process");
-  const json& warnings = Arr(trace, "warnings");
-  if (!warnings.empty()) {
-    s += "<h3>Warnings</h3><ul class=\"warnings\">";
-    for (const auto& w : warnings) {
-      s += fmt::format(R"(<li><span class="badge">{}</span> {}</li>)", Escape(Str(w, "code")),
-                       Escape(Str(w, "message")));
-    }
-    s += "</ul>\n";
-  }
-  if (process.is_null()) return s + "</section>\n";
-
-  s += KernelRollupSection(trace, id + "-rollup");
-  if (trace.contains("advice")) {
-    const json& advice = trace.at("advice");
-    s += "<h3>Advice</h3>" + (advice.is_array() && advice.empty()
-                                  ? NoFindings(trace)
-                                  : AdviceSection(advice, id + "-advice"));
-  }
-  for (const auto& d : Arr(trace, "devices")) s += DeviceSection(trace, d, index);
-  if (trace.contains("timeline")) {
-    s += "<h3>Timeline</h3>" + TimelineSection(trace.at("timeline"), id + "-timeline");
-  }
-  if (trace.contains("launch_overhead")) {
-    s += "<h3>Launch overhead</h3>" + GenericSection(trace.at("launch_overhead"), id + "-overhead");
-  }
-  if (trace.contains("cpu_roofline")) {
-    s += "<h3>CPU roofline</h3>" + CpuRooflineSection(trace.at("cpu_roofline"), id + "-cpu");
-  }
-  if (const std::string k = KernelTable(trace, index); !k.empty()) {
-    s += fmt::format(
-        "<h3>Kernels</h3><p class=\"note\">One row per kernel signature (name, grid, block) and "
-        "shape, longest GPU time first. {}</p>{}",
-        Bool(trace, "gpu_timing") ? "" : "No GPU records: launch counts and CPU cost only.", k);
-  }
-  if (const std::string l = LibraryTable(trace, index); !l.empty()) {
-    s += "<h3>cuBLAS / cuBLASLt calls</h3><p class=\"note\">One row per routine and shape; "
-         "FLOPs are analytic (docs/blas-formulas.md).</p>" +
-         l;
-  }
-  if (const std::string c = CopyTable(trace, index); !c.empty()) {
-    s += "<h3>Copies and sets</h3>" + c;
-  }
-  if (const json& regions = Arr(trace, "regions"); !regions.empty()) {
-    s += "<h3>Marked regions</h3>" + RegionsTable(regions, id + "-regions");
-  }
-  s += AddedSections(trace, id);
+  s += "<p class=\"path\"><code>" + Escape(Str(trace, "path")) + "</code></p>";
+  const std::vector<PageSection> parts = TraceParts(trace, index);
+  if (parts.size() > 1) s += Toc(parts, "On this page:");
+  for (const PageSection& p : parts) s += Fold(p);
   return s + "</section>\n";
 }
 
@@ -317,35 +340,39 @@ std::string RenderHtmlReport(const json& report) {
   }
   s += "<title>" + Escape(title) + "</title>\n<style>" + kStyleSheet + "</style></head>\n<body>\n";
   s += report.contains("diff") && traces.empty() ? DiffHeader(report) : Header(report);
+  bool has_run = false;
+  for (const auto& [key, value] : report.items()) has_run |= !IsDocumentKey(key);
   if (traces.size() > 1) {
-    s += R"(<nav class="toc"><ul>)";
+    std::vector<PageSection> toc;
+    if (has_run) toc.push_back({"run", "Run", "", true});
     for (size_t i = 0; i < traces.size(); ++i) {
-      s += fmt::format(R"(<li><a href="#t{}">{}</a></li>)", i, Escape(TraceName(traces[i], i)));
+      toc.push_back({fmt::format("t{}", i), TraceName(traces[i], i), "", true});
     }
-    s += "</ul></nav>\n";
+    s += Toc(toc, "Contents:");
   }
-  // Sections of the whole run (advice across traces, per-rank aggregates...).
+  // Sections of the whole run (advice across traces, per-rank aggregates...), each a fold.
   std::string run;
   for (const auto& [key, value] : report.items()) {
     if (IsDocumentKey(key)) continue;
-    run += "<h3>" +
-           Escape(key == "aggregate" ? "Whole run"
-                  : key == "diff"    ? "Comparison per kernel and library shape"
-                                     : SectionTitle(key)) +
-           "</h3>";
+    PageSection part{"run-s-" + key,
+                     key == "aggregate" ? "Whole run"
+                     : key == "diff"    ? "Comparison per kernel and library shape"
+                                        : SectionTitle(key),
+                     "", true};
     if (key == "advice") {
-      run += AdviceSection(value, "run-advice");
+      part.body = AdviceSection(value, "run-advice");
     } else if (key == "aggregate") {
-      run += AggregateSection(value, traces.size());
+      part.body = AggregateSection(value, traces.size());
     } else if (key == "ranks") {
-      run += RanksSection(value, report.value("stragglers", json()));
+      part.body = RanksSection(value, report.value("stragglers", json()));
     } else if (key == "stragglers") {
-      run += StragglersSection(value, report.value("aggregate", json()));
+      part.body = StragglersSection(value, report.value("aggregate", json()));
     } else if (key == "diff") {
-      run += DiffSection(value);
+      part.body = DiffSection(value);
     } else {
-      run += GenericSection(value, "run-" + key);
+      part.body = GenericSection(value, "run-" + key);
     }
+    run += Fold(part);
   }
   if (!run.empty()) s += "<section id=\"run\"><h2>Run</h2>" + run + "</section>\n";
   for (size_t i = 0; i < traces.size(); ++i) s += TraceSection(traces[i], i);

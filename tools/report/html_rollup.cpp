@@ -28,7 +28,9 @@ std::string RollupTable(const json& rows, const json& rest, const char* key, con
     const double coverage = 100 * NumOr(r, "flops_coverage", 0);
     const std::string regime = Str(r, "regime", "unknown");
     const double regime_share = 100 * NumOr(Obj(r, "regime_shares"), regime, 0);
-    Cell name = Text(Str(r, key));
+    Cell name;
+    name.html = ShortName(Str(r, key), Str(r, key), 48);
+    name.sort_text = Str(r, key);
     name.cls = "name";
     Cell regime_cell;
     regime_cell.html = fmt::format(R"(<span style="color:{}">{}</span> {:.0f}%)",
@@ -60,8 +62,9 @@ std::string KernelRollupSection(const json& trace, const std::string& id) {
       RollupTable(Arr(r, "names"), Obj(r, "more_names"), "name", "name", id + "-names");
   if (families.empty() && names.empty()) return "";
   return fmt::format(
-      "<h3>Where the GPU time goes</h3><p class=\"note\">{} of kernel time by family and by "
-      "name (the operation, else the kernel's short name).</p>{}{}",
+      "<p class=\"note\">{} of kernel time by family and by "
+      "name (the operation, else the kernel's short name).</p><div class=\"pair\"><div>{}</div>"
+      "<div>{}</div></div>",
       Escape(Ns(Num(r, "kernel_ns"))), families, names);
 }
 

@@ -16,6 +16,7 @@ namespace {
 constexpr double kMinRadius = 2.5;
 constexpr double kMaxRadius = 16;
 constexpr double kLabelLine = 12;  // label line height
+constexpr double kLabelGap = 4;    // between two roofs' labels
 
 bool Positive(double v) {
   return std::isfinite(v) && v > 0;
@@ -28,16 +29,6 @@ std::string F(double v) {
 std::string XTick(int decade) {
   if (decade >= -4 && decade <= 4) return fmt::format("{:g}", std::pow(10.0, decade));
   return fmt::format("1e{}", decade);
-}
-
-// "DRAM", "L2"; compute paths keep their names.
-std::string RoofName(const std::string& name) {
-  if (name == "dram" || name == "l2" || name == "l3" || name == "l1") {
-    std::string upper = name;
-    for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-    return upper;
-  }
-  return name;
 }
 
 std::string YTick(int decade) {
@@ -75,7 +66,7 @@ std::vector<std::string> RoofLabelLines(const MergedRoof& r, std::string_view un
   std::vector<std::string> lines;
   std::string line;
   for (size_t i = 0; i < r.names.size(); ++i) {
-    const std::string piece = r.names[i] + (i + 1 < r.names.size() ? "," : "");
+    const std::string piece = RoofName(r.names[i]) + (i + 1 < r.names.size() ? "," : "");
     if (!line.empty() && line.size() + 1 + piece.size() > 30) {
       lines.push_back(line);
       line.clear();
@@ -246,8 +237,12 @@ std::string ComputeRoofsSvg(const ChartAxes& a, const std::vector<MergedRoof>& c
     const double x0 = ridge > 0 ? std::clamp(ridge, x_min, x_max) : x_min;
     const double y = a.Y(r.value);
     std::string names;
-    for (const auto& n : r.names) names += (names.empty() ? "" : ", ") + n;
-    std::string title = fmt::format("{}: {}FLOP/s ({})", names, SiValue(r.value), r.source);
+    std::string shown;
+    for (const auto& n : r.names) {
+      names += (names.empty() ? "" : ", ") + n;
+      shown += (shown.empty() ? "" : ", ") + RoofName(n);
+    }
+    std::string title = fmt::format("{}: {}FLOP/s ({})", shown, SiValue(r.value), r.source);
     if (r.nominal) title += fmt::format("; nominal {}FLOP/s", SiValue(*r.nominal));
     if (ridge > 0) title += fmt::format("; ridge point {:.3g} FLOP/B", ridge);
     s += fmt::format(
@@ -259,13 +254,13 @@ std::string ComputeRoofsSvg(const ChartAxes& a, const std::vector<MergedRoof>& c
       s += fmt::format(
           R"(<path class="ridge" data-ridge="{}" d="M{} {}l4 4l-4 4l-4 -4z"><title>ridge point )"
           R"(of {}: {:.3g} FLOP/B</title></path>)",
-          Exact(ridge), F(rx), F(y - 4), Escape(names), ridge);
+          Exact(ridge), F(rx), F(y - 4), Escape(shown), ridge);
     }
     labels.push_back({y, y + 4, RoofLabelLines(r, "FLOP/s")});
   }
-  const double label_floor = bottom - 110;  // the legend sits below
+  const double label_floor = bottom - 110;  // the legend sits below (at most six rows)
   for (size_t i = 1; i < labels.size(); ++i) {
-    const double needed = labels[i - 1].y + kLabelLine * labels[i - 1].lines.size();
+    const double needed = labels[i - 1].y + kLabelLine * labels[i - 1].lines.size() + kLabelGap;
     labels[i].y = std::max(labels[i].y, needed);
   }
   if (!labels.empty()) {
@@ -319,27 +314,43 @@ std::string PointsSvg(const ChartAxes& a, const RooflineChart& chart) {
   return s;
 }
 
-// The legend, in the margin below the roof labels.
-std::string LegendSvg() {
+// The legend, in the margin below the roof labels: the regimes the chart's points have (or
+// compute and memory bound on an empty chart), library calls only when there are some, and
+// what a point stands for on this chart.
+std::string LegendSvg(const RooflineChart& chart) {
   const double right = ChartAxes::kLeft + ChartAxes::kPlotWidth;
   const double bottom = ChartAxes::kTop + ChartAxes::kPlotHeight;
-  std::string s;
-  const double lx = right + 12;
-  double ly = bottom - 92;
-  s += R"(<g class="legend">)";
+  bool library = false, cpu = false;
+  std::vector<std::string_view> regimes;
   for (const std::string_view regime : kRegimeNames) {
+    const bool present = std::any_of(chart.points.begin(), chart.points.end(),
+                                     [&](const ChartPoint& p) { return p.regime == regime; });
+    if (present) regimes.push_back(regime);
+  }
+  if (regimes.empty()) regimes = {kRegimeNames[0], kRegimeNames[1]};
+  for (const ChartPoint& p : chart.points) {
+    library |= p.kind == "library";
+    cpu |= p.kind == "cpu";
+  }
+  const size_t rows = regimes.size() + (library ? 1 : 0) + 1;
+  const double lx = right + 12;
+  double ly = bottom - 15.0 * static_cast<double>(rows) + 8;
+  std::string s = R"(<g class="legend">)";
+  for (const std::string_view regime : regimes) {
     s += fmt::format(R"(<circle cx="{}" cy="{}" r="5" fill="{}"/><text x="{}" y="{}">{}</text>)",
                      F(lx), F(ly), RegimeColor(regime), F(lx + 10), F(ly + 4), RegimeText(regime));
     ly += 15;
   }
-  s += fmt::format(
-      R"(<circle class="library" cx="{}" cy="{}" r="5" fill="#fff"/><text x="{}" y="{}">)"
-      R"(library call (ringed)</text>)",
-      F(lx), F(ly), F(lx + 10), F(ly + 4));
-  ly += 15;
+  if (library) {
+    s += fmt::format(
+        R"(<circle class="library" cx="{}" cy="{}" r="5" fill="#fff"/><text x="{}" y="{}">)"
+        R"(library call (ringed)</text>)",
+        F(lx), F(ly), F(lx + 10), F(ly + 4));
+    ly += 15;
+  }
   s += fmt::format(R"(<path class="ridge" d="M{} {}l4 4l-4 4l-4 -4z"/><text x="{}" y="{}">)"
-                   R"(ridge point; area ~ time</text>)",
-                   F(lx), F(ly - 4), F(lx + 10), F(ly + 4));
+                   R"(ridge point; area ~ {}</text>)",
+                   F(lx), F(ly - 4), F(lx + 10), F(ly + 4), cpu ? "CPU time" : "GPU time");
   s += "</g></svg>\n";
   return s;
 }
@@ -372,7 +383,7 @@ std::string RenderRoofline(const RooflineChart& chart) {
   s += ComputeRoofsSvg(a, compute, dram);
   s += "</g>\n";
   s += PointsSvg(a, chart);
-  s += LegendSvg();
+  s += LegendSvg(chart);
   return s;
 }
 

@@ -71,10 +71,10 @@ std::string AggregateSection(const json& a, size_t index) {
                                      Ns(Num(a, "kernel_gpu_ns")),
                                      Grouped(static_cast<uint64_t>(NumOr(a, "launches", 0))),
                                      Si(Num(a, "kernel_flops"), "FLOP")))});
-  if (Num(a, "mfu")) {
-    facts.push_back({"MFU", Escape(Pct(Fraction100(a, "mfu"), 1) +
-                                   " over every GPU: analytic FLOPs over each GPU's active span "
-                                   "x its peak")});
+  if (Num(a, "counted_flops_of_peak")) {
+    facts.push_back(
+        {"counted FLOPs", Escape("achieved " + Pct(Fraction100(a, "counted_flops_of_peak"), 1) +
+                                 " of every GPU's peak over its active span (analytic FLOPs)")});
   }
   if (!Str(a, "step_region").empty()) facts.push_back({"step", Escape(Str(a, "step_region"))});
   std::string s = Facts(facts);
@@ -83,8 +83,10 @@ std::string AggregateSection(const json& a, size_t index) {
   }
   // The GPU sections, charts and tables read the aggregate as they read a trace: its devices
   // are the GPU models, and each merged group's `device` is its model.
-  s += KernelRollupSection(a, "run-rollup");
-  for (const auto& d : Arr(a, "devices")) s += DeviceSection(a, d, index);
+  if (std::string r = KernelRollupSection(a, "run-rollup"); !r.empty()) {
+    s += Fold({"run-s-where", "Where the GPU time goes", std::move(r), true});
+  }
+  for (const auto& d : Arr(a, "devices")) s += Fold(DeviceSection(a, d, index));
   if (const std::string k = KernelTable(a, index); !k.empty()) {
     s += "<h3>Kernels, merged across traces</h3><p class=\"note\">One row per kernel signature "
          "(name, grid, block) and shape on one GPU model, over every trace; placed on that "
@@ -114,7 +116,7 @@ std::string RanksSection(const json& ranks, const json& stragglers) {
                             {"GPU busy", true, "GPU work over the GPUs' active windows"},
                             {"kernel time", true, "summed kernel GPU time"},
                             {"FLOPs", true, "of the timed kernels with a known figure"},
-                            {"MFU", true, "analytic FLOPs over active span x peak"},
+                            {"%peak", true, "counted (analytic) FLOPs over active span x peak"},
                             {"launches", true, ""},
                             {"steps", true, "completed step regions"},
                             {"step mean", true, ""},
@@ -139,7 +141,7 @@ std::string RanksSection(const json& ranks, const json& stragglers) {
          Number(Num(r, "local_rank"), Int(r, "local_rank", -1) >= 0 ? Str(r, "local_rank") : "-"),
          Number(offset, offset ? "+" + Ns(offset) : "-"), NsCell(r, "span_ns"),
          PctCell(r, "busy_fraction"), NsCell(r, "kernel_gpu_ns"),
-         Number(Num(r, "flops"), Si(Num(r, "flops"), "")), PctCell(r, "mfu", 1),
+         Number(Num(r, "flops"), Si(Num(r, "flops"), "")), PctCell(r, "counted_flops_of_peak", 1),
          Number(Num(r, "launches"), Grouped(static_cast<uint64_t>(NumOr(r, "launches", 0)))),
          Number(Num(step, "count"), Str(step, "count", "-")), NsCell(step, "mean_ns"),
          NsCell(step, "p50_ns"), Number(Num(r, "lost"), Str(r, "lost", "0")),

@@ -6,6 +6,7 @@
 #include <cctype>
 #include <cmath>
 
+#include "flopspy/analyzers/display_text.h"
 #include "report/format.h"
 #include "report/html_roofline.h"
 #include "report/html_tables.h"
@@ -40,10 +41,10 @@ void PlacementLines(const json& p, std::vector<std::string>& lines) {
   line += fmt::format(": {} of the attainable {}FLOP/s", Pct(Num(p, "pct_of_attainable")),
                       Si(Num(p, "attainable_flops_per_s"), ""));
   lines.push_back(line);
-  std::string roof = fmt::format("roof {} {}FLOP/s ({})", Str(p, "roof_path", "?"),
+  std::string roof = fmt::format("roof {} {}FLOP/s ({})", RoofName(Str(p, "roof_path", "?")),
                                  Si(Num(p, "peak_flops_per_s"), ""), Str(p, "peak_source"));
   if (Str(p, "requested_path") != Str(p, "roof_path")) {
-    roof += " for " + Str(p, "requested_path");
+    roof += " for " + RoofName(Str(p, "requested_path"));
   }
   roof += fmt::format(", DRAM {}B/s ({}), ridge {} FLOP/B", Si(Num(p, "bandwidth_bytes_per_s"), ""),
                       Str(p, "bandwidth_source"), Plain(Num(p, "ridge")));
@@ -195,16 +196,26 @@ std::string DeviceFacts(const json& device) {
       {"copies and sets", Escape(Ns(Num(device, "copy_ns")))}};
   const json& u = Obj(device, "utilization");
   if (!u.is_null()) {
-    std::string mfu = fmt::format(
-        "MFU {} of {} {}FLOP/s ({})", Num(u, "mfu") ? Pct(100 * *Num(u, "mfu"), 1) : "-",
-        Str(u, "path"), Si(Num(u, "nominal_peak"), ""), Str(u, "nominal_source"));
-    if (Num(u, "hfu")) mfu += " · HFU " + Pct(100 * *Num(u, "hfu"), 1) + " (counters)";
-    if (NumOr(u, "measured_peak", 0) > 0) {
-      mfu +=
-          fmt::format(" · against the measured {}FLOP/s: MFU {}", Si(Num(u, "measured_peak"), ""),
-                      Num(u, "mfu_measured") ? Pct(100 * *Num(u, "mfu_measured"), 1) : "-");
+    // As the text report words it: counted (analytic) FLOPs over the peak, and the kernel time
+    // they cover; older models call the figure "mfu".
+    std::optional<double> counted = Num(u, "counted_flops_of_peak");
+    if (!counted) counted = Num(u, "mfu");
+    std::string text = fmt::format("counted FLOPs (analytic) achieved {} of {} {}FLOP/s ({})",
+                                   counted ? analyzers::PercentText(100 * *counted) : "-",
+                                   RoofName(Str(u, "path")), Si(Num(u, "nominal_peak"), ""),
+                                   Str(u, "nominal_source"));
+    if (const auto cover = Num(u, "counted_flops_coverage")) {
+      text += fmt::format(", over the {} of kernel time they cover", Pct(100 * *cover, 1));
     }
-    facts.push_back({"utilization", Escape(mfu)});
+    text += Num(u, "hfu") ? " · HFU " + analyzers::PercentText(100 * *Num(u, "hfu")) + " (counters)"
+                          : " · HFU unknown (no counter FLOPs)";
+    if (NumOr(u, "measured_peak", 0) > 0) {
+      std::optional<double> m = Num(u, "counted_flops_of_measured_peak");
+      if (!m) m = Num(u, "mfu_measured");
+      text += fmt::format(" · against the measured {}FLOP/s: {}", Si(Num(u, "measured_peak"), ""),
+                          m ? analyzers::PercentText(100 * *m) : "-");
+    }
+    facts.push_back({"utilization", Escape(text)});
   }
   return Facts(facts);
 }
@@ -334,15 +345,13 @@ std::string RoofsDetails(const json& roofs, const std::string& id) {
 
 }  // namespace
 
-std::string DeviceSection(const json& trace, const json& device, size_t trace_index) {
+PageSection DeviceSection(const json& trace, const json& device, size_t trace_index) {
   const std::string id = fmt::format("t{}-gpu{}", trace_index, Int(device, "device", -1));
-  std::string s = fmt::format(R"(<section class="device" id="{}"><h3>{}</h3>)", id,
-                              Escape(DeviceLabel(device)));
-  s += DeviceFacts(device);
+  std::string s = DeviceFacts(device);
   s += CoverageBar(Obj(device, "gpu_ns_by_source"));
   s += DeviceRoofline(trace, device, trace_index, id);
   s += RoofsDetails(Obj(device, "roofs"), id);
-  return s + "</section>\n";
+  return {id, DeviceLabel(device), s, true};
 }
 
 std::string AdviceSection(const json& advice, const std::string& id) {
@@ -354,6 +363,7 @@ std::string AdviceSection(const json& advice, const std::string& id) {
   }
   if (!items->is_array()) return GenericSection(advice, id);
   std::string s = fmt::format(R"(<ol class="advice" id="{}">)", Escape(id));
+  // The headline is the first of these a finding has; the others follow as paragraphs.
   static const char* const kText[] = {"title",   "finding", "summary", "sentence",
                                       "message", "action",  "text",    "detail"};
   for (const auto& a : *items) {
@@ -365,6 +375,12 @@ std::string AdviceSection(const json& advice, const std::string& id) {
     const std::string severity = Str(a, "severity", "info");
     const std::string badge =
         a.contains("severity") ? severity : RegimeText(Str(a, "kind", "info"));
+    std::vector<std::string> gain;
+    if (const auto ns = Num(a, "gain_ns")) gain.push_back(Duration(*ns));
+    if (const auto f = Num(a, "gain_fraction")) gain.push_back(fmt::format("{:.1f}%", 100 * *f));
+    if (const auto p = Num(a, "gain_pct")) gain.push_back(fmt::format("{:.1f}%", *p));
+    std::string g;
+    for (const auto& x : gain) g += (g.empty() ? "" : ", ") + x;
     s += fmt::format(R"(<li class="sev-{}"><span class="badge">{}</span> )", Escape(severity),
                      Escape(badge));
     std::vector<std::string> used = {"severity", "kind"};
@@ -372,33 +388,50 @@ std::string AdviceSection(const json& advice, const std::string& id) {
     for (const char* key : kText) {
       const std::string text = Str(a, key);
       if (text.empty()) continue;
-      s += first ? "<strong>" + Escape(text) + "</strong>" : "<p>" + Escape(text) + "</p>";
+      if (first) {
+        s += "<strong>" + Escape(text) + "</strong>";
+        if (!g.empty()) s += " <span class=\"gain\">estimated gain: " + Escape(g) + "</span>";
+      } else {
+        s += "<p>" + Escape(text) + "</p>";
+      }
       first = false;
       used.push_back(key);
     }
-    std::vector<std::string> gain;
-    if (const auto ns = Num(a, "gain_ns")) gain.push_back(Duration(*ns));
-    if (const auto f = Num(a, "gain_fraction")) gain.push_back(fmt::format("{:.1f}%", 100 * *f));
-    if (const auto p = Num(a, "gain_pct")) gain.push_back(fmt::format("{:.1f}%", *p));
-    if (!gain.empty()) {
-      std::string g;
-      for (const auto& x : gain) g += (g.empty() ? "" : ", ") + x;
-      const std::string basis = Str(a, "gain_basis");
-      s += "<p class=\"gain\">estimated gain: " + Escape(g) +
-           (basis.empty() ? "" : " (" + Escape(basis) + ")") + "</p>";
-    }
+    if (first && !g.empty()) s += "<span class=\"gain\">estimated gain: " + Escape(g) + "</span>";
+    // How the gain was estimated and what it concerns, in one muted line.
+    std::string basis = Str(a, "gain_basis");
     if (const auto share = Num(a, "share")) {
-      s += fmt::format("<p class=\"note\">concerns {:.1f}% of the kernel GPU time</p>",
-                       100 * *share);
+      basis += fmt::format("{}concerns {:.1f}% of the kernel GPU time", basis.empty() ? "" : "; ",
+                           100 * *share);
     }
-    // overlaps and combined_gain_ns are said in words in gain_basis.
-    used.insert(used.end(), {"gain_ns", "gain_fraction", "gain_pct", "gain_basis", "share",
-                             "overlaps", "combined_gain_ns"});
-    json rest = json::object();
+    if (!basis.empty()) s += "<p class=\"note basis\">" + Escape(basis) + "</p>";
+    // The kernels a merged or group finding covers.
+    if (const json& list = Arr(a, "items"); !list.empty()) {
+      s += fmt::format(R"(<details class="items"><summary>{} covered</summary><ul>)", list.size());
+      for (const auto& item : list) {
+        const std::string text = item.is_string() ? item.get<std::string>() : Dump(item);
+        s += "<li>" + ShortName(text, text, 90) + "</li>";
+      }
+      s += "</ul></details>";
+    }
+    // overlaps and combined_gain_ns are said in words in gain_basis; the figures the finding
+    // states are in its sentence.
+    used.insert(used.end(),
+                {"gain_ns", "gain_fraction", "gain_pct", "gain_basis", "share", "overlaps",
+                 "combined_gain_ns", "items", "gpu_ns", "launches", "pct_of_roof"});
+    std::vector<std::string> rest;
     for (const auto& [key, value] : a.items()) {
-      if (std::find(used.begin(), used.end(), key) == used.end()) rest[key] = value;
+      if (std::find(used.begin(), used.end(), key) != used.end() || value.is_null()) continue;
+      rest.push_back(SectionTitle(key) + " " +
+                     (value.is_string()                           ? value.get<std::string>()
+                      : value.is_number() && key.ends_with("_ns") ? Duration(value.get<double>())
+                                                                  : Dump(value)));
     }
-    if (!rest.empty()) s += GenericSection(rest, "", 1);
+    if (!rest.empty()) {
+      std::string line;
+      for (const auto& r : rest) line += (line.empty() ? "" : " · ") + r;
+      s += "<p class=\"note\">" + Escape(line) + "</p>";
+    }
     s += "</li>\n";
   }
   return s + "</ol>\n";
@@ -410,7 +443,9 @@ std::string TimelineSection(const json& timeline, const std::string& id) {
   const std::optional<double> end = Num(timeline, "end_ns");
   if (tracks.empty() || !start || !end || *end <= *start) return GenericSection(timeline, id);
   const double span = *end - *start;
-  constexpr double kLabelWidth = 200, kBarWidth = 620, kRow = 24, kBar = 16, kTop = 4;
+  // Each lane's bars sit in a nested <svg class="zoom"> in time units of its own, so that the
+  // page's script zooms and pans every lane at once by changing their viewBox.
+  constexpr double kLabelWidth = 200, kBarWidth = 1000, kRow = 24, kBar = 16, kTop = 4;
   const double height = kTop + kRow * static_cast<double>(tracks.size()) + 28;
   std::string s = fmt::format(
       R"(<svg class="timeline" id="{}" viewBox="0 0 {} {}" width="{}" height="{}" role="img" )"
@@ -431,9 +466,12 @@ std::string TimelineSection(const json& timeline, const std::string& id) {
     s += fmt::format(
         R"(<g class="track" data-device="{}" data-stream="{}"><text x="0" y="{}">{}</text>)"
         R"(<text class="muted" x="{}" y="{}" text-anchor="end">{}</text>)"
-        R"(<rect class="idle" x="{}" y="{}" width="{}" height="{}"><title>{}: {} of {}</title></rect>)",
+        R"(<svg class="zoom" x="{}" y="{}" width="{}" height="{}" viewBox="0 0 {} {}" )"
+        R"(preserveAspectRatio="none">)"
+        R"(<rect class="idle" x="0" y="0" width="{}" height="{}"><title>{}: {} of {}</title></rect>)",
         Escape(Str(track, "device")), Escape(Str(track, "stream")), y + 12, Escape(label),
-        kLabelWidth - 6, y + 12, Escape(busy_text), kLabelWidth, y, kBarWidth, kBar, Escape(label),
+        kLabelWidth - 6, y + 12, Escape(busy_text), kLabelWidth, y, kBarWidth, kBar, kBarWidth,
+        kBar, kBarWidth, kBar, Escape(label),
         busy ? Duration(*busy) + " busy" : "busy time unknown", Duration(span));
     // Consecutive bins of about the same load are one rectangle (height = busy fraction).
     const size_t n = bins.size();
@@ -450,30 +488,31 @@ std::string TimelineSection(const json& timeline, const std::string& id) {
       }
       if (q > 0) {
         const double mean = sum / static_cast<double>(j - i);
-        const double x0 = kLabelWidth + kBarWidth * static_cast<double>(i) / n;
+        const double x0 = kBarWidth * static_cast<double>(i) / n;
         const double w = kBarWidth * static_cast<double>(j - i) / n;
         const double h = std::max(1.0, kBar * mean);
         s += fmt::format(
             R"(<rect class="busy" x="{:.2f}" y="{:.2f}" width="{:.2f}" height="{:.2f}" )"
             R"(data-busy="{:.3f}"><title>{} to {}: busy {:.0f}%</title></rect>)",
-            x0, y + kBar - h, w, h, mean, Duration(span * i / n), Duration(span * j / n),
-            100 * mean);
+            x0, kBar - h, w, h, mean, Duration(span * i / n), Duration(span * j / n), 100 * mean);
       }
       i = j;
     }
-    s += "</g>\n";
+    s += "</svg></g>\n";
     y += kRow;
   }
   // Time axis: five ticks from the start.
   for (int t = 0; t <= 5; ++t) {
     const double x = kLabelWidth + kBarWidth * t / 5.0;
-    s += fmt::format(R"(<line class="tick" x1="{0:.2f}" y1="{1}" x2="{0:.2f}" y2="{2}"/>)"
-                     R"(<text x="{0:.2f}" y="{3}" text-anchor="middle">{4}</text>)",
-                     x, y, y + 4, y + 16, Escape(t == 0 ? "0" : Duration(span * t / 5.0)));
+    s += fmt::format(
+        R"(<line class="tick" x1="{0:.2f}" y1="{1}" x2="{0:.2f}" y2="{2}"/>)"
+        R"(<text class="tick-label" x="{0:.2f}" y="{3}" text-anchor="middle">{4}</text>)",
+        x, y, y + 4, y + 16, Escape(t == 0 ? "0" : Duration(span * t / 5.0)));
   }
   s += "</svg>\n";
-  s += R"(<p class="note">Each row is one stream; the bar is filled where the GPU ran work )"
-       R"(on it (height = share of the interval busy), empty where it sat idle.</p>)";
+  s += R"(<p class="note">Each row is one stream; the bar is filled where the GPU ran kernels )"
+       R"(or copies on it (height = share of the interval busy), empty where it sat idle. )"
+       R"(Zoom with the buttons or the mouse wheel over the lanes, drag to pan.</p>)";
   return s;
 }
 

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "report/format.h"
@@ -121,7 +122,8 @@ std::string RoofPct(std::optional<double> pct) {
 
 // The roof a call runs against, and why when its kernel's name rather than its types said so.
 Cell RoofCell(const json& call, const json& placement) {
-  Cell c = Text(Str(placement, "roof_path", "-"));
+  const std::string path = Str(placement, "roof_path");
+  Cell c = Text(path.empty() ? "-" : RoofName(path));
   if (Str(call, "path_basis") == "kernel_name") {
     c.html += "*";
     c.title = "the call says " + Str(call, "compute_type", "?") +
@@ -149,24 +151,20 @@ std::string SourceShort(const std::string& s) {
 std::string KernelTable(const json& trace, size_t trace_index) {
   const json& kernels = Arr(trace, "kernels");
   if (kernels.empty()) return "";
+  // The columns that answer "which kernel, how long, how far from its roof"; the rest of a
+  // row's figures open under its name, so that the table fits the page.
   HtmlTable t(fmt::format("t{}-kernels", trace_index),
               {{"kernel", false, "catalog reading · function [shape]; open for the full name"},
                {"GPU %", true, "share of the trace's kernel GPU time"},
                {"GPU time", true, "summed GPU time of the executions"},
                {"runs", true, "GPU executions (CPU launches when there are no GPU records)"},
                {"mean", true, "GPU time per execution"},
-               {"p95", true, "95th percentile of the GPU time per execution"},
-               {"launch", true, "CPU time of one launch call"},
                {"FLOPs", true, "FLOPs of the timed executions"},
-               {"bytes", true, "DRAM bytes of the timed executions"},
                {"FLOP/s", true, "achieved"},
-               {"B/s", true, "achieved DRAM bandwidth"},
                {"FLOP/B", true, "arithmetic intensity"},
                {"% roof", true, "percent of the attainable FLOP/s at this intensity"},
-               {"roof", false, "compute path whose roof holds the kernel"},
                {"regime", false, ""},
-               {"src", false, "where the FLOPs come from: anl(ytic), cat(alog), c(oun)t(e)r(s)"},
-               {"GPU", true, "device index"}});
+               {"src", false, "where the FLOPs come from: anl(ytic), cat(alog), c(oun)t(e)r(s)"}});
   for (size_t j = 0; j < kernels.size(); ++j) {
     const json& k = kernels[j];
     const json& p = Obj(k, "placement");
@@ -178,22 +176,27 @@ std::string KernelTable(const json& trace, size_t trace_index) {
     if (source == "unknown") source = Str(Obj(k, "all"), "flops_source", "unknown");
     const std::string label = KernelLabel(k);
     const std::string name = Str(k, "name");
+    const std::optional<double> flops =
+        Str(timed, "flops_source", "unknown") == "unknown" ? std::nullopt : Num(timed, "flops");
+    const std::optional<double> bytes =
+        Str(timed, "bytes_source", "unknown") == "unknown" ? std::nullopt : Num(timed, "bytes");
     Cell kernel;
     kernel.sort_text = label;
     kernel.cls = "name";
-    std::string detail =
-        fmt::format("grid {} block {}", Dims(Arr(k, "grid")), Dims(Arr(k, "block")));
+    std::string detail = fmt::format("grid {} block {} · GPU {}", Dims(Arr(k, "grid")),
+                                     Dims(Arr(k, "block")), Str(k, "device", "?"));
+    if (executions > 0) detail += " · p95 " + Ns(Num(k, "p95_ns"));
+    if (const auto launch = Positive(Num(k, "mean_launch_ns"))) detail += " · launch " + Ns(launch);
+    if (bytes) detail += " · " + Si(bytes, "B") + " moved";
+    if (const auto bw = Num(p, "achieved_bytes_per_s")) detail += " at " + Si(bw, "B/s");
+    if (!Str(p, "roof_path").empty()) detail += " · roof " + RoofName(Str(p, "roof_path"));
     if (Bool(k, "inside_library")) detail += " · launched by a cuBLAS call";
     if (NumOr(k, "launch_errors", 0) > 0) {
       detail += fmt::format(" · {} launch errors", Str(k, "launch_errors"));
     }
     kernel.html = fmt::format(
-        R"(<details><summary>{}</summary><code>{}</code><br><span class="muted">{}</span></details>)",
-        Escape(label), Escape(name.empty() ? "(unnamed)" : name), Escape(detail));
-    const std::optional<double> flops =
-        Str(timed, "flops_source", "unknown") == "unknown" ? std::nullopt : Num(timed, "flops");
-    const std::optional<double> bytes =
-        Str(timed, "bytes_source", "unknown") == "unknown" ? std::nullopt : Num(timed, "bytes");
+        R"(<details><summary>{}</summary><span class="muted">{}</span><br><code>{}</code></details>)",
+        ShortName(label, label, 64), Escape(detail), Escape(name.empty() ? "(unnamed)" : name));
     const std::optional<double> share = Num(k, "gpu_share");
     t.AddRow(fmt::format("t{}-k{}", trace_index, j),
              {kernel,
@@ -203,16 +206,11 @@ std::string KernelTable(const json& trace, size_t trace_index) {
               Number(runs, Grouped(static_cast<uint64_t>(runs))),
               Number(executions > 0 ? Num(k, "mean_ns") : std::nullopt,
                      executions > 0 ? Ns(Num(k, "mean_ns")) : "-"),
-              Number(executions > 0 ? Num(k, "p95_ns") : std::nullopt,
-                     executions > 0 ? Ns(Num(k, "p95_ns")) : "-"),
-              Number(Positive(Num(k, "mean_launch_ns")), Ns(Positive(Num(k, "mean_launch_ns")))),
-              Number(flops, Si(flops, "")), Number(bytes, Si(bytes, "B")),
+              Number(flops, Si(flops, "")),
               Number(Num(p, "achieved_flops_per_s"), Si(Num(p, "achieved_flops_per_s"), "")),
-              Number(Num(p, "achieved_bytes_per_s"), Si(Num(p, "achieved_bytes_per_s"), "")),
               Number(Num(p, "intensity"), Plain(Num(p, "intensity"))),
               Number(Num(p, "pct_of_attainable"), RoofPct(Num(p, "pct_of_attainable"))),
-              Text(Str(p, "roof_path", "-")), RegimeCell(p), Text(SourceShort(source)),
-              Number(Num(k, "device"), Str(k, "device", "-"))});
+              RegimeCell(p), Text(SourceShort(source))});
   }
   return t.Render();
 }
@@ -220,34 +218,42 @@ std::string KernelTable(const json& trace, size_t trace_index) {
 std::string LibraryTable(const json& trace, size_t trace_index) {
   const json& calls = Arr(trace, "library_calls");
   if (calls.empty()) return "";
-  HtmlTable t(fmt::format("t{}-library", trace_index),
-              {{"routine", false, ""},
-               {"m x n x k", false, "shape (batch)"},
-               {"types", false, "A, B, C, D data types; compute type"},
-               {"calls", true, ""},
-               {"GPU time", true, "GPU time of the kernels the calls launched"},
-               {"CPU time", true, "time spent inside the calls on the CPU"},
-               {"FLOPs", true, "analytic FLOPs of all calls (main operation)"},
-               {"epilogue FLOPs", true, "bias and activation FLOPs of all calls, counted apart"},
-               {"bytes", true, "minimum DRAM bytes of all calls"},
-               {"FLOP/s", true, "achieved, over the calls with GPU times"},
-               {"FLOP/B", true, "arithmetic intensity"},
-               {"% peak", true, "percent of the compute roof"},
-               {"roof", false, "compute path whose roof holds the call"},
-               {"regime", false, ""},
-               {"GPU", true, "device index"},
-               {"diagnostics", false, "what the shape costs (docs/blas-formulas.md)"}});
+  HtmlTable t(
+      fmt::format("t{}-library", trace_index),
+      {{"routine", false, ""},
+       {"m x n x k", false, "shape (batch)"},
+       {"types", false, "A, B, C, D data types; compute type"},
+       {"calls", true, ""},
+       {"GPU time", true, "GPU time of the kernels the calls launched"},
+       {"FLOPs", true, "analytic FLOPs of all calls (main operation)"},
+       {"epilogue FLOPs", true, "bias and activation FLOPs of all calls, counted apart"},
+       {"bytes", true, "minimum DRAM bytes of all calls"},
+       {"FLOP/s", true, "achieved, over the calls with GPU times"},
+       {"FLOP/B", true, "arithmetic intensity"},
+       {"% peak", true, "percent of the compute roof"},
+       {"roof", false, "compute path whose roof holds the call"},
+       {"regime", false, ""},
+       {"diagnostics", false, "what the shape costs (docs/blas-formulas.md); open for all"}});
   for (size_t j = 0; j < calls.size(); ++j) {
     const json& c = calls[j];
     const json& p = Obj(c, "placement");
     std::string types;
     for (const auto& ty : Arr(c, "types")) {
-      types += (types.empty() ? "" : ",") + (ty.is_string() ? ty.get<std::string>() : "?");
+      types += (types.empty() ? "" : ", ") + (ty.is_string() ? ty.get<std::string>() : "?");
+    }
+    // Four equal types read as one ("R_32F / 32F"); the cell's title has each.
+    const json& all = Arr(c, "types");
+    if (all.size() == 4 && all[0].is_string() &&
+        std::all_of(all.begin(), all.end(), [&](const json& t) { return t == all[0]; })) {
+      types = all[0].get<std::string>();
     }
     types += " / " + Str(c, "compute_type", "?");
     Cell types_cell = Text(types);
-    types_cell.title =
-        "A, B, C, D data types / compute type; scale type " + Str(c, "scale_type", "?");
+    std::string each;
+    for (const auto& ty : all)
+      each += (each.empty() ? "" : ", ") + (ty.is_string() ? ty.get<std::string>() : "?");
+    types_cell.title = "A, B, C, D data types " + each + "; compute type " +
+                       Str(c, "compute_type", "?") + "; scale type " + Str(c, "scale_type", "?");
     std::string shape =
         fmt::format("{}x{}x{}", Str(c, "m", "?"), Str(c, "n", "?"), Str(c, "k", "?"));
     if (NumOr(c, "batch", 1) > 1) shape += " b" + Str(c, "batch");
@@ -276,24 +282,32 @@ std::string LibraryTable(const json& trace, size_t trace_index) {
     diagnostics.cls = "diag";
     const json& findings = Arr(c, "diagnostics");
     if (!findings.empty()) {
-      diagnostics.html = "<ul>";
+      // Folded: the count and the worst finding's severity; the sentences open below.
+      size_t warnings = 0;
+      std::string items;
       for (const auto& f : findings) {
+        const std::string severity = Str(f, "severity", "info");
+        warnings += severity != "info";
         const std::optional<double> lost = Num(f, "lost_ns");
-        diagnostics.html += fmt::format(
-            R"(<li class="{}" title="{}">{}{}</li>)", Escape(Str(f, "severity", "info")),
-            Escape(Str(f, "kind") + " (" + Str(f, "severity") + ")"), Escape(Str(f, "sentence")),
-            lost && *lost > 0 ? Escape(" [about " + Duration(*lost) + " lost]") : "");
+        items +=
+            fmt::format(R"(<li class="{}" title="{}">{}{}</li>)", Escape(severity),
+                        Escape(Str(f, "kind") + " (" + severity + ")"), Escape(Str(f, "sentence")),
+                        lost && *lost > 0 ? Escape(" [about " + Duration(*lost) + " lost]") : "");
       }
-      diagnostics.html += "</ul>";
+      diagnostics.html = fmt::format(
+          R"(<details><summary{}>{} finding{}{}</summary><ul>{}</ul></details>)",
+          warnings ? R"( class="warn")" : "", findings.size(), findings.size() == 1 ? "" : "s",
+          warnings ? fmt::format(", {} to act on", warnings) : "", items);
     }
     diagnostics.sort = static_cast<double>(findings.size());
     const double failed = NumOr(c, "failed_calls", 0);
     Cell calls_cell = Number(Num(c, "calls"), Str(c, "calls", "-"));
-    if (failed > 0) calls_cell.title = fmt::format("{} failed", Str(c, "failed_calls"));
+    calls_cell.title = fmt::format("CPU time in the calls {} · GPU {}", Ns(Num(c, "cpu_ns")),
+                                   Str(c, "device", "-"));
+    if (failed > 0) calls_cell.title += fmt::format(" · {} failed", Str(c, "failed_calls"));
     t.AddRow(fmt::format("t{}-l{}", trace_index, j),
              {Text(Str(c, "routine")), shape_cell, types_cell, calls_cell,
               Number(Num(c, "gpu_ns"), NumOr(c, "gpu_ns", 0) > 0 ? Ns(Num(c, "gpu_ns")) : "-"),
-              Number(Num(c, "cpu_ns"), Ns(Num(c, "cpu_ns"))),
               Number(Num(c, "flops"), Si(Num(c, "flops"), "")),
               Number(Num(c, "epilogue_flops"),
                      NumOr(c, "epilogue_flops", 0) > 0 ? Si(Num(c, "epilogue_flops"), "") : "-"),
@@ -301,7 +315,7 @@ std::string LibraryTable(const json& trace, size_t trace_index) {
               Number(Num(p, "achieved_flops_per_s"), Si(Num(p, "achieved_flops_per_s"), "")),
               Number(Num(p, "intensity"), Plain(Num(p, "intensity"))),
               Number(Num(p, "pct_of_peak"), RoofPct(Num(p, "pct_of_peak"))), RoofCell(c, p),
-              RegimeCell(p), Number(Num(c, "device"), Str(c, "device", "-")), diagnostics});
+              RegimeCell(p), diagnostics});
   }
   return t.Render();
 }

@@ -2,8 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <cctype>
 #include <cmath>
 
+#include "flopspy/analyzers/display_text.h"
 #include "flopspy/platform/html_text.h"
 #include "report/format.h"
 
@@ -41,6 +43,38 @@ std::string Facts(const std::vector<std::pair<std::string, std::string>>& rows) 
   std::string s = R"(<dl class="facts">)";
   for (const auto& [k, v] : rows) s += "<dt>" + Escape(k) + "</dt><dd>" + v + "</dd>";
   return s + "</dl>\n";
+}
+
+std::string Fold(const PageSection& section) {
+  return fmt::format(R"(<details class="sec" id="{}"{}><summary><h3>{}</h3></summary>)"
+                     R"(<div class="sec-body">{}</div></details>)",
+                     Escape(section.id), section.open ? " open" : "", Escape(section.title),
+                     section.body) +
+         "\n";
+}
+
+std::string Toc(const std::vector<PageSection>& sections, std::string_view heading) {
+  std::string s = R"(<nav class="toc"><span class="toc-title">)" + Escape(heading) + "</span><ul>";
+  for (const PageSection& p : sections) {
+    s += fmt::format(R"(<li><a href="#{}">{}</a></li>)", Escape(p.id), Escape(p.title));
+  }
+  return s + "</ul></nav>\n";
+}
+
+std::string ShortName(std::string_view label, std::string_view full, size_t max_chars) {
+  const std::string shown = analyzers::ShortenKernelName(label, max_chars);
+  const std::string_view title = full.empty() ? label : full;
+  return fmt::format(R"(<span class="kname" title="{}">{}</span>)", Escape(title), Escape(shown));
+}
+
+std::string RoofName(std::string_view name) {
+  if (const auto path = analyzers::ComputePathFromName(name)) return RoofPathLabel(*path);
+  if (name == "dram" || name == "l2" || name == "l3" || name == "l1") {
+    std::string upper(name);
+    for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    return upper;
+  }
+  return std::string(name);
 }
 
 std::string KernelLabel(const json& kernel) {

@@ -39,6 +39,26 @@ std::string Exact(double v);
 // A `<dl class="facts">` of name and value pairs: names are escaped, values are HTML already.
 std::string Facts(const std::vector<std::pair<std::string, std::string>>& rows);
 
+// A section of the page that folds (<details>, no script needed): its id is the table of
+// contents' anchor, its title an <h3> inside the <summary>.
+struct PageSection {
+  std::string id;
+  std::string title;
+  std::string body;  // HTML
+  bool open = true;
+};
+std::string Fold(const PageSection& section);
+// The table of contents of `sections`: a <nav class="toc"> of links to their ids.
+std::string Toc(const std::vector<PageSection>& sections, std::string_view heading);
+
+// A long kernel name shortened for a cell (analyzers::ShortenKernelName: the tile sizes stay),
+// the full name in a title attribute: "<span title=...>short</span>", escaped.
+std::string ShortName(std::string_view label, std::string_view full, size_t max_chars = 60);
+
+// A roof's name as the text report writes it: "tf32_tensor" -> "tf32-tensor", "fp32" ->
+// "fp32-cuda" (labels.h RoofPathLabel); "dram" -> "DRAM"; other names as they are.
+std::string RoofName(std::string_view name);
+
 // A kernel's label as every output writes it (labels.h): "mul [n=1000] ·
 // vectorized_elementwise_kernel"; the full name goes into a tooltip.
 std::string KernelLabel(const nlohmann::json& kernel);

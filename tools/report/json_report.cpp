@@ -12,8 +12,10 @@
 #include "report/labels.h"
 #include "report/launch_overhead_section.h"
 #include "report/lost_records.h"
+#include "report/ranges_json.h"
 #include "report/run_json.h"
 #include "report/sections_json.h"
+#include "report/steps_json.h"
 #include "report/trace_totals.h"
 
 namespace flopspy::tools {
@@ -303,9 +305,10 @@ json DeviceJson(const TraceReport& t, const analyzers::DeviceActivity& d) {
         {"nominal_peak", u.nominal_peak},
         {"nominal_source", std::string(analyzers::RoofSourceName(u.nominal_source))},
         {"measured_peak", u.measured_peak},
-        {"mfu", Opt(u.mfu)},
+        {"counted_flops_of_peak", Opt(u.mfu)},
+        {"counted_flops_coverage", analyzers::AnalyticCoverage(d)},
         {"hfu", Opt(u.hfu)},
-        {"mfu_measured", Opt(u.mfu_measured)},
+        {"counted_flops_of_measured_peak", Opt(u.mfu_measured)},
         {"hfu_measured", Opt(u.hfu_measured)}};
   } else {
     j["utilization"] = nullptr;
@@ -398,8 +401,21 @@ json TraceJson(const TraceReport& t) {
   json copies = json::array();
   for (const auto& c : run.copies) copies.push_back(CopyJson(c));
   j["copies"] = copies;
+  j["advice"] = AdviceJson(t.advice);
+  if (!t.launch_overhead.empty()) j["launch_overhead"] = LaunchOverheadJson(t.launch_overhead);
+  if (json timeline = TimelineJson(t); !timeline.is_null()) j["timeline"] = std::move(timeline);
+  if (!t.regions.empty()) j["regions"] = RegionsJson(t.regions);
+  AddRangesJson(t.ranges, j);
+  if (!t.steps.empty()) j["steps"] = StepsJson(t.steps);
+  if (t.cpu_roofline) j["cpu_roofline"] = CpuRooflineJson(*t.cpu_roofline);
+  return j;
+}
+
+}  // namespace
+
+nlohmann::json AdviceJson(const std::vector<analyzers::Advice>& list) {
   json advice = json::array();
-  for (const auto& a : t.advice) {
+  for (const auto& a : list) {
     json overlaps = json::array();
     for (const auto kind : a.overlaps)
       overlaps.push_back(std::string(analyzers::AdviceKindName(kind)));
@@ -410,17 +426,15 @@ json TraceJson(const TraceReport& t) {
                       {"gain_basis", a.gain_basis},
                       {"overlaps", overlaps},
                       {"combined_gain_ns", Opt(a.combined_gain_ns)},
-                      {"share", a.share}});
+                      {"share", a.share},
+                      {"title", a.title},
+                      {"gpu_ns", a.gpu_ns},
+                      {"launches", a.launches},
+                      {"pct_of_roof", Opt(a.pct_of_roof)},
+                      {"items", a.items}});
   }
-  j["advice"] = advice;
-  if (!t.launch_overhead.empty()) j["launch_overhead"] = LaunchOverheadJson(t.launch_overhead);
-  if (json timeline = TimelineJson(t); !timeline.is_null()) j["timeline"] = std::move(timeline);
-  if (!t.regions.empty()) j["regions"] = RegionsJson(t.regions);
-  if (t.cpu_roofline) j["cpu_roofline"] = CpuRooflineJson(*t.cpu_roofline);
-  return j;
+  return advice;
 }
-
-}  // namespace
 
 bool IsTraceCoreKey(std::string_view key) {
   return std::find(kTraceCoreKeys.begin(), kTraceCoreKeys.end(), key) != kTraceCoreKeys.end();

@@ -68,5 +68,7 @@ nlohmann::json KernelJson(const analyzers::KernelGroup& g, double trace_gpu_ns);
 nlohmann::json LibraryJson(const analyzers::LibraryGroup& g);
 nlohmann::json PlacementJson(const std::optional<analyzers::Placement>& placement);
 nlohmann::json RoofsJson(const analyzers::DeviceRoofs& r);
+// A trace's `advice`, and the run's (the merged run's findings).
+nlohmann::json AdviceJson(const std::vector<analyzers::Advice>& advice);
 
 }  // namespace flopspy::tools

@@ -6,8 +6,11 @@
 #include <algorithm>
 
 #include "flopspy/analyzers/demangle.h"
+#include "flopspy/analyzers/display_text.h"
 #include "flopspy/platform/terminal_text.h"
 #include "report/format.h"
+#include "report/text_style.h"
+#include "report/text_table.h"
 
 namespace flopspy::tools {
 namespace {
@@ -135,17 +138,13 @@ std::string ShortKernelName(const SignatureOverhead& s, size_t width) {
   std::string name = s.demangled_name;
   if (name.empty()) name = analyzers::Demangle(s.mangled_name);
   if (name.empty()) return Cut("(unnamed kernel)", width);
-  const analyzers::FunctionNameParts parts = analyzers::SplitFunctionName(name);
-  if (!parts.base.empty()) name = std::string(parts.base);
-  return Cut(name, width);
+  return Cut(analyzers::ShortenKernelName(name, width), width);
 }
 
 void WriteLaunchOverheadText(const LaunchOverheadReport& r,
                              const LaunchOverheadTextOptions& options, std::ostream& out) {
   if (r.empty()) return;
-  const auto bold = [&](const std::string& s) {
-    return options.color ? "\033[1m" + s + "\033[0m" : s;
-  };
+  const auto bold = [&](const std::string& s) { return TextStyle{options.color}.Bold(s); };
   constexpr std::string_view kPad = "            ";  // under a 10-column label, indented 2
   fmt::print(out, "\n  {}\n", bold("Launch overhead"));
   Wrap(out, LaunchOverheadVerdictSentence(r), "  verdict   ", kPad);
@@ -242,19 +241,29 @@ void WriteLaunchOverheadText(const LaunchOverheadReport& r,
     const size_t n = std::min(options.top_signatures, r.signatures.size());
     fmt::print(out, "  kernels   top {} of {} by launch excess, then GPU time; * launch-bound\n",
                Grouped(n), Grouped(r.signatures.size()));
-    fmt::print(out, "    {:<25} {:<13} {:>9} {:>8} {:>8} {:>8} {:>8} {:>8}\n", "kernel",
-               "grid/block", "calls", "gpu tot", "mean", "p50", "p95", "launch");
+    // The name last, shortened by the one shortener; a long one goes on its own line.
+    TextTable table({{"grid/block", TextTable::Align::kLeft},
+                     {"calls"},
+                     {"gpu tot"},
+                     {"mean"},
+                     {"p50"},
+                     {"p95"},
+                     {"launch"},
+                     {"", TextTable::Align::kLeft},
+                     {"kernel", TextTable::Align::kLeft}},
+                    100, 4);
+    table.WrapLastColumn();
     for (size_t i = 0; i < n; ++i) {
       const SignatureOverhead& s = r.signatures[i];
       const bool gpu = s.gpu.count > 0;
       const auto dur = [&](double ns) { return gpu ? Duration(ns) : std::string("-"); };
-      fmt::print(out, "    {:<25} {:<13} {:>9} {:>8} {:>8} {:>8} {:>8} {:>8}{}\n",
-                 ShortKernelName(s, 25), Cut(Dims(s.grid) + "/" + Dims(s.block), 13),
-                 Grouped(std::max(s.launches, s.gpu.count)),
-                 dur(static_cast<double>(s.gpu.total_ns)), dur(s.gpu.mean_ns), dur(s.gpu.p50_ns),
-                 dur(s.gpu.p95_ns), s.mean_launch_ns ? Duration(*s.mean_launch_ns) : "-",
-                 s.launch_bound ? " *" : "");
+      table.AddRow({Cut(Dims(s.grid) + "/" + Dims(s.block), 13),
+                    Grouped(std::max(s.launches, s.gpu.count)),
+                    dur(static_cast<double>(s.gpu.total_ns)), dur(s.gpu.mean_ns), dur(s.gpu.p50_ns),
+                    dur(s.gpu.p95_ns), s.mean_launch_ns ? Duration(*s.mean_launch_ns) : "-",
+                    s.launch_bound ? "*" : "", ShortKernelName(s, 92)});
     }
+    table.Print(out);
   }
   for (const std::string& note : r.notes) {
     Wrap(out, note, "  note      ", kPad);

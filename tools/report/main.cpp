@@ -21,6 +21,8 @@
 #include "report/progress.h"
 #include "report/report_model.h"
 #include "report/report_outputs.h"
+#include "report/steps_options.h"
+#include "report/text_style.h"
 #include "report/time_window.h"
 #include "report/trace_inputs.h"
 #include "report/trace_report.h"
@@ -149,6 +151,26 @@ int Main(int argc, char** argv) {
                  "only the kernels whose demangled name matches this regular expression "
                  "(ECMAScript)")
       ->type_name("REGEX");
+  bool per_trace = false;
+  app.add_flag("--per-trace", per_trace,
+               "with more than two traces, also each trace's full report (default: the merged "
+               "run and the per-rank table only)");
+  std::string match;
+  app.add_option("--match", match,
+                 "with --diff: compare kernels by name (default: one row per kernel whatever "
+                 "its launch shape) or by signature (name, shape, grid and block)")
+      ->type_name("KEY");
+  std::string step_range;
+  app.add_option("--step-range", step_range,
+                 "the ranges (NVTX or flopspy regions) that are steps: their names match this "
+                 "regular expression (ECMAScript; default: ProfilerStep#N, training_step_N, "
+                 "train_step, step N)")
+      ->type_name("REGEX");
+  std::string model_flops_text;
+  app.add_option("--model-flops-per-step", model_flops_text,
+                 "the model's FLOPs per training step, for MFU (default: FLOPSPY_MODEL_FLOPS "
+                 "as the trace recorded it)")
+      ->type_name("F");
   app.set_version_flag("--version", VersionText("flopspy-report"));
   try {
     app.parse(argc, argv);
@@ -164,6 +186,12 @@ int Main(int argc, char** argv) {
   if (std::string error = ParseViewOptions(top, sort, group_by, filter, &view); !error.empty()) {
     return UsageError(error);
   }
+  view.per_trace = per_trace;
+  const std::optional<analyzers::DiffMatch> diff_match =
+      analyzers::DiffMatchFromName(match.empty() ? "name" : match);
+  if (!diff_match) return UsageError("--match " + match + ": use name or signature");
+  if (!match.empty() && !diff) return UsageError("--match applies to --diff: add --diff A B");
+  if (per_trace && diff) return UsageError("--per-trace does not apply to --diff");
   std::optional<TimeWindow> window;
   if (!window_text.empty()) {
     std::string error;
@@ -201,6 +229,10 @@ int Main(int argc, char** argv) {
 
   ReportOptions options;
   options.ceilings = Ceilings(ceilings_path);
+  if (std::string error = ParseStepOptions(step_range, model_flops_text, &options.steps);
+      !error.empty()) {
+    return UsageError(error);
+  }
   if (diff) {
     if (arguments.size() != 2) {
       std::cerr << "flopspy-report: --diff compares two runs: give exactly two paths, A and B "
@@ -209,8 +241,9 @@ int Main(int argc, char** argv) {
       return 2;
     }
     std::ostringstream out;
-    int status = RunDiffReport(arguments[0], arguments[1], options,
-                               {json, html_path, csv_dir, input_files}, out, std::cerr);
+    int status =
+        RunDiffReport(arguments[0], arguments[1], options, {json, html_path, csv_dir, input_files},
+                      out, std::cerr, *diff_match);
     if (!PrintReport(out.str())) status = 1;
     return status;
   }
@@ -223,7 +256,7 @@ int Main(int argc, char** argv) {
   const int status = UsableTraces(traces) > 0 ? 0 : 1;
   ReportOutputs outputs;
   outputs.json = json;
-  outputs.text.color = color == "always" || (color == "auto" && isatty(STDOUT_FILENO));
+  outputs.text.color = UseColor(color, isatty(STDOUT_FILENO) != 0);
   outputs.html_path = html_path;
   outputs.csv_dir = csv_dir;
   outputs.chrome_path = chrome_path;

@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "report/json_report.h"
+#include "report/run_json.h"
 
 namespace flopspy::tools {
 
@@ -11,6 +12,8 @@ const nlohmann::json& ReportModel::Json() const {
     json_ = diff ? BuildDiffJson(diff->a, diff->b, diff->diff)
                  : BuildJsonReport(traces, run ? &*run : nullptr);
     if (!diff) (*json_)["view"] = ViewOptionsJson(view);
+    if (!diff) KeepTopKernelRows(*json_, view);  // --top in JSON, CSV and HTML alike
+    if (run && !run->traces_in_full) KeepTraceFactsOnly(*json_);
   }
   return *json_;
 }
@@ -31,14 +34,15 @@ ReportModel BuildReportModel(std::vector<TraceReport> traces,
     std::vector<analyzers::KernelGroup> merged;
     for (const analyzers::MergedKernel& k : model.run->aggregate.kernels) merged.push_back(k.group);
     model.run->rollup = BuildKernelRollup(merged, view);
+    model.run->traces_in_full = view.per_trace || UsableTraces(model.traces) <= kFullTracesUpTo;
   }
   return model;
 }
 
-ReportModel BuildDiffModel(DiffRun a, DiffRun b) {
+ReportModel BuildDiffModel(DiffRun a, DiffRun b, analyzers::DiffMatch match) {
   ReportModel model;
   model.diff = std::make_unique<DiffModel>();
-  model.diff->diff = DiffOf(a, b);
+  model.diff->diff = DiffOf(a, b, match);
   model.diff->a = std::move(a);
   model.diff->b = std::move(b);
   for (const DiffRun* run : {&model.diff->a, &model.diff->b}) {

@@ -55,6 +55,7 @@ class ReportModel {
 ReportModel BuildReportModel(std::vector<TraceReport> traces,
                              const analyzers::RegimeThresholds& thresholds = {},
                              const ViewOptions& view = {});
-ReportModel BuildDiffModel(DiffRun a, DiffRun b);
+ReportModel BuildDiffModel(DiffRun a, DiffRun b,
+                           analyzers::DiffMatch match = analyzers::DiffMatch::kName);
 
 }  // namespace flopspy::tools

@@ -1,6 +1,9 @@
 #include "report/run_json.h"
 
 #include <cmath>
+#include <iterator>
+#include <set>
+#include <string>
 
 #include "flopspy/analyzers/compute_path.h"
 #include "report/json_report.h"
@@ -43,12 +46,19 @@ json ModelJson(const analyzers::DeviceModel& m, size_t index) {
         {"nominal_peak", m.mfu_path ? json(m.nominal_peak) : json(nullptr)},
         {"nominal_source", "per GPU"},
         {"capacity_flops", m.mfu_capacity},
-        {"mfu", Opt(m.mfu)}};
+        {"counted_flops_of_peak", Opt(m.mfu)}};
   } else {
     j["utilization"] = nullptr;
   }
   return j;
 }
+
+// What a trace keeps when only the run is reported in full: who it is, how it was read and
+// ended, its totals; the tables and sections are the merged run's.
+const std::set<std::string> kTraceFactKeys = {
+    "path",       "read",     "process", "span_ns",  "records",    "lost",     "lost_total",
+    "lost_exact", "warnings", "end",     "metadata", "gpu_timing", "launches", "gpu_kernel_records",
+    "summary"};
 
 }  // namespace
 
@@ -82,7 +92,7 @@ json AggregateJson(const analyzers::RunAggregate& a) {
           {"gpu_busy_ns", a.gpu_busy_ns},
           {"gpu_window_ns", a.gpu_window_ns},
           {"busy_fraction", Opt(a.busy_fraction)},
-          {"mfu", Opt(a.mfu)},
+          {"counted_flops_of_peak", Opt(a.mfu)},
           {"lost", a.lost},
           {"mixed_devices", a.mixed_models()},
           {"notes", a.notes},
@@ -91,9 +101,21 @@ json AggregateJson(const analyzers::RunAggregate& a) {
           {"library_calls", libraries}};
 }
 
-json RanksJson(const analyzers::RankTable& table) {
+json RanksJson(const analyzers::RankTable& table, const analyzers::StragglerReport& stragglers) {
   json rows = json::array();
-  for (const analyzers::RankRow& r : table.rows) {
+  for (size_t i = 0; i < table.rows.size(); ++i) {
+    const analyzers::RankRow& r = table.rows[i];
+    json top = nullptr;
+    if (!r.top_kernel.empty()) {
+      const auto label = table.kernel_labels.find(r.top_kernel);
+      top = {{"label", label != table.kernel_labels.end() ? label->second : r.top_kernel},
+             {"gpu_ns", r.top_kernel_ns},
+             {"share", r.kernel_ns > 0 ? json(r.top_kernel_ns / r.kernel_ns) : json(nullptr)}};
+    }
+    json marks = json::array();
+    for (const analyzers::Straggler& s : stragglers.stragglers) {
+      if (s.row == i) marks.push_back(std::string(analyzers::StragglerMetricName(s.metric)));
+    }
     json step = nullptr;
     if (r.step) {
       step = {{"region", table.step_region},
@@ -114,8 +136,11 @@ json RanksJson(const analyzers::RankTable& table) {
                     {"busy_fraction", Opt(r.busy_fraction)},
                     {"kernel_gpu_ns", r.kernel_ns},
                     {"flops", r.flops},
+                    {"flops_per_s", Opt(r.flops_per_s)},
+                    {"top_kernel", top},
+                    {"straggler", marks},
                     {"analytic_flops", r.analytic_flops},
-                    {"mfu", Opt(r.mfu)},
+                    {"counted_flops_of_peak", Opt(r.mfu)},
                     {"launches", r.launches},
                     {"step", step},
                     {"lost", r.lost},
@@ -156,14 +181,26 @@ void AddRunSections(json& doc, const RunViews& views) {
   aggregate["lost_exact"] = views.lost.exact;
   if (!views.rollup.empty()) aggregate["kernel_rollup"] = KernelRollupJson(views.rollup);
   for (const std::string& note : views.ranks.notes) aggregate["notes"].push_back(note);
+  aggregate["traces_in_full"] = views.traces_in_full;
   doc["aggregate"] = std::move(aggregate);
-  doc["ranks"] = RanksJson(views.ranks);
+  doc["advice"] = AdviceJson(views.advice);
+  doc["ranks"] = RanksJson(views.ranks, views.stragglers);
   doc["stragglers"] = StragglersJson(views.stragglers, views.ranks);
 }
 
 void AddRunSections(json& doc, const std::vector<TraceReport>& traces) {
   if (UsableTraces(traces) < 2) return;
   AddRunSections(doc, BuildRunViews(traces));
+}
+
+void KeepTraceFactsOnly(json& doc) {
+  if (!doc.contains("traces") || !doc["traces"].is_array()) return;
+  for (json& t : doc["traces"]) {
+    if (!t.is_object()) continue;
+    for (auto it = t.begin(); it != t.end();) {
+      it = kTraceFactKeys.contains(it.key()) ? std::next(it) : t.erase(it);
+    }
+  }
 }
 
 }  // namespace flopspy::tools

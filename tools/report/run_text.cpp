@@ -4,12 +4,15 @@
 #include <fmt/ostream.h>
 
 #include <cmath>
+#include <map>
+#include <vector>
 
 #include "flopspy/platform/terminal_text.h"
 #include "report/format.h"
 #include "report/lost_records.h"
 #include "report/text_kernels.h"
 #include "report/text_labels.h"
+#include "report/text_sections.h"
 #include "report/text_table.h"
 
 namespace flopspy::tools {
@@ -56,13 +59,25 @@ void PrintTotals(const RunViews& views, std::ostream& out) {
              Duration(a.kernel_gpu_ns), Counted(a.launches, "launch", "launches"),
              SiValue(a.kernel_flops));
   if (a.mfu) {
-    fmt::print(out, "  MFU       {} over every GPU (analytic FLOPs over active span x peak)\n",
-               Pct(a.mfu, 1));
+    fmt::print(
+        out, "  counted   FLOPs (analytic) achieved {} of every GPU's peak over its active span\n",
+        Pct(a.mfu, 1));
   }
   if (a.lost > 0 || !views.lost.exact) {
     fmt::print(out, "  lost      {}\n", LostText(a.lost, views.lost.exact));
   }
   for (const auto& note : a.notes) fmt::print(out, "{}", Paragraph(note, "  note      ", kPad));
+}
+
+// Why a merged row has no placement at all, for its "?" regime: no GPU time, or a GPU model
+// without roofs; "" when it has one.
+std::string NoPlacementNote(const analyzers::RunAggregate& a, int32_t model, bool placed,
+                            double gpu_ns) {
+  if (placed) return "";
+  const bool roofs = model >= 0 && static_cast<size_t>(model) < a.models.size() &&
+                     a.models[static_cast<size_t>(model)].roofs;
+  using R = analyzers::UnplacedReason;
+  return "regime ?: " + UnplacedText(gpu_ns > 0 && !roofs ? R::kNoRoofs : R::kNoGpuTime);
 }
 
 void PrintMergedKernels(const analyzers::RunAggregate& a, std::ostream& out, size_t limit) {
@@ -103,6 +118,10 @@ void PrintMergedKernels(const analyzers::RunAggregate& a, std::ostream& out, siz
     for (std::string& line : KernelDetailLines(g, 100 - table.detail_indent())) {
       table.AddDetail(std::move(line));
     }
+    if (const std::string why = NoPlacementNote(a, g.device, p.has_value(), g.gpu_ns);
+        !why.empty()) {
+      table.AddDetail(why);
+    }
   }
   table.Print(out);
   if (a.kernels.size() > limit) {
@@ -142,6 +161,8 @@ void PrintMergedLibraries(const analyzers::RunAggregate& a, std::ostream& out, s
     if (p) {
       if (const std::string roof = RoofText(*p); !roof.empty()) detail += "; " + roof;
       if (const std::string note = PlacementNote(*p); !note.empty()) detail += "; " + note;
+    } else {
+      detail += "; " + NoPlacementNote(a, g.device, false, g.gpu_ns);
     }
     table.AddDetailText(detail);
   }
@@ -151,7 +172,26 @@ void PrintMergedLibraries(const analyzers::RunAggregate& a, std::ostream& out, s
   }
 }
 
-void PrintRanks(const analyzers::RankTable& t, std::ostream& out) {
+// The ranks' top kernels are named once under the table ("k1  name"): most ranks share theirs,
+// and a full name does not fit beside the figures.
+struct TopKernels {
+  std::map<std::string, std::string> keys;  // KernelKey -> "k1"
+  std::vector<std::string> legend;
+
+  std::string Cell(const analyzers::RankTable& t, const analyzers::RankRow& r) {
+    if (r.top_kernel.empty() || r.kernel_ns <= 0) return "-";
+    auto [at, added] = keys.try_emplace(r.top_kernel, fmt::format("k{}", keys.size() + 1));
+    if (added) {
+      const auto label = t.kernel_labels.find(r.top_kernel);
+      legend.push_back(at->second + "  " +
+                       (label != t.kernel_labels.end() ? label->second : r.top_kernel));
+    }
+    return fmt::format("{} {:.0f}%", at->second, 100 * r.top_kernel_ns / r.kernel_ns);
+  }
+};
+
+void PrintRanks(const analyzers::RankTable& t, const analyzers::StragglerReport& s,
+                std::ostream& out) {
   if (t.rows.empty()) return;
   fmt::print(out,
              "\n  Ranks (start: after the earliest trace start, {}; span: first to last event)\n",
@@ -179,20 +219,33 @@ void PrintRanks(const analyzers::RankTable& t, std::ostream& out) {
   TextTable work({{"rank"},
                   {"GPU busy"},
                   {"kernel time"},
-                  {"FLOPs"},
-                  {"MFU"},
-                  {"launches"},
+                  {"FLOP/s"},
+                  {"%peak"},
                   {"steps"},
                   {"step mean"},
-                  {"step p50"},
-                  {"pid", TextTable::Align::kLeft}});
-  for (const analyzers::RankRow& r : t.rows) {
+                  {"stands out", TextTable::Align::kLeft},
+                  {"top kernel", TextTable::Align::kLeft}});
+  TopKernels top;
+  for (size_t i = 0; i < t.rows.size(); ++i) {
+    const analyzers::RankRow& r = t.rows[i];
+    const std::string marks = analyzers::StragglerMarks(s, i);
     work.AddRow({r.rank >= 0 ? std::to_string(r.rank) : "-", Pct(r.busy_fraction),
-                 Duration(r.kernel_ns), SiValue(r.flops), Pct(r.mfu, 1), Grouped(r.launches),
-                 r.step ? Grouped(r.step->count) : "-", r.step ? Duration(r.step->mean_ns) : "-",
-                 r.step ? Duration(r.step->p50_ns) : "-", std::to_string(r.pid)});
+                 Duration(r.kernel_ns), r.flops_per_s ? RateText(*r.flops_per_s) : "-",
+                 Pct(r.mfu, 1), r.step ? Grouped(r.step->count) : "-",
+                 r.step ? Duration(r.step->mean_ns) : "-", marks.empty() ? "-" : marks,
+                 top.Cell(t, r)});
   }
   work.Print(out);
+  for (const std::string& line : top.legend) {
+    fmt::print(out, "  {}\n", Truncate(line, 98));
+  }
+  fmt::print(
+      out, "{}",
+      Paragraph("FLOP/s: over the kernel time whose FLOPs are known; %peak: counted (analytic) "
+                "FLOPs over the active span x peak, not MFU; stands out: what the "
+                "straggler rule found (Stragglers below); top kernel: the rank's largest, "
+                "and its share of the rank's kernel time.",
+                "  ", "  "));
   for (const auto& note : t.notes) fmt::print(out, "{}", Paragraph(note, "  note: ", "        "));
 }
 
@@ -214,10 +267,18 @@ void WriteRunText(const RunViews& views, std::ostream& out) {
   PrintTotals(views, out);
   fmt::print(out, "{}", Paragraph(views.regime.sentence, "  regime    ", kPad));
   PrintKernelRollup(views.rollup, out);
+  PrintAdviceList(views.advice, out, "Advice for the whole run (the merged kernels and calls)");
   PrintMergedKernels(views.aggregate, out, 15);
   PrintMergedLibraries(views.aggregate, out, 10);
-  PrintRanks(views.ranks, out);
+  PrintRanks(views.ranks, views.stragglers, out);
   PrintStragglers(views.stragglers, out);
+  if (!views.traces_in_full) {
+    fmt::print(out, "\n{}",
+               Paragraph(fmt::format("Each trace's own report is left out above {} traces: the "
+                                     "tables above merge them. Add --per-trace to see each one.",
+                                     kFullTracesUpTo),
+                         "  ", "  "));
+  }
   fmt::print(out, "\n");
 }
 

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "flopspy/analyzers/advice.h"
 #include "flopspy/analyzers/rank_table.h"
 #include "flopspy/analyzers/run_merge.h"
 #include "flopspy/analyzers/run_regime.h"
@@ -28,7 +29,15 @@ struct RunViews {
   LostTotal lost;
   // The merged kernels' time by family and name, with the view options (BuildReportModel).
   KernelRollup rollup;
+  // Advice on the merged run: the rules see the whole job's groups, not one rank's.
+  std::vector<analyzers::Advice> advice;
+  // Whether each trace's full report follows the run's (--per-trace, or two traces at most);
+  // otherwise the outputs give each trace's facts only (docs/flopspy-report.md, "Many traces").
+  bool traces_in_full = true;
 };
+
+// Above this many readable traces, each trace's full report needs --per-trace.
+inline constexpr size_t kFullTracesUpTo = 2;
 
 // How a trace ended, in a few words: "exit 0", "signal 9", "incomplete", "damaged".
 std::string EndText(const TraceReport& t);

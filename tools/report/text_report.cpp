@@ -5,20 +5,17 @@
 #include <string.h>
 
 #include "flopspy/platform/terminal_text.h"
+#include "report/capture_window_text.h"
 #include "report/format.h"
 #include "report/lost_records.h"
 #include "report/run_text.h"
 #include "report/text_sections.h"
+#include "report/text_style.h"
 
 namespace flopspy::tools {
 namespace {
 
-struct Style {
-  bool color;
-  std::string Bold(const std::string& s) const { return color ? "\033[1m" + s + "\033[0m" : s; }
-  std::string Warn(const std::string& s) const { return color ? "\033[33m" + s + "\033[0m" : s; }
-  std::string Bad(const std::string& s) const { return color ? "\033[31m" + s + "\033[0m" : s; }
-};
+using Style = TextStyle;  // report/text_style.h: the one colour helper
 
 std::string CommandLine(const nlohmann::json& metadata) {
   std::string out;
@@ -246,6 +243,9 @@ void WriteOne(const TraceReport& t, const Style& style, const ViewOptions& view,
   }
   fmt::print(out, "{}", StatusLines(t, style));
   fmt::print(out, "  span      {}\n", Duration(static_cast<double>(t.duration_ns())));
+  if (const std::string window = CaptureWindowText(t.metadata); !window.empty()) {
+    fmt::print(out, "{}", Paragraph(window, "  capture   ", kPad));
+  }
   fmt::print(out, "{}", Paragraph(RecordCounts(t), "  records   ", kPad));
   const LostRecords lost = LostRecordsOf(t);
   const std::string lost_line = LostLine(t, lost);
@@ -275,6 +275,7 @@ void WriteTextReport(const std::vector<TraceReport>& traces, const TextOptions& 
   } else if (readable > 1) {
     WriteRunText(BuildRunViews(traces), out);
   }
+  if (run && !run->traces_in_full) return;  // --per-trace shows them (run_text.cpp says so)
   for (const auto& t : traces) WriteOne(t, style, options.view, out);
 }
 

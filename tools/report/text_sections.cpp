@@ -8,9 +8,12 @@
 #include "report/format.h"
 #include "report/labels.h"
 #include "report/launch_overhead_section.h"
+#include "report/ranges_text.h"
+#include "report/steps_text.h"
 #include "report/text_cpu_roofline.h"
 #include "report/text_kernels.h"
 #include "report/text_libraries.h"
+#include "report/text_top_gains.h"
 #include "report/text_summary.h"
 #include "report/text_table.h"
 #include "report/trace_totals.h"
@@ -42,16 +45,7 @@ void PrintCopies(const TraceReport& t, std::ostream& out) {
 }
 
 void PrintAdvice(const TraceReport& t, std::ostream& out) {
-  if (t.advice.empty()) return;
-  fmt::print(out, "\n  Advice\n");
-  int n = 0;
-  for (const auto& a : t.advice) {
-    std::string text = a.finding + " " + a.action;
-    if (a.gain_ns) {
-      text += " Estimated gain: " + Duration(*a.gain_ns) + " (" + a.gain_basis + ").";
-    }
-    fmt::print(out, "{}", Paragraph(text, fmt::format("  {:>2}. ", ++n), "      "));
-  }
+  PrintAdviceList(t.advice, out);
 }
 
 void PrintRegions(const TraceReport& t, std::ostream& out) {
@@ -70,6 +64,20 @@ void PrintRegions(const TraceReport& t, std::ostream& out) {
 
 }  // namespace
 
+void PrintAdviceList(const std::vector<analyzers::Advice>& advice, std::ostream& out,
+                     std::string_view title) {
+  if (advice.empty()) return;
+  fmt::print(out, "\n  {}\n", title);
+  int n = 0;
+  for (const auto& a : advice) {
+    std::string text = a.finding + " " + a.action;
+    if (a.gain_ns) {
+      text += " Estimated gain: " + Duration(*a.gain_ns) + " (" + a.gain_basis + ").";
+    }
+    fmt::print(out, "{}", Paragraph(text, fmt::format("  {:>2}. ", ++n), "      "));
+  }
+}
+
 bool IsCpuCounterNote(const TraceReport& t, const analyzers::WarningEntry& w) {
   return t.cpu_roofline && w.code == trace::WarningCode::kCountersUnavailable &&
          w.message.rfind("GPU counters", 0) != 0 &&
@@ -80,6 +88,7 @@ void WriteAnalysisSections(const TraceReport& t, std::ostream& out, bool color,
                            const ViewOptions& view) {
   if (!t.usable()) return;
   PrintRunSummary(t, ComputeTraceTotals(t), out);
+  PrintTopGains(t.advice, out);  // the first screen: where the time could be saved
   PrintKernelRollup(t.rollup, out);
   PrintKernelTable(t, out, view);
   PrintCounterCheck(t, out, RowsShown(view, 15));
@@ -89,6 +98,8 @@ void WriteAnalysisSections(const TraceReport& t, std::ostream& out, bool color,
   }
   PrintCopies(t, out);
   PrintRegions(t, out);
+  PrintRanges(t, out, RowsShown(view, 15));
+  PrintSteps(t, out);
   if (t.cpu_roofline) {
     std::vector<std::string> notes;
     for (const auto& w : t.summary.warnings) {

@@ -2,6 +2,8 @@
 #pragma once
 
 #include <ostream>
+#include <string_view>
+#include <vector>
 
 #include "report/trace_report.h"
 #include "report/view_options.h"
@@ -11,6 +13,11 @@ namespace flopspy::tools {
 // A note of the CPU sampler on what its counters offer, not a warning: printed with the CPU
 // roofline when the trace has one ("CPU FLOPs (W) unavailable" lines stay warnings).
 bool IsCpuCounterNote(const TraceReport& trace, const analyzers::WarningEntry& warning);
+
+// A list of findings under `title`, numbered (a trace's, or the merged run's); nothing when
+// empty.
+void PrintAdviceList(const std::vector<analyzers::Advice>& advice, std::ostream& out,
+                     std::string_view title = "Advice");
 
 // Everything after the trace's header and warnings; `color` for the sections that use it.
 // `view`: the model's --top (rows per table; 0 keeps each table's default), --sort and

@@ -27,26 +27,32 @@ std::string Percent(double fraction) {
   return fmt::format("{:.1f}%", 100 * fraction);
 }
 
-// MFU and HFU: two significant digits below 1%, so that a small share does not read as zero.
+// Shares of a peak: two significant digits below 1%, so that a small share does not read as zero.
 std::string Share(double fraction) {
   const double pct = 100 * fraction;
   return pct > 0 && pct < 1 ? fmt::format("{:.2g}%", pct) : fmt::format("{:.1f}%", pct);
 }
 
-// MFU and HFU against the nominal roof, with the measured roof's figures beside them.
-std::string Utilization(const std::optional<analyzers::Utilization>& u) {
-  if (!u) return "MFU and HFU unknown: no roofs for this GPU, or no active span";
+// The counted (analytic) FLOPs over the active span against the nominal roof, with their
+// coverage, and HFU from counters. MFU needs the model's FLOPs: the Steps section has it
+// (docs/gpu-peaks.md, "Which figure is which").
+std::string Utilization(const analyzers::DeviceActivity& a) {
+  const std::optional<analyzers::Utilization>& u = a.utilization;
+  if (!u) return "utilisation unknown: no roofs for this GPU, or no active span";
   const std::string roof = RoofPathLabel(u->roof_path);
   std::string text;
   if (u->mfu) {
-    text = fmt::format("MFU {} of {} {}FLOP/s ({})", Share(*u->mfu), roof, SiValue(u->nominal_peak),
-                       analyzers::RoofSourceName(u->nominal_source));
+    text =
+        fmt::format("counted FLOPs (analytic) achieved {} of {} {}FLOP/s ({})", Share(*u->mfu),
+                    roof, SiValue(u->nominal_peak), analyzers::RoofSourceName(u->nominal_source));
     if (u->mfu_measured) {
       text += fmt::format(", {} of its measured {}FLOP/s", Share(*u->mfu_measured),
                           SiValue(u->measured_peak));
     }
+    text += fmt::format(", over the {} of kernel time they cover",
+                        Percent(analyzers::AnalyticCoverage(a)));
   } else {
-    text = "MFU unknown: no analytic (cuBLAS) FLOPs";
+    text = "no analytic (cuBLAS) FLOPs to set against the peak";
   }
   if (u->hfu) {
     text += fmt::format("; HFU {} (counters)", Share(*u->hfu));
@@ -155,7 +161,7 @@ void PrintRunSummary(const TraceReport& t, const TraceTotals& s, std::ostream& o
                                        100 * a.kernel_ns_by_source[0] / total),
                            kLabelPad, kLabelPad));
     }
-    fmt::print(out, "{}", Paragraph(Utilization(a.utilization), kLabelPad, kLabelPad));
+    fmt::print(out, "{}", Paragraph(Utilization(a), kLabelPad, kLabelPad));
   }
   fmt::print(out, "{}", Paragraph(s.regime.sentence, "  regime    ", kLabelPad));
 }

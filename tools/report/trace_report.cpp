@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cmath>
 #include <cstdlib>
 #include <future>
 #include <thread>
@@ -167,6 +168,25 @@ void MergeMetadata(TraceReport& report, const std::string& text, uint64_t offset
   if (block.is_object()) report.metadata.merge_patch(block);
 }
 
+// FLOPSPY_MODEL_FLOPS as the runtime recorded it (config.model_flops: a number or its text);
+// 0 when absent or not a positive number.
+double ModelFlopsOf(const nlohmann::json& metadata) {
+  const auto config = metadata.find("config");
+  if (config == metadata.end() || !config->is_object()) return 0;
+  const auto value = config->find("model_flops");
+  if (value == config->end()) return 0;
+  double flops = 0;
+  if (value->is_number()) {
+    flops = value->get<double>();
+  } else if (value->is_string()) {
+    char* end = nullptr;
+    const std::string text = value->get<std::string>();
+    flops = std::strtod(text.c_str(), &end);
+    if (end == text.c_str() || *end != '\0') flops = 0;
+  }
+  return std::isfinite(flops) && flops > 0 ? flops : 0;
+}
+
 }  // namespace
 
 TraceReport AnalyzeTrace(const std::string& path, const ReportOptions& options,
@@ -191,6 +211,7 @@ TraceReport AnalyzeTrace(trace::TraceReader reader, const std::string& path,
   analyzers::TraceSummarizer summarizer;
   analyzers::TraceAnalyzer run(index);
   analyzers::RegionAnalyzer regions;
+  analyzers::RangeCollector ranges;
   analyzers::LaunchOverheadAnalyzer launch_overhead(index);
   const analyzers::StringLookup strings = [&reader](uint32_t id) { return reader.String(id); };
   const uint64_t size = reader.header_status().file_size;
@@ -209,6 +230,7 @@ TraceReport AnalyzeTrace(trace::TraceReader reader, const std::string& path,
       summarizer.Add(record, strings);
       run.Add(record, strings);
       regions.Add(record, strings);
+      ranges.Add(record, strings);
       AddCpuSample(report, record, strings);
       AddHostCopy(host_copies, record);
     }
@@ -263,6 +285,13 @@ TraceReport AnalyzeTrace(trace::TraceReader reader, const std::string& path,
   }
   report.advice = analyzers::AdviseRun(report.run, report.roofs);
   report.regions = regions.Finish();
+  const analyzers::RangeLog range_log = ranges.Finish();
+  report.ranges = analyzers::AnalyzeRanges(range_log, report.run.activities);
+  analyzers::StepOptions step_options = options.steps;
+  if (step_options.model_flops_per_step <= 0) {
+    step_options.model_flops_per_step = ModelFlopsOf(report.metadata);
+  }
+  report.steps = analyzers::FindSteps(range_log, report.run, step_options);
   cpuroof::FlagPointsOverlappingGpuCopies(report.cpu_samples, std::move(host_copies));
   ResolveCpuRoofline(report);
   return report;

@@ -11,8 +11,10 @@
 
 #include "flopspy/analyzers/advice.h"
 #include "flopspy/analyzers/launch_overhead.h"
+#include "flopspy/analyzers/ranges.h"
 #include "flopspy/analyzers/region_stats.h"
 #include "flopspy/analyzers/roofline.h"
+#include "flopspy/analyzers/steps.h"
 #include "flopspy/analyzers/trace_analysis.h"
 #include "flopspy/analyzers/trace_summary.h"
 #include "flopspy/cpu_roofline/cpu_roofline_report.h"
@@ -39,6 +41,10 @@ struct TraceReport {
   KernelRollup rollup;
   std::vector<analyzers::Advice> advice;
   std::vector<analyzers::RegionStats> regions;
+  // NVTX ranges and flopspy regions with their kernels, and the steps found
+  // (docs/flopspy-report.md).
+  analyzers::RangeReport ranges;
+  analyzers::StepReport steps;
   // CPU roofline points (FLOPSPY_CPU_ROOFLINE) and the chart they make with the machine's roofs.
   std::vector<cpuroof::LabeledSample> cpu_samples;
   std::optional<cpuroof::CpuRooflineChart> cpu_roofline;
@@ -64,6 +70,9 @@ struct ReportOptions {
   // Run the launch-overhead analysis on a second thread beside the others, a chunk at a time (the
   // results are the same). AnalyzeTraces sets it when there are fewer files than cores.
   bool parallel_analyses = false;
+  // --step-range and --model-flops-per-step; without the latter, the trace's config.model_flops
+  // (FLOPSPY_MODEL_FLOPS) when it has one.
+  analyzers::StepOptions steps;
 };
 
 // Where measured ceilings are kept: $FLOPSPY_CEILINGS, else $XDG_CACHE_HOME/flopspy (or

@@ -159,7 +159,28 @@ nlohmann::json ViewOptionsJson(const ViewOptions& view) {
   return {{"top", view.top > 0 ? nlohmann::json(view.top) : nlohmann::json()},
           {"sort", SortKeyName(view.sort)},
           {"group_by", GroupByName(view.group_by)},
-          {"filter", view.filter.empty() ? nlohmann::json() : nlohmann::json(view.filter)}};
+          {"filter", view.filter.empty() ? nlohmann::json() : nlohmann::json(view.filter)},
+          {"per_trace", view.per_trace}};
+}
+
+void KeepTopKernelRows(nlohmann::json& doc, const ViewOptions& view) {
+  if (view.top == 0) return;
+  const auto cut = [&view](nlohmann::json& holder) {
+    if (!holder.is_object() || !holder.contains("kernels") || !holder["kernels"].is_array()) return;
+    nlohmann::json& rows = holder["kernels"];
+    const size_t total = rows.size();
+    if (total <= view.top) return;
+    rows.erase(rows.begin() + static_cast<std::ptrdiff_t>(view.top), rows.end());
+    holder["kernels_shown"] = {
+        {"shown", view.top},
+        {"of", total},
+        {"note", "shown " + std::to_string(view.top) + " of " + std::to_string(total) +
+                     " kernel rows (--top " + std::to_string(view.top) + ")"}};
+  };
+  if (doc.contains("traces") && doc["traces"].is_array()) {
+    for (nlohmann::json& t : doc["traces"]) cut(t);
+  }
+  if (doc.contains("aggregate")) cut(doc["aggregate"]);
 }
 
 }  // namespace flopspy::tools

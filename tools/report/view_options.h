@@ -23,6 +23,8 @@ struct ViewOptions {
   SortKey sort = SortKey::kTime;
   GroupBy group_by = GroupBy::kSignature;
   std::string filter;  // ECMAScript regex over the kernel's demangled name; "" keeps every kernel
+  // --per-trace: each trace's full report even above kFullTracesUpTo traces (run_views.h).
+  bool per_trace = false;
 };
 
 std::string_view SortKeyName(SortKey key);
@@ -55,5 +57,11 @@ void ApplyViewOptions(std::vector<analyzers::KernelGroup>& kernels, const ViewOp
 
 // The options as the JSON document's header states them.
 nlohmann::json ViewOptionsJson(const ViewOptions& view);
+
+// --top in the JSON document, and so in every output built from it (CSV, HTML): each kernel
+// list (per trace, and the merged run's) keeps its first `view.top` rows, and one that lost
+// rows says so beside it: "kernels_shown": {"shown": 15, "of": 600, "note": "shown 15 of 600
+// kernel rows (--top 15)"}. Shares and totals were computed before, over every row.
+void KeepTopKernelRows(nlohmann::json& doc, const ViewOptions& view);
 
 }  // namespace flopspy::tools

@@ -50,7 +50,13 @@ TEST(RunDiff, PerKernelChangesSortedByTime) {
   a.kernel_gpu_ns = 1300, b.kernel_gpu_ns = 3500;
   const RunDiff d = DiffRuns(a, Steps(40e6, 100), b, Steps(30e6, 100));
   ASSERT_EQ(d.kernels.size(), 3u);
-  // |change|: k3 +2000, k1 +500, k2 -300.
+  // Both runs mark the step: ranked per step (100 steps each): k3 +20, k1 +5, k2 -3.
+  EXPECT_EQ(d.basis, DiffBasis::kPerStep);
+  EXPECT_DOUBLE_EQ(d.kernels[0].rank_ns, 20);
+  EXPECT_DOUBLE_EQ(d.kernels[1].rank_ns, 5);
+  EXPECT_DOUBLE_EQ(*d.kernels[1].a.per_step_ns, 10);
+  EXPECT_DOUBLE_EQ(*d.kernels[1].b.per_step_ns, 15);
+  EXPECT_DOUBLE_EQ(d.kernels[2].rank_ns, -3);
   EXPECT_EQ(d.kernels[0].name, "k3");
   EXPECT_EQ(d.kernels[0].presence, DiffPresence::kOnlyB);
   EXPECT_DOUBLE_EQ(d.kernels[0].change_ns, 2000);
@@ -124,11 +130,61 @@ TEST(RunDiff, OneLabelTwiceIsToldApartByItsLaunchShape) {
   a.kernels = {Kernel("k1", 10, 1000, 0)};
   b.kernels = {Kernel("k1", 10, 1000, 0)};
   b.kernels[0].group.grid = {16, 1, 1};  // another signature with the same name
-  const RunDiff d = DiffRuns(a, RankTable{}, b, RankTable{});
+  const RunDiff d = DiffRuns(a, RankTable{}, b, RankTable{}, DiffMatch::kSignature);
   ASSERT_EQ(d.kernels.size(), 2u);
   std::set<std::string> labels = {d.kernels[0].label, d.kernels[1].label};
   EXPECT_EQ(labels, (std::set<std::string>{"k1 (grid 8x1x1 block 256x1x1)",
                                            "k1 (grid 16x1x1 block 256x1x1)"}));
+}
+
+TEST(RunDiff, ByNameOneKernelWhoseGridChangedIsOneRow) {
+  // A batch-size change moved the grid: by name the kernel is compared with itself; by
+  // signature it is one row only in A and another only in B.
+  RunAggregate a, b;
+  a.kernels = {Kernel("layer_norm", 10, 1000, 0)};
+  b.kernels = {Kernel("layer_norm", 10, 2000, 0)};
+  b.kernels[0].group.grid = {16, 1, 1};
+  const RunDiff by_name = DiffRuns(a, RankTable{}, b, RankTable{});
+  EXPECT_EQ(by_name.match, DiffMatch::kName);
+  ASSERT_EQ(by_name.kernels.size(), 1u);
+  EXPECT_EQ(by_name.kernels[0].presence, DiffPresence::kBoth);
+  EXPECT_EQ(by_name.kernels[0].label, "layer_norm");
+  EXPECT_DOUBLE_EQ(*by_name.kernels[0].mean_change_ns, 100);
+  const RunDiff by_signature = DiffRuns(a, RankTable{}, b, RankTable{}, DiffMatch::kSignature);
+  ASSERT_EQ(by_signature.kernels.size(), 2u);
+  EXPECT_NE(by_signature.kernels[0].presence, DiffPresence::kBoth);
+  EXPECT_EQ(DiffMatchFromName("signature"), DiffMatch::kSignature);
+  EXPECT_EQ(DiffMatchFromName("name"), DiffMatch::kName);
+  EXPECT_FALSE(DiffMatchFromName("foo").has_value());
+}
+
+TEST(RunDiff, WithoutStepsRanksByChangePerCallNotByTotal) {
+  // B ran more calls. k2's total grew most (+5 us) but each call takes what it took in A; k1's
+  // calls each got 50 ns slower: it leads, (150 - 100) x 20 = +1 us.
+  RunAggregate a, b;
+  a.kernels = {Kernel("k1", 10, 1000, 0), Kernel("k2", 10, 10000, 0)};
+  b.kernels = {Kernel("k1", 20, 3000, 0), Kernel("k2", 15, 15000, 0)};
+  const RunDiff d = DiffRuns(a, RankTable{}, b, RankTable{});
+  EXPECT_EQ(d.basis, DiffBasis::kPerCall);
+  ASSERT_EQ(d.kernels.size(), 2u);
+  EXPECT_EQ(d.kernels[0].name, "k1");
+  EXPECT_DOUBLE_EQ(d.kernels[0].rank_ns, 1000);
+  EXPECT_DOUBLE_EQ(*d.kernels[0].mean_change_pct, 50);
+  EXPECT_EQ(d.kernels[1].name, "k2");
+  EXPECT_DOUBLE_EQ(d.kernels[1].rank_ns, 0);
+  EXPECT_DOUBLE_EQ(d.kernels[1].change_ns, 5000);  // the total is still there
+}
+
+TEST(RunDiff, ShareOfRoofOfANameRowIsTimeWeighted) {
+  RunAggregate a, b;
+  a.kernels = {Kernel("k1", 10, 1000, 1e6, 80.0), Kernel("k1", 10, 3000, 1e6, 40.0)};
+  a.kernels[1].group.grid = {16, 1, 1};
+  b.kernels = {Kernel("k1", 10, 1000, 1e6, 60.0)};
+  const RunDiff d = DiffRuns(a, RankTable{}, b, RankTable{});
+  ASSERT_EQ(d.kernels.size(), 1u);
+  EXPECT_EQ(d.kernels[0].a.signatures, 2u);
+  EXPECT_EQ(d.kernels[0].a.models, 1u);
+  EXPECT_DOUBLE_EQ(*d.kernels[0].a.pct_of_roof, (80.0 * 1000 + 40.0 * 3000) / 4000);
 }
 
 TEST(RunDiff, RunWithoutGpuRecordsCountsLaunchesAndHasUnknownTimes) {

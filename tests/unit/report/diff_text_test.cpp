@@ -62,6 +62,8 @@ TEST(DiffText, FitsOneHundredColumnsAndKeepsLongNamesApart) {
   r1.b = Figures(1'234'567, 2.25e9, 3.21);
   r1.change_ns = 0.75e9;
   r1.change_pct = 50;
+  r1.mean_change_pct = 50;
+  r1.rank_ns = 0.75e9;  // per call: (1.82 - 1.22 us) x 1.23 M
   DiffRow r2 = r1;
   r2.label = LongName("n=4000000");
   r2.a.pct_of_roof = 0.434;
@@ -71,10 +73,11 @@ TEST(DiffText, FitsOneHundredColumnsAndKeepsLongNamesApart) {
   std::set<std::string> label_lines;
   for (std::string line; std::getline(lines, line);) {
     EXPECT_LE(Width(line), 100u) << line;
-    if (line.find("at::native") != std::string::npos) label_lines.insert(line);
+    if (line.find("vectorized_elementwise_kernel") != std::string::npos) label_lines.insert(line);
   }
-  // Each long name on a line of its own, cut in the middle: both shapes are readable.
+  // Each long name on a line of its own, shortened: both shapes are readable.
   ASSERT_EQ(label_lines.size(), 2u) << text;
+  EXPECT_NE(text.find("+750 ms  +50%"), std::string::npos) << text;
   EXPECT_NE(text.find("[n=1000000]"), std::string::npos) << text;
   EXPECT_NE(text.find("[n=4000000]"), std::string::npos) << text;
   // One share-of-roof column per run, each a percentage; no "53>3" pairs.
@@ -95,9 +98,28 @@ TEST(DiffText, SideWithoutGpuRecordsShowsLaunchesAndUnknownTime) {
   r.b.gpu_time_known = false;
   r.change_known = false;
   const std::string text = DiffText({r});
-  // change ?, % ?, time A 2 us, time B ?, count 10 and 10.
-  EXPECT_NE(text.find("       ?  ?    2 us       ?       10       10"), std::string::npos) << text;
+  // change ?, % ?, mean A 200 ns, mean B ?, count 10 and 10.
+  EXPECT_NE(text.find("       ?  ?  200 ns       ?       10       10"), std::string::npos) << text;
   EXPECT_NE(text.find("?: GPU time unknown"), std::string::npos);
+}
+
+TEST(DiffText, GemmNamesKeepTheTileSizesThatTellThemApart) {
+  const auto gemm = [](const std::string& tile) {
+    return "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize" + tile +
+           "_warpgroupsize2x1x1_execute_segment_k_off_kernel__5x_cublas_with_a_longer_tail";
+  };
+  DiffRow r1;
+  r1.label = gemm("128x256x64");
+  r1.a = Figures(100, 1e6, 50.0);
+  r1.b = Figures(100, 2e6, 25.0);
+  r1.rank_ns = 1e6;
+  DiffRow r2 = r1;
+  r2.label = gemm("256x128x64");
+  r2.rank_ns = 0.5e6;
+  const std::string text = DiffText({r1, r2});
+  EXPECT_NE(text.find("128x256x64"), std::string::npos) << text;
+  EXPECT_NE(text.find("256x128x64"), std::string::npos) << text;
+  EXPECT_EQ(text.find("(#"), std::string::npos) << text;  // told apart without row numbers
 }
 
 TEST(DiffText, MiddleCutKeepsBothEnds) {

@@ -135,9 +135,10 @@ TEST(LaunchOverheadSection, TextGolden) {
             0           7  0x5599aa00            55.2%        200        0
   bound     1 of 2 signatures launch-bound: 100 launches, 200 us of GPU time
   kernels   top 2 of 2 by launch excess, then GPU time; * launch-bound
-    kernel                    grid/block        calls  gpu tot     mean      p50      p95   launch
-    vectorized_elementwise... 1024/128            100   200 us     2 us     2 us     2 us     5 us *
-    gemm                      64/256              100     2 ms    20 us    20 us    20 us     6 us
+    grid/block  calls  gpu tot   mean    p50    p95  launch     kernel
+    1024/128      100   200 us   2 us   2 us   2 us    5 us  *
+        vectorized_elementwise_kernel<4, AddFunctor<float>>
+    64/256        100     2 ms  20 us  20 us  20 us    6 us     gemm
 )";
   EXPECT_EQ(text, expected) << text;
 }

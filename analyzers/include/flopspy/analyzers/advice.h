@@ -22,16 +22,24 @@ enum class AdviceKind {
   kLaunchBound,           // kernels shorter than their launch: fuse or capture in CUDA graphs
   kFarFromRoof,           // compute-bound kernels far below their roof
   kNoGpuTiming,           // GPU times are missing
+  kUnknownFigures,        // much kernel time has no FLOPs: no rule can judge it
 };
 std::string_view AdviceKindName(AdviceKind kind);
 
 struct Advice {
   AdviceKind kind;
+  std::string title;              // a few words for the first screen: "GEMM kernels far from roof"
   std::string finding;            // what was seen, with the numbers
   std::string action;             // what to do
   std::optional<double> gain_ns;  // estimated GPU time saved
   std::string gain_basis;         // how gain_ns was estimated ("" when there is none)
   double share = 0;               // share of the run's kernel GPU time concerned
+  double gpu_ns = 0;              // that GPU time (copy time for pinned_memory)
+  uint64_t launches = 0;          // GPU executions concerned (0 when not counted)
+  std::optional<double> pct_of_roof;  // achieved vs roof, percent, time-weighted; when known
+  // The kernels (or kernel groups) the finding covers, largest first: a merged or group finding
+  // names them here and in its text ("a, b, c (+9)").
+  std::vector<std::string> items;
   // Other findings whose estimated gains come from the same kernel GPU time (a cuBLAS GEMM can
   // be far from its roof, on the wrong data type and badly shaped at once): their gains do not
   // add. `combined_gain_ns` bounds what this finding and those together could save: per kernel,
@@ -40,7 +48,11 @@ struct Advice {
   std::optional<double> combined_gain_ns;
 };
 
-// Findings for one trace, most valuable (largest estimated gain, then share) first.
+// At most this many findings, the largest estimated gains first.
+inline constexpr size_t kMaxAdvice = 10;
+
+// Findings for one trace, most valuable (largest estimated gain, then findings without an
+// estimate by share) first.
 std::vector<Advice> AdviseRun(const TraceAnalysis& run,
                               const std::map<int32_t, DeviceRoofs>& roofs);
 

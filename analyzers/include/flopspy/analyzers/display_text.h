@@ -3,7 +3,9 @@
 // labels.cpp delegate here), so a figure reads the same in a table and in a sentence.
 #pragma once
 
+#include <cstddef>
 #include <string>
+#include <string_view>
 
 #include "flopspy/analyzers/compute_path.h"
 
@@ -17,5 +19,11 @@ std::string DurationText(double ns);
 
 // The roof of a compute path: "fp32-cuda", "tf32-tensor", "fp16-tensor-fp16acc"; "unknown".
 std::string RoofLabel(ComputePath path);
+
+// A kernel name (or label) cut to about `max_chars` for a table cell, keeping what tells rows
+// apart: namespaces go first, then the middle is elided so that the head and the tile sizes
+// ("128x64", "256x128x64") or the tail stay: "sm90_xmma_gemm_bf16bf16...tilesize128x256x64".
+// The one shortener of every output; the full name goes beside it (tooltip, JSON).
+std::string ShortenKernelName(std::string_view name, size_t max_chars = 64);
 
 }  // namespace flopspy::analyzers

@@ -37,7 +37,9 @@ struct RankRow {
   uint64_t gpu_window_ns = 0;
   std::optional<double> busy_fraction;
   double kernel_ns = 0;
-  double flops = 0;  // timed kernel executions with a known FLOP figure
+  double flops = 0;                   // timed kernel executions with a known FLOP figure
+  double flops_ns = 0;                // GPU time of those executions: the basis of flops_per_s
+  std::optional<double> flops_per_s;  // achieved: flops over flops_ns, none without FLOPs
   double analytic_flops = 0;
   double mfu_capacity = 0;  // sum over its GPUs of active seconds x nominal peak
   std::optional<double> mfu;
@@ -47,6 +49,9 @@ struct RankRow {
   std::string end;  // the first trace's end; other traces' problems are added ("; 1 child ...")
   // Kernel GPU time per KernelKey, for telling where a straggler's time goes.
   std::map<std::string, double> kernel_ns_by_key;
+  // The kernel (KernelKey) with the most GPU time in the row; "" without kernel time.
+  std::string top_kernel;
+  double top_kernel_ns = 0;
 
   // "rank 3", or "pid 4242 on node1" without a rank.
   std::string Name() const;

@@ -117,6 +117,11 @@ struct RunAggregate {
 RunAggregate AggregateRun(std::span<const TraceFacts> traces,
                           const RegimeThresholds& thresholds = {});
 
+// The merged run as one analysis, for what takes one (advice): the merged groups (their device
+// is the model's index), every trace's copies; and the roofs of each model by that index.
+TraceAnalysis MergedAnalysis(const RunAggregate& run, std::span<const TraceFacts> traces);
+std::map<int32_t, DeviceRoofs> ModelRoofs(const RunAggregate& run);
+
 // Keys that say when two groups are the same work; the GPU model is not part of them.
 std::string KernelKey(const KernelGroup& g);
 std::string LibraryKey(const LibraryGroup& g);

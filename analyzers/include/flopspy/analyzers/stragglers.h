@@ -70,6 +70,10 @@ struct StragglerReport {
 
 StragglerReport FindStragglers(const RankTable& table, const StragglerRule& rule = {});
 
+// What a rank row stands out by, for its mark in the ranks table: "step", "kernel", "busy",
+// joined by commas in the report's order; "" when it does not.
+std::string StragglerMarks(const StragglerReport& report, size_t row);
+
 // "41.2 ms", "850 ns", "1.23 s" (3 significant digits).
 std::string FormatDuration(double ns);
 

@@ -185,6 +185,35 @@ struct DeviceActivity {
   ComputePath utilization_path = ComputePath::kUnknown;
 };
 
+// One kernel or copy the GPU ran, with its launch when it was joined to one: what the ranges and
+// steps analyses (ranges.h, steps.h) attribute by launching thread and time.
+struct TimedActivity {
+  uint64_t launch_ns = 0;       // CPU entry of the launch call; 0 without one (graph node, copy)
+  uint64_t launch_cost_ns = 0;  // CPU time of the launch call
+  uint64_t start_ns = 0;        // on the GPU
+  uint64_t end_ns = 0;
+  double flops = 0;     // when flops_known
+  double bytes = 0;     // copies: bytes moved
+  uint32_t thread = 0;  // the launching thread; 0 without a launch
+  uint32_t group = 0;   // kernels: index into TraceAnalysis::kernels (after Finish)
+  int32_t device = -1;
+  uint32_t graph_id = 0;  // graph nodes: the executable graph
+  uint64_t correlation = 0;
+  bool is_copy = false;
+  bool flops_known = false;
+  bool from_graph = false;
+};
+// Kept per trace, in GPU-record order; beyond this many, the rest are counted, not kept.
+inline constexpr size_t kMaxTimedActivities = size_t{1} << 22;
+
+// The share of a device's kernel time whose FLOPs are analytic (cuBLAS): the coverage of the
+// utilisation's counted-FLOP figure (Utilization::mfu, "counted FLOPs of peak"); 0 without time.
+inline double AnalyticCoverage(const DeviceActivity& d) {
+  double total = 0;
+  for (double ns : d.kernel_ns_by_source) total += ns;
+  return total > 0 ? d.kernel_ns_by_source[1] / total : 0;
+}
+
 struct TraceAnalysis {
   std::vector<KernelGroup> kernels;     // by GPU time, longest first (after Finish)
   std::vector<LibraryGroup> libraries;  // by GPU time, then CPU time
@@ -200,6 +229,8 @@ struct TraceAnalysis {
   // message each, the first kMaxDamagedMessages of them; damaged_records counts them all.
   std::vector<std::string> damaged_messages;
   uint64_t damaged_records = 0;
+  std::vector<TimedActivity> activities;  // ranges and steps read them
+  uint64_t activities_dropped = 0;        // beyond kMaxTimedActivities
 };
 inline constexpr size_t kMaxDamagedMessages = 10;
 
