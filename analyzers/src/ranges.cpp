@@ -39,6 +39,53 @@ Inside Sum(const Launches& l, uint64_t begin, uint64_t end) {
           l.flops_ns[hi] - l.flops_ns[lo]};
 }
 
+// For each activity, the row in `rows` of the innermost range holding its launch: among the
+// ranges that hold it, the latest opened (a child opens after its parent).
+std::vector<int32_t> InnermostRangeRows(const RangeLog& log,
+                                        std::span<const TimedActivity> activities,
+                                        const std::vector<RangeStats>& rows) {
+  std::vector<int32_t> out(activities.size(), -1);
+  if (log.ranges.empty()) return out;
+  std::map<std::tuple<RangeSource, std::string, std::string>, int32_t> row_of;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    row_of[{rows[i].source, rows[i].domain, rows[i].name}] = static_cast<int32_t>(i);
+  }
+  // Activity indices by launch time, all and per thread.
+  std::vector<size_t> all;
+  std::unordered_map<uint32_t, std::vector<size_t>> by_thread;
+  for (size_t i = 0; i < activities.size(); ++i) {
+    if (!activities[i].is_copy && activities[i].launch_ns != 0) all.push_back(i);
+  }
+  std::stable_sort(all.begin(), all.end(), [&](size_t a, size_t b) {
+    return activities[a].launch_ns < activities[b].launch_ns;
+  });
+  for (size_t i : all) by_thread[activities[i].thread].push_back(i);
+  const std::vector<size_t> none;
+  std::vector<int64_t> best(activities.size(), -1);  // index into log.ranges
+  for (size_t r = 0; r < log.ranges.size(); ++r) {
+    const RangeInstance& range = log.ranges[r];
+    const auto it = by_thread.find(range.thread);
+    const std::vector<size_t>& pool = !range.nested           ? all
+                                      : it != by_thread.end() ? it->second
+                                                              : none;
+    const auto at = [&](size_t i, uint64_t t) { return activities[i].launch_ns < t; };
+    for (auto k = std::lower_bound(pool.begin(), pool.end(), range.begin_ns, at);
+         k != pool.end() && activities[*k].launch_ns < range.end_ns; ++k) {
+      int64_t& b = best[*k];
+      if (b < 0 || log.ranges[static_cast<size_t>(b)].begin_ns <= range.begin_ns) {
+        b = static_cast<int64_t>(r);
+      }
+    }
+  }
+  for (size_t i = 0; i < activities.size(); ++i) {
+    if (best[i] < 0) continue;
+    const RangeInstance& range = log.ranges[static_cast<size_t>(best[i])];
+    const auto row = row_of.find({range.source, range.domain, RangeGroupName(range.name)});
+    if (row != row_of.end()) out[i] = row->second;
+  }
+  return out;
+}
+
 }  // namespace
 
 RangeReport AnalyzeRanges(const RangeLog& log, std::span<const TimedActivity> activities) {
@@ -101,6 +148,10 @@ RangeReport AnalyzeRanges(const RangeLog& log, std::span<const TimedActivity> ac
     s.gpu_self_ns += std::max(0.0, inside[i].gpu - children[i].gpu);
     s.flops += inside[i].flops;
     s.flops_ns += inside[i].flops_ns;
+    if (r.has_bytes) {
+      s.bytes += r.bytes;
+      ++s.bytes_ranges;
+    }
     if (r.parent >= 0) {
       RangePath& p = paths[r.path];
       p.path = r.path;
@@ -118,6 +169,7 @@ RangeReport AnalyzeRanges(const RangeLog& log, std::span<const TimedActivity> ac
   for (auto& [key, s] : stats) out.ranges.push_back(std::move(s));
   std::stable_sort(out.ranges.begin(), out.ranges.end(),
                    [](const RangeStats& a, const RangeStats& b) { return a.cpu_ns > b.cpu_ns; });
+  out.innermost = InnermostRangeRows(log, activities, out.ranges);
   for (auto& [key, p] : paths) out.paths.push_back(std::move(p));
   std::stable_sort(out.paths.begin(), out.paths.end(),
                    [](const RangePath& a, const RangePath& b) { return a.cpu_ns > b.cpu_ns; });

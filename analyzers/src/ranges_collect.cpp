@@ -82,8 +82,21 @@ void RangeCollector::Add(const trace::RecordView& r, const StringLookup& strings
     ++log_.unmatched_ends;
     return;
   }
+  if (r.type == trace::RecordType::kRangePayload) {
+    // Follows the push or start it belongs to on the same thread.
+    const auto payload = r.As<trace::RangePayloadRecord>();
+    const auto last = last_opened_.find(r.thread_id);
+    if (last == last_opened_.end() || last->second == kDropped ||
+        (payload.flags & trace::kPayloadBytes) == 0) {
+      return;
+    }
+    log_.ranges[last->second].has_bytes = true;
+    log_.ranges[last->second].bytes = payload.bytes;
+    return;
+  }
   if (r.type != trace::RecordType::kRange) return;
   const auto range = r.As<trace::RangeRecord>();
+  last_opened_[r.thread_id] = kDropped;  // a payload after anything but a push or start: none
   const std::string domain(range.domain != 0 ? strings(range.domain) : std::string_view());
   switch (static_cast<trace::RangeEdge>(range.edge)) {
     case trace::RangeEdge::kPush: {
@@ -94,6 +107,7 @@ void RangeCollector::Add(const trace::RecordView& r, const StringLookup& strings
       open.thread = r.thread_id;
       open.begin_ns = range.time_ns;
       stack.push_back(OpenRange(std::move(open), Top(stack)));
+      last_opened_[r.thread_id] = stack.back();
       return;
     }
     case trace::RangeEdge::kPop: {
@@ -114,6 +128,7 @@ void RangeCollector::Add(const trace::RecordView& r, const StringLookup& strings
       open.thread = r.thread_id;
       open.begin_ns = range.time_ns;
       started_[range.range_id] = OpenRange(std::move(open), -1);
+      last_opened_[r.thread_id] = started_[range.range_id];
       return;
     }
     case trace::RangeEdge::kEnd: {
@@ -151,6 +166,7 @@ RangeLog RangeCollector::Finish() {
   pushed_.clear();
   regions_.clear();
   started_.clear();
+  last_opened_.clear();
   return std::move(log_);
 }
 

@@ -137,9 +137,12 @@ Step Figures(const Window& w, const TraceAnalysis& analysis,
     const auto ns = static_cast<double>(k->end_ns - k->start_ns);
     ++s.kernels;
     s.kernel_ns += ns;
+    // The run regime's basis (RegimeTimeNs): an execution counts in its signature's regime when
+    // its own FLOPs are known, or always for overhead-bound signatures (they need none).
     Regime regime = Regime::kUnknown;
     if (k->group < analysis.kernels.size() && analysis.kernels[k->group].placement) {
-      regime = analysis.kernels[k->group].placement->regime;
+      const Regime placed = analysis.kernels[k->group].placement->regime;
+      if (placed == Regime::kOverheadBound || k->flops_known) regime = placed;
     }
     s.regime_ns[static_cast<size_t>(regime) & 3] += ns;
     if (k->flops_known) s.flops += k->flops, s.flops_ns += ns;

@@ -4,10 +4,24 @@
 #include <cstring>
 
 #include "encoder.h"
+#include "nvtx_payload.h"
 
 namespace flopspy::interpose {
 
 void Encoder::EncodeRange(const uint8_t* record, size_t size, trace::ChunkBuilder& chunk) {
+  if ((record[1] & kRawRangePayloadFlag) != 0) {  // the payload of the range edge before it
+    RawRangePayload raw{};
+    std::memcpy(&raw, record, std::min(size, sizeof(raw)));
+    trace::RangePayloadRecord out{};
+    out.h = trace::MakeHeader<trace::RangePayloadRecord>();
+    out.flags = raw.flags;
+    out.bytes = raw.bytes;
+    out.comm = raw.comm;
+    // Enum names are the payload registry's, never freed (nvtx_payload.h).
+    out.op = raw.op == nullptr ? 0 : Intern(raw.op, chunk);
+    Append(chunk, &out, sizeof(out));
+    return;
+  }
   RawRange raw{};
   std::memcpy(&raw, record, std::min(size, sizeof(raw)));
   trace::RangeRecord out{};

@@ -16,6 +16,7 @@
 #include "clock.h"
 #include "config.h"
 #include "nvtx_names.h"
+#include "nvtx_payload.h"
 #include "raw_events.h"
 #include "recorder.h"
 
@@ -55,6 +56,8 @@ struct Event {
   const char* registered = nullptr;
   uint32_t category = 0;
   uint32_t color = 0;
+  const void* payloads = nullptr;  // nvtxPayloadData_t[payload_count] (the payload extension)
+  size_t payload_count = 0;
 };
 
 Event FromAttributes(const nvtxEventAttributes_t* a) {
@@ -64,6 +67,12 @@ Event FromAttributes(const nvtxEventAttributes_t* a) {
   if (size >= offsetof(nvtxEventAttributes_t, colorType)) e.category = a->category;
   if (size >= offsetof(nvtxEventAttributes_t, payloadType) && a->colorType == NVTX_COLOR_ARGB) {
     e.color = a->color;
+  }
+  // The payload extension: payload.ullValue points at reserved0 nvtxPayloadData_t.
+  if (size >= offsetof(nvtxEventAttributes_t, messageType) &&
+      a->payloadType == kNvtxPayloadTypeExt && a->reserved0 > 0) {
+    e.payloads = reinterpret_cast<const void*>(static_cast<uintptr_t>(a->payload.ullValue));
+    e.payload_count = static_cast<size_t>(a->reserved0);
   }
   if (size < offsetof(nvtxEventAttributes_t, message) + sizeof(a->message)) return e;
   switch (a->messageType) {
@@ -121,6 +130,23 @@ thread_local uint64_t tls_capture_pushes __attribute__((tls_model("initial-exec"
 // The id of the start/end range that is the capture range (the first one).
 std::atomic<uint64_t> g_capture_range_id{0};
 
+// The figures of the event's payload, right after its range edge (nothing else comes between on
+// this thread's ring). Payloads that say nothing flopspy reads leave no record.
+void RecordPayload(ThreadBuffer* buffer, const NvtxDomain* domain, const Event& e) {
+  NvtxPayloadFigures figures;
+  if (!ReadNvtxPayload(domain, e.payloads, e.payload_count, figures)) return;
+  auto* raw = reinterpret_cast<RawRangePayload*>(buffer->Reserve(sizeof(RawRangePayload)));
+  if (raw == nullptr) return;
+  raw->h =
+      trace::RecordHeader{static_cast<uint8_t>(RawType::kRange), kRawRangePayloadFlag,
+                          static_cast<uint16_t>(sizeof(RawRangePayload) / trace::kRecordAlign)};
+  raw->flags = figures.flags;
+  raw->bytes = figures.bytes;
+  raw->comm = figures.comm;
+  raw->op = figures.op;
+  buffer->Commit(sizeof(RawRangePayload));
+}
+
 void Record(RangeEdge edge, const NvtxDomain* domain, const Event& e, uint64_t range_id) {
   if (!g_capturing.load(std::memory_order_relaxed)) return;  // outside the capture window
   ThreadBuffer* buffer = RecordingBuffer();
@@ -139,6 +165,7 @@ void Record(RangeEdge edge, const NvtxDomain* domain, const Event& e, uint64_t r
   raw->name_length = e.registered != nullptr ? 0 : CopyName(raw->name, e);
   raw->Seal();
   buffer->Commit(raw->h.size());
+  if (e.payloads != nullptr) RecordPayload(buffer, domain, e);
 }
 
 void RecordName(NamedResource resource, uint64_t handle, const NvtxDomain* domain, const Event& e) {

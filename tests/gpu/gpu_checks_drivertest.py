@@ -328,6 +328,56 @@ class DriverTest(unittest.TestCase):
         self.assertEqual(code, 1)
         self.assertIn("2.50x slower", result["failures"][0])
 
+    # --- nvtx_steps_check -------------------------------------------------------------------
+    def nvtx_world(self, forward_ns=1_000_000.0, steps_found=30):
+        pushes = {"training_step_%d" % i: 1 for i in range(30)}
+        pushes.update({"forward": 30, "backward": 30, "optimizer": 30})
+
+        def respond(cmd):
+            out, mode = arg(cmd, "--out"), arg(cmd, "--mode")
+            doc = {"mode": mode, "steps": 30, "loop_s": {"nvtx": 1.1}.get(mode, 1.0),
+                   "pushes": pushes if mode == "nvtx" else {}}
+            if mode == "profiler":
+                doc["gpu_ns"] = {"forward": 1_000_000.0, "backward": 2_000_000.0,
+                                 "optimizer": 300_000.0}
+            return 0, 3.0, {out: doc}
+
+        self.world.respond = respond
+        ranges = [{"name": "training_step_N", "source": "nvtx", "count": 30, "gpu_ns": 4e6},
+                  {"name": "forward", "source": "nvtx", "count": 30, "gpu_ns": forward_ns},
+                  {"name": "backward", "source": "nvtx", "count": 30, "gpu_ns": 1e3},
+                  {"name": "optimizer", "source": "nvtx", "count": 30, "gpu_ns": 301_000.0}]
+        for tag, source in (("traces_nvtx", "ranges"), ("traces_unmarked", "optimizer"),
+                            ("traces_nvtx_off", None)):
+            report = canned.report_with([kernel("k", 3, 3, 100)])
+            if source:
+                report["traces"][0]["steps"] = {"source": source, "count": steps_found,
+                                                "warmup": 1}
+            if tag == "traces_nvtx":
+                report["traces"][0]["ranges"] = ranges
+            self.world.reports[tag] = report
+
+    def test_nvtx_steps_counts_ranges_and_steps_and_compares_gpu_time(self):
+        import nvtx_steps_check
+        self.nvtx_world()
+        code, result = self.world.check(nvtx_steps_check, [])
+        self.assertEqual((code, result["status"]), (0, "pass"), result["failures"])
+        self.assertEqual(result["numbers"]["pushes_made"], 120)
+        self.assertEqual(result["numbers"]["ranges_recorded"], 120)
+        self.assertEqual(result["numbers"]["unmarked_steps_source"], "optimizer")
+        ratios = {r["range"]: r.get("ratio") for r in result["tables"]["gpu_time_per_range"]}
+        self.assertEqual(ratios["optimizer"], 1.0033)
+
+    def test_nvtx_steps_fails_on_gpu_time_off_by_more_than_two_percent_or_missed_steps(self):
+        import nvtx_steps_check
+        self.nvtx_world(forward_ns=1_050_000.0, steps_found=29)
+        code, result = self.world.check(nvtx_steps_check, [])
+        self.assertEqual(code, 1)
+        failures = " | ".join(result["failures"])
+        self.assertIn("forward: flopspy 1050000.0 ns", failures)
+        self.assertIn("nvtx: 29 steps found, 30 run", failures)
+        self.assertIn("unmarked: 29 steps found, 30 run", failures)
+
     # --- overhead_check ---------------------------------------------------------------------
     def test_overhead_records_added_nanoseconds(self):
         import overhead_check

@@ -355,7 +355,9 @@ TEST_F(BrowserTest, FitsTheWindowWithTocAndNoDumpsAt1400And1000Pixels) {
     EXPECT_EQ(body.Attr("data-inner-width"), std::to_string(width));
     // No horizontal scrolling of the page, and at 1400 px none inside a table either.
     EXPECT_LE(D(body.Attr("data-scroll-width")), D(body.Attr("data-inner-width")));
-    if (width == 1400) EXPECT_EQ(body.Attr("data-wide-tables"), "");
+    if (width == 1400) {
+      EXPECT_EQ(body.Attr("data-wide-tables"), "");
+    }
     EXPECT_GE(D(body.Attr("data-toc-links")), 6);
     EXPECT_EQ(body.Attr("data-toc-broken"), "");
     EXPECT_EQ(body.Attr("data-pre"), "0") << "a raw dump on the page";

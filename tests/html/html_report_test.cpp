@@ -725,5 +725,23 @@ TEST_F(HtmlReportTest, CpuChartHasALegendOfItsOwn) {
   EXPECT_NE(ByTag(*gpu, "g", "legend")[0]->Text().find("library call"), std::string::npos);
 }
 
+// The first screen names the three largest estimated gains, in the advice's order.
+TEST_F(HtmlReportTest, SummaryListsTheThreeLargestGains) {
+  std::vector<std::string> expected;
+  for (const json& a : model_->at("traces").at(0).at("advice")) {
+    if (a.at("gain_ns").is_number() && expected.size() < 3) expected.push_back(a.at("title"));
+  }
+  ASSERT_EQ(expected.size(), 3u);
+  const HtmlNode* summary = ById(*doc_->root, "t0-s-summary");
+  ASSERT_NE(summary, nullptr);
+  const auto lists = ByTag(*summary, "ol", "top-gains");
+  ASSERT_EQ(lists.size(), 1u);
+  const auto items = ByTag(*lists[0], "li");
+  ASSERT_EQ(items.size(), 3u);
+  for (size_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(items[i]->Text().find(expected[i]), 0u) << items[i]->Text();
+  }
+}
+
 }  // namespace
 }  // namespace flopspy::testing

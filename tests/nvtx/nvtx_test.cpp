@@ -20,6 +20,7 @@ using trace::RangeEdge;
 const std::string kLibrary = FLOPSPY_LIBRARY_PATH;
 const std::string kLauncher = FLOPSPY_LAUNCHER_PATH;
 const std::string kClient = FLOPSPY_NVTX_CLIENT_PATH;
+const std::string kNcclClient = FLOPSPY_NVTX_NCCL_CLIENT_PATH;
 
 struct Range {
   RangeEdge edge;
@@ -29,6 +30,11 @@ struct Range {
   uint32_t thread;
   uint32_t category;
   uint32_t color;
+  // From the RangePayloadRecord right after it, if any.
+  uint32_t payload_flags = 0;
+  uint64_t bytes = 0;
+  uint64_t comm = 0;
+  std::string op;
 };
 
 struct Named {
@@ -52,11 +58,28 @@ NvtxTrace Read(const std::string& path) {
   const auto text = [&reader](uint32_t id) {
     return id == 0 ? std::string() : std::string(reader.String(id));
   };
+  std::map<uint32_t, size_t> last_range;  // per thread: the payload's range
+  bool payload_follows_range = true;
   const trace::ReadSummary summary = reader.ForEachRecord([&](const trace::RecordView& r) {
+    if (r.type == trace::RecordType::kRangePayload) {
+      const auto x = r.As<trace::RangePayloadRecord>();
+      const auto at = last_range.find(r.thread_id);
+      if (at == last_range.end() || t.ranges[at->second].payload_flags != 0) {
+        payload_follows_range = false;
+        return;
+      }
+      Range& range = t.ranges[at->second];
+      range.payload_flags = x.flags;
+      range.bytes = x.bytes;
+      range.comm = x.comm;
+      range.op = text(x.op);
+      return;
+    }
     if (r.type == trace::RecordType::kRange) {
+      last_range[r.thread_id] = t.ranges.size();
       const auto x = r.As<trace::RangeRecord>();
       t.ranges.push_back({static_cast<RangeEdge>(x.edge), text(x.name), text(x.domain), x.range_id,
-                          r.thread_id, x.category, x.color});
+                          r.thread_id, x.category, x.color, 0, 0, 0, ""});
     } else if (r.type == trace::RecordType::kResourceName) {
       const auto x = r.As<trace::ResourceNameRecord>();
       t.names.push_back(
@@ -65,7 +88,7 @@ NvtxTrace Read(const std::string& path) {
       t.warnings.push_back(text(r.As<trace::WarningRecord>().message));
     }
   });
-  t.ok = summary.status == trace::ReadStatus::kOk && summary.ended_cleanly;
+  t.ok = summary.status == trace::ReadStatus::kOk && summary.ended_cleanly && payload_follows_range;
   return t;
 }
 
@@ -243,6 +266,37 @@ TEST_F(NvtxTest, SwitchedOffRecordsNothingAndLeavesTheVariable) {
   EXPECT_NE(r.out.find("injection: (unset)\n"), std::string::npos) << r.out;
   // With no NVTX record the process may leave no trace at all.
   for (const std::string& path : dir_.Files(".fspy")) EXPECT_TRUE(Read(path).ranges.empty());
+}
+
+// NCCL's payloads: the message size, reduction and communicator of each collective become
+// figures on its range; an unregistered schema and a payload too short are skipped, not read.
+TEST_F(NvtxTest, NcclPayloadsBecomeFiguresOnTheirRanges) {
+  ChildOptions options;
+  options.unset.push_back("NVTX_INJECTION64_PATH");
+  options.env.emplace("FLOPSPY_FLUSH_MS", "10");
+  options.env.emplace("LD_PRELOAD", kLibrary);
+  options.env.emplace("FLOPSPY_OUT", dir_.path());
+  const ChildResult r = RunChild({kNcclClient}, options);
+  ASSERT_TRUE(r.exited && r.exit_code == 0) << r.err;
+  EXPECT_NE(r.out.find("enum: ok\nschema: ok\npushes: 0 0 0 0\n"), std::string::npos) << r.out;
+  const NvtxTrace t = OnlyTrace();
+  ASSERT_TRUE(t.ok);
+  std::vector<std::string> pushes;
+  for (const Range& x : t.ranges) {
+    if (x.edge != RangeEdge::kPush) continue;
+    EXPECT_EQ(x.domain, "NCCL");
+    pushes.push_back(x.name + " " + std::to_string(x.payload_flags) + " " +
+                     std::to_string(x.bytes) + " " + x.op + " " + std::to_string(x.comm));
+  }
+  const uint32_t all = trace::kPayloadBytes | trace::kPayloadOp | trace::kPayloadComm;
+  const std::vector<std::string> expected = {
+      "ncclAllReduce " + std::to_string(all) + " 4096 Sum " + std::to_string(0xC0FFEE),
+      "ncclAllReduce " + std::to_string(all) + " 1048576 Max " + std::to_string(0xC0FFEE),
+      "unknownSchema 0 0  0",
+      "tooShort " + std::to_string(trace::kPayloadComm) + " 0  " + std::to_string(0xC0FFEE),
+      "ncclBroadcast 0 0  0",
+  };
+  EXPECT_EQ(pushes, expected);
 }
 
 }  // namespace

@@ -254,10 +254,28 @@ TEST_F(ReportCliTest, ViewOptionsWithBadValuesAreUsageErrors) {
   ExpectUsageError({GoodTrace(), "--top", "many"}, "--top");
 }
 
-TEST_F(ReportCliTest, GroupingsThatNeedRangesSaySoAndExitTwo) {
-  for (const char* by : {"call-site", "range", "step"}) {
-    ExpectUsageError({GoodTrace(), "--group-by", by}, "not record yet");
+TEST_F(ReportCliTest, GroupingByCallSiteSaysSoAndExitsTwo) {
+  ExpectUsageError({GoodTrace(), "--group-by", "call-site"}, "not record yet");
+}
+
+// A trace without ranges or steps: one line says so, the rest of the report as usual, exit 0.
+TEST_F(ReportCliTest, GroupingByRangeOrStepWithoutThemSaysSo) {
+  for (const char* by : {"range", "step"}) {
+    const ChildResult r = RunChild({kReport, GoodTrace(), "--group-by", by, "--color", "never"});
+    ASSERT_TRUE(r.exited);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NE(r.out.find(std::string("--group-by ") + by + ": no "), std::string::npos) << r.out;
   }
+}
+
+// --window step:N needs steps that exist; without --chrome it is refused as any --window is.
+TEST_F(ReportCliTest, StepWindowsAreCheckedAgainstTheSteps) {
+  const std::string chrome = dir_.path() + "/t.json";
+  ExpectUsageError({GoodTrace(), "--chrome", chrome, "--window", "step:2"},
+                   "--window step:2: no steps were found");
+  ExpectUsageError({GoodTrace(), "--chrome", chrome, "--window", "step:3-1"},
+                   "--window step:3-1: the last step");
+  ExpectUsageError({GoodTrace(), "--window", "step:1"}, "add --chrome FILE");
 }
 
 TEST_F(ReportCliTest, JsonStatesTheViewOptions) {

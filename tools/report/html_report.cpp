@@ -11,6 +11,7 @@
 #include "report/html_rollup.h"
 #include "report/html_run.h"
 #include "report/html_sections.h"
+#include "report/html_steps.h"
 #include "report/html_summary.h"
 #include "report/html_tables.h"
 #include "report/html_util.h"
@@ -26,7 +27,8 @@ using namespace html;  // NOLINT: this file is the HTML report
 // Sections of a trace beside its core keys (IsTraceCoreKey) that have their own place on the
 // page; any other is a section added later, shown by the generic renderer.
 const std::set<std::string, std::less<>> kRenderedSections = {
-    "summary", "regions", "advice", "timeline", "launch_overhead", "cpu_roofline", "kernel_rollup"};
+    "summary",       "regions", "advice", "timeline",    "launch_overhead",       "cpu_roofline",
+    "kernel_rollup", "steps",   "ranges", "range_paths", "ranges_unmatched_ends", "ranges_dropped"};
 
 std::string TraceName(const json& trace, size_t index) {
   const json& p = Obj(trace, "process");
@@ -250,6 +252,7 @@ std::vector<PageSection> TraceParts(const json& trace, size_t index) {
     }
     summary += "</ul>\n";
   }
+  summary += TopGains(Arr(trace, "advice"));
   parts.push_back({id + "-s-summary", "Summary", summary, true});
   if (Obj(trace, "process").is_null()) return parts;
 
@@ -262,6 +265,12 @@ std::vector<PageSection> TraceParts(const json& trace, size_t index) {
                      advice.is_array() && advice.empty() ? NoFindings(trace)
                                                          : AdviceSection(advice, id + "-advice"),
                      true});
+  }
+  if (const json& steps = Obj(trace, "steps"); steps.is_object()) {
+    parts.push_back({id + "-s-steps", "Steps", StepsSection(steps, id + "-steps"), true});
+  }
+  if (std::string r = RangesSection(trace, id + "-ranges"); !r.empty()) {
+    parts.push_back({id + "-s-ranges", "NVTX ranges", std::move(r), true});
   }
   for (const auto& d : Arr(trace, "devices")) parts.push_back(DeviceSection(trace, d, index));
   if (trace.contains("timeline")) {

@@ -244,7 +244,7 @@ std::string LibraryTable(const json& trace, size_t trace_index) {
     // Four equal types read as one ("R_32F / 32F"); the cell's title has each.
     const json& all = Arr(c, "types");
     if (all.size() == 4 && all[0].is_string() &&
-        std::all_of(all.begin(), all.end(), [&](const json& t) { return t == all[0]; })) {
+        std::all_of(all.begin(), all.end(), [&](const json& type) { return type == all[0]; })) {
       types = all[0].get<std::string>();
     }
     types += " / " + Str(c, "compute_type", "?");

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <string_view>
 
 #include "flopspy/analyzers/run_regime.h"
 #include "report/labels.h"
@@ -44,7 +45,10 @@ double SortValue(const RollupRow& r, SortKey key) {
   return r.gpu_ns;
 }
 
-std::vector<RollupRow> Rows(std::map<std::string, RollupRow>& by_key, double total, SortKey key) {
+}  // namespace
+
+std::vector<RollupRow> SortedRollupRows(std::map<std::string, RollupRow> by_key, double total,
+                                        SortKey key) {
   std::vector<RollupRow> rows;
   for (auto& [k, row] : by_key) {
     row.key = k;
@@ -61,7 +65,7 @@ std::vector<RollupRow> Rows(std::map<std::string, RollupRow>& by_key, double tot
   return rows;
 }
 
-void Cut(std::vector<RollupRow>& rows, size_t keep, RollupRest& rest) {
+void CutRollupRows(std::vector<RollupRow>& rows, size_t keep, RollupRest& rest) {
   for (size_t i = keep; i < rows.size(); ++i) {
     ++rest.rows;
     rest.gpu_ns += rows[i].gpu_ns;
@@ -69,8 +73,6 @@ void Cut(std::vector<RollupRow>& rows, size_t keep, RollupRest& rest) {
   }
   if (rows.size() > keep) rows.resize(keep);
 }
-
-}  // namespace
 
 analyzers::Regime RollupRow::DominantRegime() const {
   size_t best = static_cast<size_t>(analyzers::Regime::kUnknown);
@@ -93,10 +95,10 @@ KernelRollup BuildKernelRollup(std::span<const KernelGroup> kernels, const ViewO
     AddGroup(families[g.category.empty() ? "unknown" : g.category], g);
     AddGroup(names[RollupName(g)], g);
   }
-  r.families = Rows(families, r.kernel_ns, view.sort);
-  r.names = Rows(names, r.kernel_ns, view.sort);
-  Cut(r.families, RowsShown(view, kRollupFamilies), r.more_families);
-  Cut(r.names, RowsShown(view, kRollupNames), r.more_names);
+  r.families = SortedRollupRows(std::move(families), r.kernel_ns, view.sort);
+  r.names = SortedRollupRows(std::move(names), r.kernel_ns, view.sort);
+  CutRollupRows(r.families, RowsShown(view, kRollupFamilies), r.more_families);
+  CutRollupRows(r.names, RowsShown(view, kRollupNames), r.more_names);
   return r;
 }
 
@@ -119,6 +121,10 @@ nlohmann::json RowsJson(const std::vector<RollupRow>& rows, const char* key) {
                    {"flops_coverage", r.FlopsCoverage()},
                    {"regime", std::string(analyzers::RegimeName(r.DominantRegime()))},
                    {"regime_shares", regimes}});
+    if (std::string_view(key) == "step") out.back()["warmup"] = r.warmup;
+    if (std::string_view(key) != "family" && std::string_view(key) != "name") {
+      out.back().erase("signatures");  // kernels are counted per range or step, not signatures
+    }
   }
   return out;
 }
@@ -130,11 +136,18 @@ nlohmann::json RestJson(const RollupRest& rest) {
 }  // namespace
 
 nlohmann::json KernelRollupJson(const KernelRollup& r) {
-  return {{"kernel_ns", r.kernel_ns},
-          {"families", RowsJson(r.families, "family")},
-          {"more_families", RestJson(r.more_families)},
-          {"names", RowsJson(r.names, "name")},
-          {"more_names", RestJson(r.more_names)}};
+  nlohmann::json j = {{"kernel_ns", r.kernel_ns},
+                      {"families", RowsJson(r.families, "family")},
+                      {"more_families", RestJson(r.more_families)},
+                      {"names", RowsJson(r.names, "name")},
+                      {"more_names", RestJson(r.more_names)}};
+  if (r.groups_by == GroupBy::kRange || r.groups_by == GroupBy::kStep) {
+    const bool ranges = r.groups_by == GroupBy::kRange;
+    j[ranges ? "ranges" : "steps"] = RowsJson(r.groups, ranges ? "range" : "step");
+    j[ranges ? "more_ranges" : "more_steps"] = RestJson(r.more_groups);
+    if (!r.groups_note.empty()) j["groups_note"] = r.groups_note;
+  }
+  return j;
 }
 
 }  // namespace flopspy::tools

@@ -6,6 +6,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <span>
 #include <string>
@@ -25,6 +26,7 @@ struct RollupRow {
   double flops = 0;                   // known FLOPs (timed launches)
   double flops_known_ns = 0;          // of gpu_ns, the time of launches whose FLOPs are known
   std::array<double, 4> regime_ns{};  // gpu_ns by the regime of its rows (index: Regime)
+  bool warmup = false;                // --group-by step: a warm-up step
 
   double FlopsCoverage() const { return gpu_ns > 0 ? flops_known_ns / gpu_ns : 0; }
   // The regime holding the most of the row's time; kUnknown when none does.
@@ -44,6 +46,12 @@ struct KernelRollup {
   RollupRest more_families;
   std::vector<RollupRow> names;
   RollupRest more_names;
+  // --group-by range or step (group_rollup.h): the rows per innermost range or per step, or,
+  // when the traces have none, `groups_note` says so and the other tables stand alone.
+  GroupBy groups_by = GroupBy::kSignature;
+  std::vector<RollupRow> groups;
+  RollupRest more_groups;
+  std::string groups_note;
   bool empty() const { return families.empty() && names.empty(); }
 };
 
@@ -57,6 +65,12 @@ std::string RollupName(const analyzers::KernelGroup& g);
 // time); `view.top` rows per table when given, else kRollupFamilies and kRollupNames.
 KernelRollup BuildKernelRollup(std::span<const analyzers::KernelGroup> kernels,
                                const ViewOptions& view = {});
+
+// Rows keyed by `key`, with their shares of `total`, in the --sort order (ties: time, key).
+std::vector<RollupRow> SortedRollupRows(std::map<std::string, RollupRow> by_key, double total,
+                                        SortKey sort);
+// Past `keep` rows, the rest summed into `rest`.
+void CutRollupRows(std::vector<RollupRow>& rows, size_t keep, RollupRest& rest);
 
 // The rollup as the JSON document's "kernel_rollup" section (docs/report-json.md).
 nlohmann::json KernelRollupJson(const KernelRollup& rollup);

@@ -21,6 +21,7 @@
 #include "report/progress.h"
 #include "report/report_model.h"
 #include "report/report_outputs.h"
+#include "report/step_window.h"
 #include "report/steps_options.h"
 #include "report/text_style.h"
 #include "report/time_window.h"
@@ -98,7 +99,7 @@ int Main(int argc, char** argv) {
   std::string window_text;
   app.add_option("--window", window_text,
                  "with --chrome: only the events between START and END after the trace start "
-                 "(2s:5s, 1500ms:2500ms; an end may be left out)")
+                 "(2s:5s, 1500ms:2500ms; an end may be left out), or steps: step:N, step:N-M")
       ->type_name("START:END");
   std::string html_path;
   app.add_option("--html", html_path,
@@ -144,8 +145,9 @@ int Main(int argc, char** argv) {
                  "or roof")
       ->type_name("KEY");
   app.add_option("--group-by", group_by,
-                 "keep the kernel rows of one name or family together: signature (default), "
-                 "name or family")
+                 "keep the kernel rows of one name or family together (signature, the "
+                 "default; name; family), or add kernel time per innermost range or per step "
+                 "(range; step)")
       ->type_name("KEY");
   app.add_option("--filter", filter,
                  "only the kernels whose demangled name matches this regular expression "
@@ -252,6 +254,11 @@ int Main(int argc, char** argv) {
       selected.files, options, [&progress](size_t i, uint64_t done) { progress.Update(i, done); });
   progress.Finish();
   SayReadProblems(traces);
+  if (window && window->by_steps()) {
+    if (std::string error = ResolveStepWindow(*window, traces); !error.empty()) {
+      return UsageError(error);
+    }
+  }
   // Non-zero when nothing at all could be read, or when an output could not be written.
   const int status = UsableTraces(traces) > 0 ? 0 : 1;
   ReportOutputs outputs;

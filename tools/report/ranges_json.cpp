@@ -23,7 +23,8 @@ void AddRangesJson(const analyzers::RangeReport& ranges, json& trace) {
                     {"gpu_self_ns", r.gpu_self_ns},
                     {"counted_flops", r.flops},
                     {"flops_coverage", r.FlopCoverage()},
-                    {"achieved_flops_per_s", r.AchievedFlopRate()}});
+                    {"achieved_flops_per_s", r.AchievedFlopRate()},
+                    {"bytes", r.bytes_ranges > 0 ? json(r.bytes) : json(nullptr)}});
   }
   trace["ranges"] = rows;
   json paths = json::array();

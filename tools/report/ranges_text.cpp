@@ -25,6 +25,10 @@ std::string RangeLabel(const analyzers::RangeStats& r) {
   if (r.source == analyzers::RangeSource::kRegion) label += " (flopspy region)";
   if (r.open > 0) label += fmt::format(" ({} never closed)", r.open);
   if (r.marks > 0) label += fmt::format(" ({})", Counted(r.marks, "mark", "marks"));
+  // NVTX payloads (NCCL): the bytes its collectives moved.
+  if (r.bytes_ranges > 0) {
+    label += fmt::format(" ({} bytes moved)", SiValue(static_cast<double>(r.bytes)));
+  }
   return label;
 }
 

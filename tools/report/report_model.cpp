@@ -1,7 +1,9 @@
 #include "report/report_model.h"
 
+#include <map>
 #include <utility>
 
+#include "report/group_rollup.h"
 #include "report/json_report.h"
 #include "report/run_json.h"
 
@@ -24,9 +26,17 @@ ReportModel BuildReportModel(std::vector<TraceReport> traces,
   ReportModel model;
   model.view = view;
   model.traces = std::move(traces);
+  // --group-by range|step rows read the activities' kernel indices: before the rows move.
+  std::map<std::string, RollupRow> run_groups;
+  bool run_groups_found = false;
   for (TraceReport& t : model.traces) {
+    bool found = false;
+    std::map<std::string, RollupRow> groups = GroupRollupRows(t, view, &found);
+    MergeGroupRollupRows(run_groups, groups);
+    run_groups_found = run_groups_found || found;
     ApplyViewOptions(t.run.kernels, view);
     t.rollup = BuildKernelRollup(t.run.kernels, view);
+    SetGroupRollup(t.rollup, std::move(groups), found, view);
   }
   for (const TraceReport& t : model.traces) model.trace_files.push_back(t.path);
   if (UsableTraces(model.traces) > 1) {
@@ -34,6 +44,7 @@ ReportModel BuildReportModel(std::vector<TraceReport> traces,
     std::vector<analyzers::KernelGroup> merged;
     for (const analyzers::MergedKernel& k : model.run->aggregate.kernels) merged.push_back(k.group);
     model.run->rollup = BuildKernelRollup(merged, view);
+    SetGroupRollup(model.run->rollup, std::move(run_groups), run_groups_found, view);
     model.run->traces_in_full = view.per_trace || UsableTraces(model.traces) <= kFullTracesUpTo;
   }
   return model;

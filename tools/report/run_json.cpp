@@ -186,6 +186,21 @@ void AddRunSections(json& doc, const RunViews& views) {
   doc["advice"] = AdviceJson(views.advice);
   doc["ranks"] = RanksJson(views.ranks, views.stragglers);
   doc["stragglers"] = StragglersJson(views.stragglers, views.ranks);
+  if (!views.steps.empty()) {
+    json steps = json::array();
+    for (const StepAcrossRanks& s : views.steps) {
+      steps.push_back({{"step", s.skew.number},
+                       {"warmup", s.warmup},
+                       {"ranks", s.skew.ranks},
+                       {"fastest_ns", s.skew.fastest_ns},
+                       {"slowest_ns", s.skew.slowest_ns},
+                       {"skew_ns", s.skew.skew_ns()},
+                       {"mean_ns", s.mean_ns},
+                       {"straggler_rank", s.straggler_rank >= 0 ? json(s.straggler_rank) : json()},
+                       {"straggler_trace", s.straggler_trace}});
+    }
+    doc["steps_across_ranks"] = std::move(steps);
+  }
 }
 
 void AddRunSections(json& doc, const std::vector<TraceReport>& traces) {

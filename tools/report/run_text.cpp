@@ -9,6 +9,7 @@
 
 #include "flopspy/platform/terminal_text.h"
 #include "report/format.h"
+#include "report/group_rollup_text.h"
 #include "report/lost_records.h"
 #include "report/text_kernels.h"
 #include "report/text_labels.h"
@@ -259,6 +260,26 @@ void PrintStragglers(const analyzers::StragglerReport& s, std::ostream& out) {
     fmt::print(out, "{}", Paragraph("(" + check + ")", "    ", "     "));
 }
 
+// Per step number: the slowest rank (the straggler), its time, the skew and the mean.
+void PrintStepsAcrossRanks(const std::vector<StepAcrossRanks>& steps, std::ostream& out) {
+  if (steps.empty()) return;
+  fmt::print(out, "\n  Steps across ranks (skew: slowest minus fastest rank)\n");
+  TextTable table({{"step"},
+                   {"ranks"},
+                   {"slowest"},
+                   {"skew"},
+                   {"mean"},
+                   {"straggler", TextTable::Align::kLeft}});
+  for (const StepAcrossRanks& s : steps) {
+    const std::string who = s.straggler_rank >= 0 ? "rank " + std::to_string(s.straggler_rank)
+                                                  : Truncate(s.straggler_trace, 40);
+    table.AddRow({std::to_string(s.skew.number) + (s.warmup ? " (warm-up)" : ""),
+                  Grouped(s.skew.ranks), Duration(s.skew.slowest_ns), Duration(s.skew.skew_ns()),
+                  Duration(s.mean_ns), who});
+  }
+  table.Print(out);
+}
+
 }  // namespace
 
 void WriteRunText(const RunViews& views, std::ostream& out) {
@@ -267,11 +288,13 @@ void WriteRunText(const RunViews& views, std::ostream& out) {
   PrintTotals(views, out);
   fmt::print(out, "{}", Paragraph(views.regime.sentence, "  regime    ", kPad));
   PrintKernelRollup(views.rollup, out);
+  PrintGroupRollup(views.rollup, out);
   PrintAdviceList(views.advice, out, "Advice for the whole run (the merged kernels and calls)");
   PrintMergedKernels(views.aggregate, out, 15);
   PrintMergedLibraries(views.aggregate, out, 10);
   PrintRanks(views.ranks, views.stragglers, out);
   PrintStragglers(views.stragglers, out);
+  PrintStepsAcrossRanks(views.steps, out);
   if (!views.traces_in_full) {
     fmt::print(out, "\n{}",
                Paragraph(fmt::format("Each trace's own report is left out above {} traces: the "

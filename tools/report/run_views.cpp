@@ -79,9 +79,36 @@ RunViews BuildRunViews(const std::vector<TraceReport>& traces,
   merged.reserve(views.aggregate.kernels.size());
   for (const analyzers::MergedKernel& k : views.aggregate.kernels) merged.push_back(k.group);
   views.regime = analyzers::ClassifyRun(merged, pooled);
+  views.steps = StepsAcrossRanks(traces);
   views.advice = analyzers::AdviseRun(analyzers::MergedAnalysis(views.aggregate, views.facts),
                                       analyzers::ModelRoofs(views.aggregate));
   return views;
+}
+
+std::vector<StepAcrossRanks> StepsAcrossRanks(const std::vector<TraceReport>& traces) {
+  std::vector<const analyzers::StepReport*> reports;
+  for (const TraceReport& t : traces) reports.push_back(t.usable() ? &t.steps : nullptr);
+  std::vector<StepAcrossRanks> out;
+  for (const analyzers::StepSkew& skew : analyzers::AlignSteps(reports)) {
+    if (skew.ranks == 0) continue;  // a number no rank has (steps are numbered from 1)
+    StepAcrossRanks row;
+    row.skew = skew;
+    double sum = 0;
+    for (const analyzers::StepReport* r : reports) {
+      if (r == nullptr) continue;
+      for (const analyzers::Step& step : r->steps) {
+        if (step.number != skew.number) continue;
+        sum += step.time_ns();
+        row.warmup = row.warmup || step.warmup;
+      }
+    }
+    row.mean_ns = sum / skew.ranks;
+    const TraceReport& straggler = traces[skew.straggler];
+    row.straggler_rank = straggler.header.rank;
+    row.straggler_trace = straggler.path;
+    out.push_back(std::move(row));
+  }
+  return out;
 }
 
 size_t UsableTraces(const std::vector<TraceReport>& traces) {

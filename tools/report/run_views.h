@@ -16,6 +16,16 @@
 
 namespace flopspy::tools {
 
+// One step number across the ranks that have it: AlignSteps' fastest, slowest and straggler, with
+// the mean of the ranks' times.
+struct StepAcrossRanks {
+  analyzers::StepSkew skew;
+  double mean_ns = 0;
+  bool warmup = false;          // a warm-up step on any rank
+  int32_t straggler_rank = -1;  // the straggler's rank; -1 when its trace has none
+  std::string straggler_trace;  // the straggler's trace file
+};
+
 struct RunViews {
   std::vector<analyzers::TraceFacts> facts;  // one per trace, in order; unreadable: run null
   analyzers::RunAggregate aggregate;
@@ -34,7 +44,12 @@ struct RunViews {
   // Whether each trace's full report follows the run's (--per-trace, or two traces at most);
   // otherwise the outputs give each trace's facts only (docs/flopspy-report.md, "Many traces").
   bool traces_in_full = true;
+  // "Steps across ranks": per step number, empty when no trace has steps.
+  std::vector<StepAcrossRanks> steps;
 };
+
+// "Steps across ranks" from the traces' steps; empty when no trace has steps.
+std::vector<StepAcrossRanks> StepsAcrossRanks(const std::vector<TraceReport>& traces);
 
 // Above this many readable traces, each trace's full report needs --per-trace.
 inline constexpr size_t kFullTracesUpTo = 2;

@@ -6,6 +6,7 @@
 #include <fmt/ostream.h>
 
 #include "report/format.h"
+#include "report/group_rollup_text.h"
 #include "report/labels.h"
 #include "report/launch_overhead_section.h"
 #include "report/ranges_text.h"
@@ -13,9 +14,9 @@
 #include "report/text_cpu_roofline.h"
 #include "report/text_kernels.h"
 #include "report/text_libraries.h"
-#include "report/text_top_gains.h"
 #include "report/text_summary.h"
 #include "report/text_table.h"
+#include "report/text_top_gains.h"
 #include "report/trace_totals.h"
 
 namespace flopspy::tools {
@@ -90,7 +91,8 @@ void WriteAnalysisSections(const TraceReport& t, std::ostream& out, bool color,
   PrintRunSummary(t, ComputeTraceTotals(t), out);
   PrintTopGains(t.advice, out);  // the first screen: where the time could be saved
   PrintKernelRollup(t.rollup, out);
-  PrintKernelTable(t, out, view);
+  PrintGroupRollup(t.rollup, out);
+  PrintKernelTable(t, out, KernelRowsView(view));
   PrintCounterCheck(t, out, RowsShown(view, 15));
   PrintLibraryTable(t, out, RowsShown(view, 10));
   if (!t.launch_overhead.empty()) {

@@ -23,13 +23,42 @@ std::optional<double> ParseTime(std::string_view text) {
   return std::nullopt;
 }
 
+// "12" as a step number (from 1); nullopt otherwise.
+std::optional<uint32_t> ParseStepNumber(std::string_view text) {
+  uint32_t value = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec != std::errc() || end != text.data() + text.size() || value == 0) return std::nullopt;
+  return value;
+}
+
+std::optional<TimeWindow> ParseStepWindow(std::string_view steps, std::string* error) {
+  const std::string shown = "--window step:" + std::string(steps);
+  const size_t dash = steps.find('-');
+  const std::optional<uint32_t> first = ParseStepNumber(steps.substr(0, dash));
+  const std::optional<uint32_t> last =
+      dash == std::string_view::npos ? first : ParseStepNumber(steps.substr(dash + 1));
+  if (!first || !last) {
+    *error = shown + ": expected step:N or step:N-M with step numbers from 1, e.g. step:3-5";
+    return std::nullopt;
+  }
+  if (*last < *first) {
+    *error = shown + ": the last step must not come before the first";
+    return std::nullopt;
+  }
+  TimeWindow window;
+  window.first_step = *first;
+  window.last_step = *last;
+  return window;
+}
+
 }  // namespace
 
 std::optional<TimeWindow> ParseTimeWindow(std::string_view text, std::string* error) {
+  if (text.starts_with("step:")) return ParseStepWindow(text.substr(5), error);
   const size_t colon = text.find(':');
   const std::string shown = "--window " + std::string(text);
   if (colon == std::string_view::npos || text.find(':', colon + 1) != std::string_view::npos) {
-    *error = shown + ": expected START:END, e.g. 2s:5s or 1500ms:2500ms";
+    *error = shown + ": expected START:END (2s:5s, 1500ms:2500ms) or step:N[-M]";
     return std::nullopt;
   }
   TimeWindow window;

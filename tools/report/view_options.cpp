@@ -16,8 +16,12 @@ constexpr std::array<std::pair<SortKey, std::string_view>, 5> kSortNames = {
      {SortKey::kMean, "mean"},
      {SortKey::kFlops, "flops"},
      {SortKey::kRoof, "roof"}}};
-constexpr std::array<std::pair<GroupBy, std::string_view>, 3> kGroupNames = {
-    {{GroupBy::kSignature, "signature"}, {GroupBy::kName, "name"}, {GroupBy::kFamily, "family"}}};
+constexpr std::array<std::pair<GroupBy, std::string_view>, 5> kGroupNames = {
+    {{GroupBy::kSignature, "signature"},
+     {GroupBy::kName, "name"},
+     {GroupBy::kFamily, "family"},
+     {GroupBy::kRange, "range"},
+     {GroupBy::kStep, "step"}}};
 
 double SortValue(const analyzers::KernelGroup& g, SortKey key) {
   const uint64_t count = g.executions ? g.executions : g.launches;
@@ -92,6 +96,14 @@ std::optional<GroupBy> GroupByFromName(std::string_view name) {
   return std::nullopt;
 }
 
+ViewOptions KernelRowsView(const ViewOptions& view) {
+  ViewOptions rows = view;
+  if (rows.group_by == GroupBy::kRange || rows.group_by == GroupBy::kStep) {
+    rows.group_by = GroupBy::kSignature;
+  }
+  return rows;
+}
+
 std::string ViewOptionsError(const ViewOptions& view) {
   if (view.filter.empty()) return "";
   try {
@@ -111,12 +123,13 @@ std::string ParseViewOptions(size_t top, std::string_view sort, std::string_view
     return "--sort " + std::string(sort) + ": use time, count, mean, flops or roof";
   }
   v.sort = *key;
-  if (group_by == "call-site" || group_by == "range" || group_by == "step") {
-    return "--group-by " + std::string(group_by) +
-           " needs NVTX range and call-site records, which this version does not record yet";
+  if (group_by == "call-site") {
+    return "--group-by call-site needs call-site records, which this version does not record yet";
   }
   const std::optional<GroupBy> by = GroupByFromName(group_by);
-  if (!by) return "--group-by " + std::string(group_by) + ": use signature, name or family";
+  if (!by) {
+    return "--group-by " + std::string(group_by) + ": use signature, name, family, range or step";
+  }
   v.group_by = *by;
   v.filter = std::move(filter);
   if (std::string error = ViewOptionsError(v); !error.empty()) return error;

@@ -16,7 +16,9 @@
 namespace flopspy::tools {
 
 enum class SortKey { kTime, kCount, kMean, kFlops, kRoof };
-enum class GroupBy { kSignature, kName, kFamily };
+// kRange and kStep roll kernel time up per innermost range and per step (KernelRollup::groups);
+// a signature runs in many ranges and steps, so the signature rows stay ungrouped.
+enum class GroupBy { kSignature, kName, kFamily, kRange, kStep };
 
 struct ViewOptions {
   size_t top = 0;  // rows per table; 0: each table's default
@@ -30,7 +32,7 @@ struct ViewOptions {
 std::string_view SortKeyName(SortKey key);
 std::string_view GroupByName(GroupBy group_by);
 std::optional<SortKey> SortKeyFromName(std::string_view name);
-// "signature", "name", "family"; the later groupings (call-site, range, step) are not here.
+// "signature", "name", "family", "range", "step"; call-site is not here yet.
 std::optional<GroupBy> GroupByFromName(std::string_view name);
 
 // Rows a table shows: the user's --top, else the table's own default.
@@ -42,6 +44,9 @@ inline size_t RowsShown(const ViewOptions& view, size_t table_default) {
 std::string ViewGroupKey(const analyzers::KernelGroup& g, GroupBy by);
 // What the rows are ordered by, in words: "GPU time", "count", "mean GPU time", "FLOPs", "%roof".
 std::string_view SortKeyText(SortKey key);
+
+// The options the signature table is printed with: ungrouped under --group-by range or step.
+ViewOptions KernelRowsView(const ViewOptions& view);
 
 // Checks the options that can be wrong in themselves (the regex); "" when they are fine.
 std::string ViewOptionsError(const ViewOptions& view);

@@ -48,6 +48,8 @@ std::string_view RecordTypeName(RecordType type) {
       return "range";
     case RecordType::kResourceName:
       return "resource_name";
+    case RecordType::kRangePayload:
+      return "range_payload";
   }
   return "unknown";
 }

@@ -189,6 +189,38 @@ TEST_F(RangesTest, FlopspyRegionsAreRangesOfTheirOwnSource) {
   EXPECT_EQ(report.paths[0].path, "step > forward");
 }
 
+// NVTX payloads (NCCL): a RangePayloadRecord after a push or start gives that range its message
+// size; the row sums them. One after a mark or without a size adds nothing.
+TEST_F(RangesTest, PayloadBytesAddUpPerRangeName) {
+  const auto payload = [this](uint32_t flags, uint64_t bytes) {
+    trace::RangePayloadRecord p{};
+    p.h = trace::MakeHeader<trace::RangePayloadRecord>();
+    p.flags = flags;
+    p.bytes = bytes;
+    b_.Chunk(ChunkSource::kThread, 7).Add(p);
+  };
+  Nvtx(7, RangeEdge::kPush, 1000, 13, 14);
+  payload(trace::kPayloadBytes | trace::kPayloadComm, 4096);
+  Nvtx(7, RangeEdge::kPop, 1100, 0, 14);
+  Nvtx(7, RangeEdge::kStart, 1200, 13, 14, 5);
+  payload(trace::kPayloadBytes, 1 << 20);
+  Nvtx(7, RangeEdge::kEnd, 1300, 0, 14, 5);
+  Nvtx(7, RangeEdge::kPush, 1400, 13, 14);
+  payload(trace::kPayloadComm, 777);  // no size
+  Nvtx(7, RangeEdge::kPop, 1500, 0, 14);
+  Nvtx(7, RangeEdge::kMark, 1600, 15);
+  payload(trace::kPayloadBytes, 99);  // after a mark: no range to add it to
+  Nvtx(7, RangeEdge::kPush, 1700, 10);
+  Nvtx(7, RangeEdge::kPop, 1800);
+  const RangeReport report = Analyze();
+  const RangeStats& nccl = Find(report, "ncclAllReduce", "NCCL");
+  EXPECT_EQ(nccl.count, 3u);
+  EXPECT_EQ(nccl.bytes, 4096u + (1u << 20));
+  EXPECT_EQ(nccl.bytes_ranges, 2u);
+  EXPECT_EQ(Find(report, "step").bytes_ranges, 0u);
+  EXPECT_EQ(Find(report, "tick").bytes, 0u);
+}
+
 TEST(RangeGroupName, NumberedStepsGatherInOneRow) {
   EXPECT_EQ(RangeGroupName("ProfilerStep#12"), "ProfilerStep#N");
   EXPECT_EQ(RangeGroupName("training_step_3"), "training_step_N");

@@ -48,6 +48,7 @@ TEST(RoundTrip, EveryRecordTypeSurvivesWriteAndRead) {
   const auto groups = Filled<LibraryGroupsRecord>(16);
   const auto range = Filled<RangeRecord>(17);
   const auto resource_name = Filled<ResourceNameRecord>(18);
+  const auto range_payload = Filled<RangePayloadRecord>(19);
 
   b.Chunk(ChunkSource::kProcess).String(7, "void kernel<float>(int)").Metadata(R"({"a":1})");
   b.AddRaw(&thread, sizeof thread).AddRaw(&function, sizeof function);
@@ -55,7 +56,7 @@ TEST(RoundTrip, EveryRecordTypeSurvivesWriteAndRead) {
   b.Chunk(ChunkSource::kThread, 77).AddRaw(&api, sizeof api).AddRaw(&launch, sizeof launch);
   b.AddRaw(&params, sizeof params).AddRaw(&library, sizeof library).AddRaw(&groups, sizeof groups);
   b.AddRaw(&region, sizeof region).AddRaw(&range, sizeof range);
-  b.AddRaw(&resource_name, sizeof resource_name);
+  b.AddRaw(&resource_name, sizeof resource_name).AddRaw(&range_payload, sizeof range_payload);
   b.Chunk(ChunkSource::kGpuActivity).AddRaw(&gpu, sizeof gpu).AddRaw(&metrics, sizeof metrics);
   b.Chunk(ChunkSource::kCpuSampler).AddRaw(&cpu, sizeof cpu);
   b.Chunk(ChunkSource::kProcess).AddRaw(&lost, sizeof lost).AddRaw(&warning, sizeof warning);
@@ -127,6 +128,9 @@ TEST(RoundTrip, EveryRecordTypeSurvivesWriteAndRead) {
       case RecordType::kResourceName:
         ExpectSame(resource_name, v);
         break;
+      case RecordType::kRangePayload:
+        ExpectSame(range_payload, v);
+        break;
       case RecordType::kLostRecords:
         ExpectSame(lost, v);
         break;
@@ -147,7 +151,7 @@ TEST(RoundTrip, EveryRecordTypeSurvivesWriteAndRead) {
   EXPECT_EQ(summary.status, ReadStatus::kOk) << summary.message;
   EXPECT_TRUE(summary.ended_cleanly);
   EXPECT_EQ(summary.chunks, 5u);
-  EXPECT_EQ(summary.records, 20u);
+  EXPECT_EQ(summary.records, 21u);
   EXPECT_EQ(summary.sequence_gaps, 0u);
   // Every type but padding appears exactly once.
   for (int t = 1; t < kRecordTypeCount; ++t) {

@@ -38,6 +38,10 @@ struct RangeInstance {
   uint64_t end_ns = 0;
   int64_t parent = -1;  // index of the enclosing range of the same thread and domain
   std::string path;     // "ProfilerStep#N > forward > attention" (RangeGroupName of each)
+
+  // Message size from its NVTX payload (NCCL's collectives; RangePayloadRecord), if it had one.
+  bool has_bytes = false;
+  uint64_t bytes = 0;
 };
 
 // What RangeCollector gathered from a trace's records.
@@ -69,6 +73,7 @@ class RangeCollector {
   std::map<std::pair<uint32_t, std::string>, std::vector<size_t>> pushed_;
   std::map<uint32_t, std::vector<size_t>> regions_;
   std::map<uint64_t, size_t> started_;
+  std::map<uint32_t, size_t> last_opened_;  // thread -> its latest push or start (payloads)
 };
 
 // Figures of one (source, domain, RangeGroupName).
@@ -86,6 +91,11 @@ struct RangeStats {
   double gpu_self_ns = 0;  // of those launched outside any child range
   double flops = 0;        // counted FLOPs of the kernels launched inside
   double flops_ns = 0;     // GPU time of those with a FLOP figure: coverage = flops_ns / gpu_ns
+
+  // Bytes moved: the message sizes of its ranges' NVTX payloads, and how many ranges had one
+  // (0: `bytes` is unknown, not zero).
+  uint64_t bytes = 0;
+  uint64_t bytes_ranges = 0;
   double FlopCoverage() const { return gpu_ns > 0 ? flops_ns / gpu_ns : 0; }
   // Counted FLOPs over the GPU time that has them; 0 without.
   double AchievedFlopRate() const { return flops_ns > 0 ? flops / (flops_ns / 1e9) : 0; }
@@ -104,6 +114,10 @@ struct RangeReport {
   uint64_t unmatched_ends = 0;
   uint64_t dropped = 0;
   std::map<std::pair<trace::NamedResource, uint64_t>, std::string> resource_names;
+  // Per activity given to AnalyzeRanges: the index into `ranges` of the innermost range its
+  // kernel was launched in (the latest-opened one holding the launch), -1 for none and copies
+  // (--group-by range).
+  std::vector<int32_t> innermost;
   bool empty() const { return ranges.empty() && resource_names.empty(); }
 };
 inline constexpr size_t kTopPaths = 10;

@@ -22,7 +22,8 @@ static_assert(std::endian::native == std::endian::little,
 // The version this code writes. History (docs/trace-format.md, "Versions"):
 //   1  the first format
 //   2  LibraryGroupsRecord (type 27) after grouped GEMM calls whose groups differ
-//   3  RangeRecord (type 28) and ResourceNameRecord (type 29) from the NVTX receiver
+//   3  RangeRecord (type 28) and ResourceNameRecord (type 29) from the NVTX receiver, and
+//      RangePayloadRecord (type 30) from NVTX payloads
 inline constexpr uint16_t kFormatVersion = 3;
 // The oldest reader version that can read what this code writes (bumped only on breaking changes).
 inline constexpr uint16_t kMinReaderVersion = 1;
@@ -113,9 +114,11 @@ enum class RecordType : uint8_t {
   kTraceEnd = 26,       // TraceEndRecord
   kLibraryGroups = 27,  // LibraryGroupsRecord, extends the kLibraryCall just before it (format 2)
   kRange = 28,          // RangeRecord: an NVTX mark or range edge (format 3)
-  kResourceName = 29,   // ResourceNameRecord: a name NVTX gave a thread, stream, device... (format 3)
+  kResourceName =
+      29,  // ResourceNameRecord: a name NVTX gave a thread, stream, device... (format 3)
+  kRangePayload = 30,  // RangePayloadRecord: figures from the payload of the RangeRecord before it
 };
-inline constexpr int kRecordTypeCount = 30;
+inline constexpr int kRecordTypeCount = 31;
 
 // Record sizes are multiples of 8, stored in 8-byte units so one header covers up to 512 KiB.
 inline constexpr size_t kRecordAlign = 8;
@@ -581,6 +584,25 @@ struct RangeRecord {
 };
 static_assert(sizeof(RangeRecord) == 40);
 
+enum RangePayloadFlags : uint32_t {
+  kPayloadBytes = 1u << 0,  // `bytes` is the payload's message size
+  kPayloadOp = 1u << 1,     // `op` names the reduction
+  kPayloadComm = 1u << 2,   // `comm` is the communicator
+};
+
+// Figures read from an NVTX extension payload (NCCL's collectives). It follows the RangeRecord
+// (push, start or mark) it belongs to, on the same thread, with nothing in between.
+struct RangePayloadRecord {
+  static constexpr RecordType kType = RecordType::kRangePayload;
+  RecordHeader h;
+  uint32_t flags;  // RangePayloadFlags: which fields were found
+  uint64_t bytes;  // message size in bytes
+  uint64_t comm;   // communicator id as the payload gives it (NCCL: a hash)
+  uint32_t op;     // StringDef id of the reduction's name ("Sum"); 0 if none
+  uint32_t reserved;
+};
+static_assert(sizeof(RangePayloadRecord) == 32);
+
 enum class NamedResource : uint8_t {
   kCategory = 1,     // handle: the category id (per domain)
   kOsThread = 2,     // handle: the OS thread id
@@ -707,7 +729,7 @@ std::string_view MemoryKindName(MemoryKind kind);  // "pageable", "pinned", "dev
 std::string_view LossSourceName(LossSource source);
 std::string_view WarningCodeName(WarningCode code);
 std::string_view EndReasonName(EndReason reason);
-std::string_view RangeEdgeName(RangeEdge edge);                 // "push", "pop", "start"...
-std::string_view NamedResourceName(NamedResource resource);     // "category", "thread", "stream"...
+std::string_view RangeEdgeName(RangeEdge edge);              // "push", "pop", "start"...
+std::string_view NamedResourceName(NamedResource resource);  // "category", "thread", "stream"...
 
 }  // namespace flopspy::trace

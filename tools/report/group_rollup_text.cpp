@@ -1,0 +1,55 @@
+#include "report/group_rollup_text.h"
+
+#include <fmt/format.h>
+#include <fmt/ostream.h>
+
+#include "report/format.h"
+#include "report/labels.h"
+#include "report/text_table.h"
+
+namespace flopspy::tools {
+namespace {
+
+// "compute 93": the regime holding most of the row's time and its share.
+std::string RegimeShare(const RollupRow& r) {
+  if (r.gpu_ns <= 0) return "-";
+  const analyzers::Regime regime = r.DominantRegime();
+  analyzers::Placement p;
+  p.regime = regime;
+  return fmt::format("{} {:.0f}", RegimeTag(p),
+                     100 * r.regime_ns[static_cast<size_t>(regime)] / r.gpu_ns);
+}
+
+}  // namespace
+
+void PrintGroupRollup(const KernelRollup& r, std::ostream& out) {
+  if (r.groups_by != GroupBy::kRange && r.groups_by != GroupBy::kStep) return;
+  const bool ranges = r.groups_by == GroupBy::kRange;
+  if (!r.groups_note.empty()) {
+    fmt::print(out, "\n  --group-by {}: {}\n", GroupByName(r.groups_by), r.groups_note);
+    return;
+  }
+  fmt::print(out, "\n  Kernel time by {}\n",
+             ranges ? "innermost range (where each kernel was launched)" : "step");
+  TextTable table({{"GPU %"},
+                   {"total"},
+                   {"count"},
+                   {"FLOPs known %"},
+                   {"regime %", TextTable::Align::kLeft},
+                   {ranges ? "range" : "step", TextTable::Align::kLeft}});
+  table.WrapLastColumn();
+  for (const RollupRow& row : r.groups) {
+    table.AddRow({fmt::format("{:.1f}", 100 * row.share), Duration(row.gpu_ns), Grouped(row.count),
+                  fmt::format("{:.0f}", 100 * row.FlopsCoverage()), RegimeShare(row),
+                  row.warmup ? row.key + " (warm-up)" : row.key});
+  }
+  table.Print(out);
+  if (r.more_groups.rows > 0) {
+    fmt::print(out, "  ... {} more {} ({:.1f}% of kernel time)\n", Grouped(r.more_groups.rows),
+               ranges ? (r.more_groups.rows == 1 ? "range" : "ranges")
+                      : (r.more_groups.rows == 1 ? "step" : "steps"),
+               100 * r.more_groups.share);
+  }
+}
+
+}  // namespace flopspy::tools
