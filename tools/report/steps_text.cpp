@@ -60,6 +60,8 @@ std::string SteadyText(const analyzers::StepReport& s) {
         "; MFU {:.1f}% ({}FLOP of model per step over the mean step, against "
         "{}FLOP/s)",
         100 * *m.mfu, SiValue(s.model_flops_per_step), SiValue(s.peak_flops));
+    // Above the peak cannot be: the FLOPs given are wrong (per step? per sample?), say so.
+    if (*m.mfu > 1) text += "; above 100%: the model FLOPs per step given are too high";
   } else if (s.model_flops_per_step > 0) {
     text += "; MFU unknown: no peak known for this GPU";
   } else {
