@@ -1,5 +1,6 @@
-// The payload extension's half of the NVTX receiver. Registration is cold (a lock, allocation);
-// reading a payload takes the lock and copies a few integers, only for events that carry one.
+// The payload extension's half of the NVTX receiver. Registration is cold (a lock, allocation,
+// a new copy of the registry published atomically); reading a payload is on the program's thread,
+// so it takes no lock: it reads the current copy and copies a few integers.
 // Nothing here trusts a payload: every field is bounds-checked against the size it came with.
 #define NVTX_NO_IMPL
 #include "nvtx_payload.h"
@@ -8,9 +9,11 @@
 #include <nvtx3/nvToolsExtPayload.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cctype>
 #include <cstring>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <utility>
@@ -38,12 +41,30 @@ struct Enum {
 
 using Key = std::pair<uintptr_t, uint64_t>;  // (domain handle, schema id)
 
-struct Registry {
-  std::mutex mutex;
+// What the readers see: never changed once published, never freed (a reader may still hold an
+// older one, and op names recorded point into it).
+struct Snapshot {
   std::map<Key, std::vector<Field>> schemas;  // only the fields flopspy reads
-  std::map<Key, Enum> enums;                  // never erased: op names point into it
+  std::map<Key, Enum> enums;
+};
+
+// Each registration copies the registry, so a program that registered without end would cost
+// memory without end: past this many, further schemas and enums are not read.
+constexpr size_t kMaxRegistrations = 1024;
+
+struct Registry {
+  std::mutex mutex;  // registrations only
+  std::atomic<const Snapshot*> current{new Snapshot};
+  size_t registrations = 0;
   uint64_t next_dynamic_id = NVTX_PAYLOAD_SCHEMA_ID_DYNAMIC_START;
 };
+
+// Under the registry's lock: a copy of the current snapshot to change, or null past the bound.
+std::unique_ptr<Snapshot> NextSnapshot(Registry& r) {
+  if (r.registrations >= kMaxRegistrations) return nullptr;
+  ++r.registrations;
+  return std::make_unique<Snapshot>(*r.current.load(std::memory_order_relaxed));
+}
 
 Registry& TheRegistry() {
   static Registry* registry = new Registry;  // never destroyed: callbacks may run at exit
@@ -113,6 +134,8 @@ uint64_t SchemaRegister(nvtxDomainHandle_t domain, const nvtxPayloadSchemaAttr_t
     const uint64_t id = (mask & NVTX_PAYLOAD_SCHEMA_ATTR_FIELD_SCHEMA_ID) != 0
                             ? attr->schemaId
                             : r.next_dynamic_id++;
+    std::unique_ptr<Snapshot> next = NextSnapshot(r);
+    if (next == nullptr) return id;
     std::vector<Field> fields;
     uint64_t end = 0;  // where the previous entry ended, for entries without an offset
     bool offsets_known = true;
@@ -121,9 +144,9 @@ uint64_t SchemaRegister(nvtxDomainHandle_t domain, const nvtxPayloadSchemaAttr_t
       const nvtxPayloadSchemaEntry_t& e = attr->entries[i];
       Field f;
       f.role = RoleOf(e.name);
-      const auto en = r.enums.find({reinterpret_cast<uintptr_t>(domain), e.type});
-      f.size = en != r.enums.end() ? en->second.size : IntegerSize(e.type);
-      if (en != r.enums.end()) f.enum_id = e.type;
+      const auto en = next->enums.find({reinterpret_cast<uintptr_t>(domain), e.type});
+      f.size = en != next->enums.end() ? en->second.size : IntegerSize(e.type);
+      if (en != next->enums.end()) f.enum_id = e.type;
       // Pointers and arrays are never followed: only plain integers are read.
       const bool plain =
           (e.flags & (NVTX_PAYLOAD_ENTRY_FLAG_POINTER | NVTX_PAYLOAD_ENTRY_FLAG_IS_ARRAY)) == 0;
@@ -140,7 +163,8 @@ uint64_t SchemaRegister(nvtxDomainHandle_t domain, const nvtxPayloadSchemaAttr_t
         fields.push_back(f);
       }
     }
-    r.schemas.emplace(Key{reinterpret_cast<uintptr_t>(domain), id}, std::move(fields));
+    next->schemas.emplace(Key{reinterpret_cast<uintptr_t>(domain), id}, std::move(fields));
+    r.current.store(next.release(), std::memory_order_release);
     return id;
   } catch (...) {  // bad_alloc: payloads of this schema are not read
     return 0;
@@ -155,6 +179,8 @@ uint64_t EnumRegister(nvtxDomainHandle_t domain, const nvtxPayloadEnumAttr_t* at
     std::lock_guard lock(r.mutex);
     const uint64_t id =
         (mask & NVTX_PAYLOAD_ENUM_ATTR_FIELD_SCHEMA_ID) != 0 ? attr->schemaId : r.next_dynamic_id++;
+    std::unique_ptr<Snapshot> next = NextSnapshot(r);
+    if (next == nullptr) return id;
     Enum e;
     e.size = (mask & NVTX_PAYLOAD_ENUM_ATTR_FIELD_SIZE) != 0 && attr->sizeOfEnum <= sizeof(uint64_t)
                  ? static_cast<uint32_t>(attr->sizeOfEnum)
@@ -166,8 +192,9 @@ uint64_t EnumRegister(nvtxDomainHandle_t domain, const nvtxPayloadEnumAttr_t* at
         e.values.emplace_back(v.value, v.name == nullptr ? "" : v.name);
       }
     }
-    // The first registration stays: op names already recorded point into it.
-    r.enums.emplace(Key{reinterpret_cast<uintptr_t>(domain), id}, std::move(e));
+    // The first registration of an id stays.
+    next->enums.emplace(Key{reinterpret_cast<uintptr_t>(domain), id}, std::move(e));
+    r.current.store(next.release(), std::memory_order_release);
     return id;
   } catch (...) {
     return 0;
@@ -186,8 +213,7 @@ bool ReadNvtxPayload(const void* domain, const void* data, size_t count,
                      NvtxPayloadFigures& out) noexcept {
   if (data == nullptr || count == 0) return false;
   const auto* payloads = static_cast<const nvtxPayloadData_t*>(data);
-  Registry& r = TheRegistry();
-  std::lock_guard lock(r.mutex);
+  const Snapshot& r = *TheRegistry().current.load(std::memory_order_acquire);
   for (size_t p = 0; p < count && p < 16; ++p) {
     const nvtxPayloadData_t& d = payloads[p];
     const auto schema = r.schemas.find({reinterpret_cast<uintptr_t>(domain), d.schemaId});
