@@ -122,6 +122,10 @@ void CaptureRangeEdge(std::string_view name, bool begin) {
   if (g_depth.fetch_sub(1, std::memory_order_acq_rel) <= 1) Close(NowNs());
 }
 
+std::string_view CaptureRangeName() {
+  return g_window.Range();
+}
+
 void ResetCaptureWindowForTest() {
   InitCaptureWindow(Config{}, 0);
 }

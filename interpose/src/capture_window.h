@@ -51,6 +51,9 @@ std::string CaptureTick(uint64_t now_ns);
 // Nested ranges of the same name are counted. Cheap when no range was asked for.
 void CaptureRangeEdge(std::string_view name, bool begin);
 
+// The configured range's name without its "region:"/"nvtx:" prefix; empty without one.
+std::string_view CaptureRangeName();
+
 // Forgets the state (tests; a fork child that starts its own trace keeps the parent's).
 void ResetCaptureWindowForTest();
 

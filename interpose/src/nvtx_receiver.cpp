@@ -101,21 +101,9 @@ uint8_t CopyName(char (&name)[kMaxRawName], const Event& e) {
   return 0;
 }
 
-// --capture-range nvtx:NAME (capture_window.h): the range's name without its prefix, or "".
-// Read once; the configuration never changes after start.
-std::string_view CaptureName() {
-  static const std::string_view name = []() -> std::string_view {
-    const Recorder* r = Recorder::Get();
-    if (r == nullptr || r->config().capture_range.empty()) return {};
-    const std::string& range = r->config().capture_range;
-    return std::string_view(range).substr(range.find(':') + 1);
-  }();
-  return name;
-}
-
 // Whether this event is the capture range (only compared when one was asked for).
 bool IsCaptureRange(const Event& e) {
-  const std::string_view capture = CaptureName();
+  const std::string_view capture = CaptureRangeName();
   if (capture.empty()) return false;
   if (e.registered != nullptr) return capture == e.registered;
   if (e.ascii != nullptr) return capture == e.ascii;
@@ -187,7 +175,7 @@ int Push(const NvtxDomain* domain, const Event& e) {
   int32_t& depth = tls_depth[Slot(domain)];
   const uint64_t bit = uint64_t{1} << (static_cast<uint32_t>(depth) & 63);
   if (IsCaptureRange(e)) {
-    CaptureRangeEdge(CaptureName(), true);
+    CaptureRangeEdge(CaptureRangeName(), true);
     tls_capture_pushes |= bit;
   } else {
     tls_capture_pushes &= ~bit;
@@ -203,7 +191,7 @@ int Pop(const NvtxDomain* domain) {
   --depth;
   if ((tls_capture_pushes >> (static_cast<uint32_t>(depth) & 63)) & 1) {
     tls_capture_pushes &= ~(uint64_t{1} << (static_cast<uint32_t>(depth) & 63));
-    CaptureRangeEdge(CaptureName(), false);
+    CaptureRangeEdge(CaptureRangeName(), false);
   }
   return depth;
 }
@@ -213,7 +201,7 @@ nvtxRangeId_t Start(const NvtxDomain* domain, const Event& e) {
   if (IsCaptureRange(e)) {
     uint64_t none = 0;
     g_capture_range_id.compare_exchange_strong(none, id, std::memory_order_acq_rel);
-    CaptureRangeEdge(CaptureName(), true);
+    CaptureRangeEdge(CaptureRangeName(), true);
   }
   Record(RangeEdge::kStart, domain, e, id);
   return id;
@@ -222,7 +210,7 @@ nvtxRangeId_t Start(const NvtxDomain* domain, const Event& e) {
 void End(const NvtxDomain* domain, nvtxRangeId_t id) {
   Record(RangeEdge::kEnd, domain, {}, id);
   if (id != 0 && id == g_capture_range_id.load(std::memory_order_acquire)) {
-    CaptureRangeEdge(CaptureName(), false);
+    CaptureRangeEdge(CaptureRangeName(), false);
   }
 }
 

@@ -268,6 +268,25 @@ TEST_F(NvtxTest, SwitchedOffRecordsNothingAndLeavesTheVariable) {
   for (const std::string& path : dir_.Files(".fspy")) EXPECT_TRUE(Read(path).ranges.empty());
 }
 
+// --capture-range nvtx:NAME: recording opens at the push of that range and closes at its pop,
+// so only what the program did inside it is in the trace.
+TEST_F(NvtxTest, CaptureRangeKeepsOnlyWhatHappenedInsideThatRange) {
+  ChildOptions options;
+  options.unset.push_back("NVTX_INJECTION64_PATH");
+  options.env.emplace("FLOPSPY_CAPTURE_RANGE", "nvtx:outer-a");
+  const ChildResult r = RunClient(options, /*launcher=*/false);
+  ASSERT_TRUE(r.exited && r.exit_code == 0) << r.err;
+  const NvtxTrace t = OnlyTrace();
+  ASSERT_TRUE(t.ok);
+  std::vector<std::string> sequence;
+  for (const Range& x : t.ranges) {
+    sequence.push_back(std::string(trace::RangeEdgeName(x.edge)) + ":" + x.name);
+  }
+  const std::vector<std::string> expected = {"push:outer-a", "push:inner-a-\u00e9", "mark:mark-a",
+                                             "pop:", "pop:"};
+  EXPECT_EQ(sequence, expected);
+}
+
 // NCCL's payloads: the message size, reduction and communicator of each collective become
 // figures on its range; an unregistered schema and a payload too short are skipped, not read.
 TEST_F(NvtxTest, NcclPayloadsBecomeFiguresOnTheirRanges) {
