@@ -114,26 +114,15 @@ TEST_F(HtmlStepsTest, RangesTableHasEveryRange) {
   }
 }
 
-TEST_F(HtmlStepsTest, SummaryListsTheLargestGains) {
+// The three largest gains are checked on the demo trace (html_report_test.cpp); this trace's
+// advice has none, and then the summary has no gains list at all.
+TEST_F(HtmlStepsTest, NoGainsNoGainsList) {
+  for (const json& a : Trace().at("advice")) {
+    ASSERT_FALSE(a.at("gain_ns").is_number() && a.at("gain_ns").get<double>() > 0) << a.at("title");
+  }
   const HtmlNode* summary = ById(*doc_->root, "t0-s-summary");
   ASSERT_NE(summary, nullptr);
-  std::vector<std::string> expected;
-  for (const json& a : Trace().at("advice")) {
-    if (a.at("gain_ns").is_number() && a.at("gain_ns").get<double>() > 0 && expected.size() < 3) {
-      expected.push_back(a.at("title"));
-    }
-  }
-  const auto lists = ByTag(*summary, "ol", "top-gains");
-  if (expected.empty()) {
-    EXPECT_TRUE(lists.empty());
-    return;
-  }
-  ASSERT_EQ(lists.size(), 1u);
-  const auto items = ByTag(*lists[0], "li");
-  ASSERT_EQ(items.size(), expected.size());
-  for (size_t i = 0; i < items.size(); ++i) {
-    EXPECT_NE(items[i]->Text().find(expected[i]), std::string::npos) << items[i]->Text();
-  }
+  EXPECT_TRUE(ByTag(*summary, "ol", "top-gains").empty());
 }
 
 }  // namespace
