@@ -50,6 +50,14 @@ std::string_view RecordTypeName(RecordType type) {
       return "resource_name";
     case RecordType::kRangePayload:
       return "range_payload";
+    case RecordType::kPyCode:
+      return "py_code";
+    case RecordType::kStack:
+      return "stack";
+    case RecordType::kModule:
+      return "module";
+    case RecordType::kStackSample:
+      return "stack_sample";
   }
   return "unknown";
 }

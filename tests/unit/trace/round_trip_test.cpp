@@ -49,6 +49,10 @@ TEST(RoundTrip, EveryRecordTypeSurvivesWriteAndRead) {
   const auto range = Filled<RangeRecord>(17);
   const auto resource_name = Filled<ResourceNameRecord>(18);
   const auto range_payload = Filled<RangePayloadRecord>(19);
+  const auto py_code = Filled<PyCodeRecord>(20);
+  const auto stack = Filled<StackRecord>(21);
+  const auto module = Filled<ModuleRecord>(22);
+  const auto stack_sample = Filled<StackSampleRecord>(23);
 
   b.Chunk(ChunkSource::kProcess).String(7, "void kernel<float>(int)").Metadata(R"({"a":1})");
   b.AddRaw(&thread, sizeof thread).AddRaw(&function, sizeof function);
@@ -57,6 +61,8 @@ TEST(RoundTrip, EveryRecordTypeSurvivesWriteAndRead) {
   b.AddRaw(&params, sizeof params).AddRaw(&library, sizeof library).AddRaw(&groups, sizeof groups);
   b.AddRaw(&region, sizeof region).AddRaw(&range, sizeof range);
   b.AddRaw(&resource_name, sizeof resource_name).AddRaw(&range_payload, sizeof range_payload);
+  b.AddRaw(&py_code, sizeof py_code).AddRaw(&stack, sizeof stack);
+  b.AddRaw(&module, sizeof module).AddRaw(&stack_sample, sizeof stack_sample);
   b.Chunk(ChunkSource::kGpuActivity).AddRaw(&gpu, sizeof gpu).AddRaw(&metrics, sizeof metrics);
   b.Chunk(ChunkSource::kCpuSampler).AddRaw(&cpu, sizeof cpu);
   b.Chunk(ChunkSource::kProcess).AddRaw(&lost, sizeof lost).AddRaw(&warning, sizeof warning);
@@ -131,6 +137,19 @@ TEST(RoundTrip, EveryRecordTypeSurvivesWriteAndRead) {
       case RecordType::kRangePayload:
         ExpectSame(range_payload, v);
         break;
+      case RecordType::kPyCode:
+        ExpectSame(py_code, v);
+        break;
+      case RecordType::kStack:
+        ExpectSame(stack, v);
+        break;
+      case RecordType::kModule:
+        ExpectSame(module, v);
+        break;
+      case RecordType::kStackSample:
+        ExpectSame(stack_sample, v);
+        EXPECT_EQ(v.thread_id, 77u);
+        break;
       case RecordType::kLostRecords:
         ExpectSame(lost, v);
         break;
@@ -151,7 +170,7 @@ TEST(RoundTrip, EveryRecordTypeSurvivesWriteAndRead) {
   EXPECT_EQ(summary.status, ReadStatus::kOk) << summary.message;
   EXPECT_TRUE(summary.ended_cleanly);
   EXPECT_EQ(summary.chunks, 5u);
-  EXPECT_EQ(summary.records, 21u);
+  EXPECT_EQ(summary.records, 25u);
   EXPECT_EQ(summary.sequence_gaps, 0u);
   // Every type but padding appears exactly once.
   for (int t = 1; t < kRecordTypeCount; ++t) {

@@ -24,7 +24,8 @@ static_assert(std::endian::native == std::endian::little,
 //   2  LibraryGroupsRecord (type 27) after grouped GEMM calls whose groups differ
 //   3  RangeRecord (type 28) and ResourceNameRecord (type 29) from the NVTX receiver, and
 //      RangePayloadRecord (type 30) from NVTX payloads
-inline constexpr uint16_t kFormatVersion = 3;
+//   4  call sites: PyCodeRecord (31), StackRecord (32), ModuleRecord (33), StackSampleRecord (34)
+inline constexpr uint16_t kFormatVersion = 4;
 // The oldest reader version that can read what this code writes (bumped only on breaking changes).
 inline constexpr uint16_t kMinReaderVersion = 1;
 // The oldest file format version this code can still read.
@@ -117,8 +118,12 @@ enum class RecordType : uint8_t {
   kResourceName =
       29,  // ResourceNameRecord: a name NVTX gave a thread, stream, device... (format 3)
   kRangePayload = 30,  // RangePayloadRecord: figures from the payload of the RangeRecord before it
+  kPyCode = 31,        // PyCodeRecord: a Python code object a stack names (format 4)
+  kStack = 32,         // StackRecord: the frames of one stack id (format 4)
+  kModule = 33,        // ModuleRecord: a loaded object native frames lie in (format 4)
+  kStackSample = 34,   // StackSampleRecord: the stacks of one launch (format 4)
 };
-inline constexpr int kRecordTypeCount = 31;
+inline constexpr int kRecordTypeCount = 35;
 
 // Record sizes are multiples of 8, stored in 8-byte units so one header covers up to 512 KiB.
 inline constexpr size_t kRecordAlign = 8;
@@ -623,6 +628,111 @@ struct ResourceNameRecord {
   uint32_t domain;  // StringDef id of the domain's name (categories); 0 for the default domain
 };
 static_assert(sizeof(ResourceNameRecord) == 24);
+
+// --- Call sites (docs/call-sites.md) ---------------------------------------------------------
+// A sampled launch carries stack ids (StackSampleRecord); each stack's frames are written once
+// per thread that saw it (StackRecord; a reader keeps the first of equal ids). Python frames name
+// code objects by a key (PyCodeRecord, once per thread per code object); native frames are
+// return addresses inside the loaded objects ModuleRecord lists. The report resolves lines and
+// symbols; the process never does.
+
+enum class StackKind : uint8_t {
+  kPython = 1,  // frames are PyFrame entries, innermost first
+  kNative = 2,  // frames are return addresses (uint64), innermost first
+};
+
+enum StackFlags : uint8_t {
+  kStackTruncated = 1u << 0,  // the stack was deeper than the frames kept (the outermost are cut)
+};
+
+inline constexpr int kMaxStackFrames = 128;
+
+// One Python frame: the code object it ran (PyCodeRecord::code_key) and where in its bytecode:
+// the byte offset of the instruction being executed from the start of the code's instructions.
+struct PyFrame {
+  uint64_t code_key;
+  uint32_t instr_offset;
+  uint32_t reserved;
+};
+static_assert(sizeof(PyFrame) == 16);
+
+// The frames of one stack. Followed by `depth` PyFrame (kPython) or uint64_t addresses
+// (kNative), then zero padding to a multiple of 8.
+struct StackRecord {
+  static constexpr RecordType kType = RecordType::kStack;
+  RecordHeader h;  // flags: StackFlags
+  uint8_t kind;    // StackKind
+  uint8_t reserved0;
+  uint16_t depth;
+  uint64_t stack_id;  // hash of kind and frames; never 0
+};
+static_assert(sizeof(StackRecord) == 16);
+
+enum PyCodeFlags : uint32_t {
+  kPyCodeLinetableCut = 1u << 0,  // the line table was longer than kMaxPyLinetable: cut
+};
+
+// The line table formats CPython has used; the report decodes them to lines.
+enum class PyLinetableFormat : uint8_t {
+  kUnknown = 0,
+  kPy310 = 1,  // co_linetable of 3.10: (byte delta, line delta) pairs over bytecode bytes
+  kPy311 = 2,  // co_linetable of 3.11 and later: location entries over 2-byte code units
+};
+
+inline constexpr size_t kMaxPyText = 1024;
+inline constexpr size_t kMaxPyLinetable = 32768;
+
+// A Python code object, described on the thread that first saw it in a stack. Followed by
+// `filename_length` bytes of co_filename, `name_length` bytes of co_qualname (co_name before
+// 3.11), `linetable_length` bytes of co_linetable (UTF-8, no NULs), then zero padding.
+struct PyCodeRecord {
+  static constexpr RecordType kType = RecordType::kPyCode;
+  RecordHeader h;
+  uint32_t flags;            // PyCodeFlags
+  uint64_t code_key;         // what PyFrame::code_key holds: the code object's address mixed with
+                             // fields that tell a new object at a reused address apart
+  int32_t first_line;        // co_firstlineno
+  uint16_t python_version;   // 0x030B for 3.11: major << 8 | minor
+  uint8_t linetable_format;  // PyLinetableFormat
+  uint8_t reserved0;
+  uint16_t filename_length;
+  uint16_t name_length;
+  uint32_t linetable_length;
+};
+static_assert(sizeof(PyCodeRecord) == 32);
+
+// A loaded object (the program, a shared library) as it was mapped: native addresses between
+// `start` and `end` lie in it, at file-relative address `address - bias`. Followed by
+// `path_length` bytes of path and `build_id_length` bytes of GNU build id, then zero padding.
+struct ModuleRecord {
+  static constexpr RecordType kType = RecordType::kModule;
+  RecordHeader h;
+  uint16_t path_length;
+  uint16_t build_id_length;  // 0: the object has no build id note
+  uint64_t bias;             // dl_phdr_info::dlpi_addr: load address minus link-time address
+  uint64_t start;            // lowest address of its PT_LOAD segments, as mapped
+  uint64_t end;              // one past the highest
+};
+static_assert(sizeof(ModuleRecord) == 32);
+
+enum class StackSampleReason : uint8_t {
+  kNewSignature = 1,  // the first launch of its kernel signature on this thread
+  kSampled = 2,       // one in FLOPSPY_STACK_SAMPLE of a signature's later launches
+};
+
+// The stacks of one launch, on the launching thread, right after its KernelLaunchRecord.
+struct StackSampleRecord {
+  static constexpr RecordType kType = RecordType::kStackSample;
+  RecordHeader h;
+  uint8_t reason;  // StackSampleReason
+  uint8_t reserved0[3];
+  uint64_t correlation;   // the launch's
+  uint64_t python_stack;  // StackRecord ids; 0: none captured (no Python frames, or not asked)
+  uint64_t native_stack;
+  uint32_t sample_every;  // FLOPSPY_STACK_SAMPLE when it was taken
+  uint32_t reserved1;
+};
+static_assert(sizeof(StackSampleRecord) == 40);
 
 // --- Bookkeeping ------------------------------------------------------------------------------
 
