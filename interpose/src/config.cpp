@@ -192,6 +192,12 @@ const std::vector<ConfigVariable>& ConfigVariables() {
        "range (flopspy run --capture-range)"},
       {"FLOPSPY_MODEL_FLOPS", "(none)",
        "the model's FLOPs per training step, kept in the trace for the report's MFU"},
+      {"FLOPSPY_STACKS", "auto",
+       "off, python, native or both: which stacks sampled launches carry (auto: python in a "
+       "Python process, else native)"},
+      {"FLOPSPY_STACK_SAMPLE", "32",
+       "stacks for the first launch of each kernel signature per thread, then one in N "
+       "(1 to 1000000)"},
       {"FLOPSPY_CPU_ROOFLINE", "auto",
        "CPU counter source: off, auto, perf, pcm-http, pcm-csv or replay:<file>"},
       {"FLOPSPY_CPU_INTERVAL_MS", "100", "CPU roofline sampling period (10 to 60000)"},
@@ -243,6 +249,17 @@ ConfigResult ParseConfig(const EnvLookup& lookup) {
   p.Seconds("FLOPSPY_DURATION", c.duration_ns);
   p.CaptureRange("FLOPSPY_CAPTURE_RANGE", c.capture_range);
   p.Positive("FLOPSPY_MODEL_FLOPS", c.model_flops);
+  // --- call sites (docs/call-sites.md)
+  if (lookup("FLOPSPY_STACKS")) {
+    std::string stacks = "auto";
+    p.Choice("FLOPSPY_STACKS", stacks, {"auto", "off", "python", "native", "both"});
+    c.stacks_explicit = stacks != "auto";
+    c.stacks = stacks == "off"      ? StackPolicy::kOff
+               : stacks == "native" ? StackPolicy::kNative
+               : stacks == "both"   ? StackPolicy::kBoth
+                                    : StackPolicy::kPython;
+  }
+  p.Unsigned("FLOPSPY_STACK_SAMPLE", c.stack_sample, 1, 1000000);
   // --- counter mode's metric groups (docs/gpu-counters.md)
   if (const auto groups = lookup("FLOPSPY_COUNTERS_METRICS")) {
     const gpuroof::CounterGroupsParse parsed = gpuroof::ParseCounterGroups(*groups);
@@ -262,6 +279,21 @@ ConfigResult ParseConfigFromEnvironment() {
     if (v == nullptr) return std::nullopt;
     return std::string(v);
   });
+}
+
+std::string_view StackPolicyName(const Config& c) {
+  if (!c.stacks_explicit) return "auto";
+  switch (c.stacks) {
+    case StackPolicy::kOff:
+      return "off";
+    case StackPolicy::kNative:
+      return "native";
+    case StackPolicy::kBoth:
+      return "both";
+    case StackPolicy::kPython:
+      break;
+  }
+  return "python";
 }
 
 std::string ConfigToJson(const Config& c) {
@@ -286,6 +318,8 @@ std::string ConfigToJson(const Config& c) {
       {"counters_samples", c.counters_samples},
       {"counters_replay", c.counters_replay == CountersReplay::kLaunches ? "launches" : "kernel"},
       {"counters_metrics", gpuroof::CounterGroupsText(c.counters_groups)},
+      {"stacks", StackPolicyName(c)},
+      {"stack_sample", c.stack_sample},
   };
   return j.dump();
 }

@@ -17,6 +17,9 @@ enum class GpuTiming { kAuto, kOff };
 // Which API activity records CUPTI keeps so that it emits flopspy's external correlations.
 enum class CuptiApiRecords { kSelected, kAll };
 // How counter mode gets every metric of a sample (FLOPSPY_COUNTERS_REPLAY, docs/gpu-counters.md).
+// Which stacks a sampled launch takes (FLOPSPY_STACKS, docs/call-sites.md).
+enum class StackPolicy : uint8_t { kOff, kPython, kNative, kBoth };
+
 enum class CountersReplay {
   kKernel,    // CUPTI replays each measured launch once per pass
   kLaunches,  // one one-pass metric group per measured launch; a sample spans several launches
@@ -53,6 +56,12 @@ struct Config {
   // FLOPSPY_MODEL_FLOPS: the model's FLOPs per training step, kept in the trace for the report's
   // MFU (docs/flopspy-report.md, "Steps"); 0 when not given.
   double model_flops = 0;
+  // Call sites (docs/call-sites.md): FLOPSPY_STACKS, unset or auto means python in a Python
+  // process and native otherwise (stacks_explicit false); FLOPSPY_STACK_SAMPLE: one in N
+  // launches of a signature after its first.
+  StackPolicy stacks = StackPolicy::kPython;
+  bool stacks_explicit = false;
+  uint32_t stack_sample = 32;
 };
 
 // One documented variable: its name, default and meaning (the README table is checked against
@@ -73,6 +82,9 @@ struct ConfigResult {
 using EnvLookup = std::function<std::optional<std::string>(std::string_view)>;
 ConfigResult ParseConfig(const EnvLookup& lookup);
 ConfigResult ParseConfigFromEnvironment();
+
+// FLOPSPY_STACKS as the metadata says it: off, python, native, both, or "auto" when unset.
+std::string_view StackPolicyName(const Config& config);
 
 // The configuration as JSON (for the trace metadata).
 std::string ConfigToJson(const Config& config);

@@ -8,7 +8,8 @@
 //   5. CUPTI's correlation push, so the GPU records of the launch come back joined to it;
 //   6. the clock, read right around the real call only;
 //   7. after the pop: the launch record, written in place in the thread's ring; counter mode's
-//      KernelMetrics record, if this launch was measured, follows it.
+//      KernelMetrics record, if this launch was measured, follows it;
+//   8. the launch's call stacks, if the capture policy samples it (stack_capture.h).
 //
 // Nothing thrown may reach the program (hooks have C callers): every step is noexcept, and the
 // cold ones (naming, device metadata, counter mode) catch inside.
@@ -21,6 +22,7 @@
 #include "counters_mode.h"
 #include "function_naming.h"
 #include "launch_record.h"
+#include "stack_capture.h"
 
 namespace flopspy::interpose {
 
@@ -53,6 +55,7 @@ auto InstrumentedLaunch(const LaunchSite& site, const LaunchShape& shape, const 
   }
   RecordLaunch(site.api, enter, exit, static_cast<int32_t>(result), correlation, function, shape,
                params);
+  NoteLaunchStacks(function, shape, correlation);
   return result;
 }
 

@@ -18,6 +18,7 @@
 #include "flopspy/platform/fork_wiped_memory.h"
 #include "log.h"
 #include "process_info.h"
+#include "python_frames.h"
 #include "trace_file.h"
 
 #ifndef FLOPSPY_VERSION
@@ -744,6 +745,10 @@ std::string Recorder::InitialMetadata() const {
                  {"online_cpus", id.online_cpus}};
   j["config"] = nlohmann::json::parse(ConfigToJson(config_));
   j["config_warnings"] = config_warnings_;
+  // Call sites (docs/call-sites.md); "python" is said again once the interpreter is known.
+  j["call_sites"] = {{"stacks", StackPolicyName(config_)},
+                     {"stack_sample", config_.stack_sample},
+                     {"python", std::string(PythonFramesDescription())}};
   return j.dump();
 }
 

@@ -31,6 +31,7 @@
 #include <thread>
 #include <vector>
 
+#include "bench_runs.h"
 #include "fake_cuda.h"
 #include "flopspy/analyzers/trace_summary.h"
 #include "flopspy/trace/reader.h"
@@ -42,7 +43,10 @@ namespace {
 namespace trace = flopspy::trace;
 using flopspy::testing::ChildOptions;
 using flopspy::testing::ChildResult;
+using flopspy::testing::Median;
+using flopspy::testing::ReadRepetitions;
 using flopspy::testing::RunChild;
+using flopspy::testing::SelfPath;
 using flopspy::testing::TempDir;
 
 constexpr char kVariantVar[] = "FLOPSPY_BENCH_VARIANT";
@@ -181,42 +185,10 @@ const Variant kVariants[] = {
 };
 const char* const kBenchmarks[] = {"BM_CuLaunchKernel", "BM_CudaLaunchKernel"};
 
-std::string SelfPath() {
-  char path[PATH_MAX];
-  const ssize_t n = readlink("/proc/self/exe", path, sizeof(path) - 1);
-  return n > 0 ? std::string(path, static_cast<size_t>(n)) : std::string();
-}
-
-double Median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  const size_t m = v.size() / 2;
-  return v.size() % 2 == 1 ? v[m] : (v[m - 1] + v[m]) / 2;
-}
-
 double Percentile(std::vector<double> v, double p) {
   if (v.empty()) return 0;
   std::sort(v.begin(), v.end());
   return v[static_cast<size_t>(p * static_cast<double>(v.size() - 1) + 0.5)];
-}
-
-// ns per launch of every repetition in a Google Benchmark JSON report, by benchmark name.
-bool ReadRepetitions(const std::string& path, std::map<std::string, std::vector<double>>& out) {
-  std::ifstream in(path);
-  if (!in) return false;
-  const nlohmann::json report = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
-  if (report.is_discarded() || !report.contains("benchmarks")) return false;
-  for (const auto& b : report["benchmarks"]) {
-    if (b.value("run_type", "") != "iteration" || b.contains("error_occurred")) continue;
-    const std::string unit = b.value("time_unit", "ns");
-    const double scale = unit == "us" ? 1e3 : unit == "ms" ? 1e6 : unit == "s" ? 1e9 : 1.0;
-    // "BM_CuLaunchKernel/iterations:50000" -> "BM_CuLaunchKernel".
-    std::string name = b.value("run_name", b.value("name", ""));
-    name = name.substr(0, name.find('/'));
-    // CPU time of the launching thread: what a launch costs it, whatever else the machine runs.
-    out[name].push_back(b.value("cpu_time", 0.0) * scale);
-  }
-  return true;
 }
 
 // Launch records and losses in the traces of one folder.
