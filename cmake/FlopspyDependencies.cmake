@@ -15,6 +15,15 @@ flopspy_require(fmt 9)                # libfmt-dev
 flopspy_require(CLI11 2.1)            # libcli11-dev
 flopspy_require(Boost 1.74)           # libboost-dev (headers: Boost.Stacktrace)
 flopspy_require(ZLIB)                 # zlib1g-dev (flopspy-report --chrome FILE.json.gz)
+# libdw-dev (elfutils): flopspy-report's native symbols (symbols/); found by pkg-config, as
+# elfutils installs no CMake package.
+find_package(PkgConfig QUIET)
+if(PkgConfig_FOUND)
+  pkg_check_modules(LIBDW QUIET IMPORTED_TARGET libdw>=0.176)
+endif()
+if(NOT LIBDW_FOUND)
+  message(FATAL_ERROR "flopspy needs libdw 0.176 or newer (elfutils), which was not found. ${_flopspy_fix}")
+endif()
 
 if(FLOPSPY_BUILD_TESTS)
   flopspy_require(GTest 1.12)         # libgtest-dev, libgmock-dev

@@ -45,8 +45,8 @@ endif()
 
 # --- The .deb -----------------------------------------------------------------------------------
 # `cpack -G DEB` in the build folder (or the `package` target). Dependencies come from
-# dpkg-shlibdeps: libc6, libstdc++6 and libgcc-s1 only, since fmt is header-only and nothing
-# links a CUDA library (docs/install.md, "The .deb").
+# dpkg-shlibdeps: libc6, libstdc++6, libgcc-s1 and libdw1 (flopspy-report's native symbols)
+# only, since fmt is header-only and nothing links a CUDA library (docs/install.md, "The .deb").
 set(FLOPSPY_PACKAGE_MAINTAINER "flopspy maintainers <maintainers@users.noreply.a-seed-81791e2d.example>"
     CACHE STRING "Maintainer field of the .deb")
 set(FLOPSPY_PACKAGE_HOMEPAGE "" CACHE STRING "Homepage field of the .deb (left out when empty)")
