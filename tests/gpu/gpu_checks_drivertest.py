@@ -378,6 +378,88 @@ class DriverTest(unittest.TestCase):
         self.assertIn("nvtx: 29 steps found, 30 run", failures)
         self.assertIn("unmarked: 29 steps found, 30 run", failures)
 
+    # --- callsite_check ---------------------------------------------------------------------
+    def callsite_world(self, misplaced_ns=0.0, backward_ns=3_000_000.0):
+        lines = {"fc1": 61, "norm": 62, "act": 63, "fc2": 64, "fc3": 65}
+        workload = "/src/tests/gpu/callsite_workload.py"
+
+        def respond(cmd):
+            out = arg(cmd, "--out")
+            tag = os.path.basename(out)[:-len(".json")]
+            doc = {"file": workload, "function": "main.<locals>.Net.forward", "lines": lines,
+                   "steps": 20, "warmup": 3, "python": "3.11.7", "torch": "2.5.1",
+                   "loop_s": {"plain": 1.0, "default": 1.0115, "stacks_off": 1.01}[tag]}
+            return 0, 3.0, {out: doc}
+
+        self.world.respond = respond
+        kernels = [kernel("sm90_gemm_fc1", 23, 23, 400_000.0),
+                   kernel("vectorized_layer_norm_kernel", 23, 23, 100_000.0),
+                   kernel("vectorized_elementwise_kernel<GeluCUDAKernelImpl>", 23, 23, 50_000.0),
+                   kernel("sm90_gemm_fc2", 23, 23, 300_000.0),
+                   kernel("sm90_gemm_fc3", 23, 23, 150_000.0)]
+
+        def site(layer, ns, group):
+            return {"kind": "frame", "label": "callsite_workload.py:%d (Net.forward)" % lines[layer],
+                    "frame": {"file": workload, "line": lines[layer],
+                              "function": "main.<locals>.Net.forward"},
+                    "gpu_ns": ns, "kernels": [{"name": kernels[group]["name"], "gpu_ns": ns,
+                                               "launches": 23}]}
+
+        sites = [site("fc1", 400_000.0 - misplaced_ns, 0), site("norm", 100_000.0, 1),
+                 site("act", 50_000.0, 2), site("fc2", 300_000.0, 3), site("fc3", 150_000.0, 4),
+                 {"kind": "frame", "label": "callsite_workload.py:80 (main.<locals>.step)",
+                  "frame": {"file": workload, "line": 80}, "gpu_ns": 200_000.0 + misplaced_ns,
+                  "kernels": []},
+                 {"kind": "backward", "label": "backward, no call site", "gpu_ns": backward_ns,
+                  "kernels": []}]
+        report = canned.report_with(kernels)
+        trace = report["traces"][0]
+        trace["ranges"] = [{"name": "main", "source": "nvtx", "count": 1, "gpu_ns": 1_200_000.0},
+                           {"name": "forward", "source": "nvtx", "count": 23,
+                            "gpu_ns": 1_000_000.0}]
+        trace["call_sites"] = {"kernel_ns": 4_200_000.0, "sites": sites, "stacks": [],
+                               "coverage": {"samples": 300, "sampled_ns": 1_000_000.0,
+                                            "estimated_ns": 3_200_000.0},
+                               "modules_without_symbols": []}
+        trace["launches"] = 2300
+        self.world.reports["traces_default"] = report
+        self.world.reports["traces_stacks_off"] = canned.report_with(kernels)
+        self.stacks_env = {}
+        fake_run = common.run
+
+        def run(cmd, log, env=None, timeout=None, cwd=None):
+            if "-o" in cmd:
+                self.stacks_env[os.path.basename(arg(cmd, "-o"))] = (env or {}).get(
+                    "FLOPSPY_STACKS")
+            return fake_run(cmd, log, env=env, timeout=timeout, cwd=cwd)
+
+        common.run = run  # FakeWorld.close puts the original back
+
+    def test_callsite_attributes_forward_lines_and_labels_backward(self):
+        import callsite_check
+        self.callsite_world()
+        code, result = self.world.check(callsite_check, [])
+        self.assertEqual((code, result["status"]), (0, "pass"), result["failures"])
+        self.assertEqual(result["numbers"]["forward_attributed_to_lines"], 1.0)
+        self.assertEqual(result["numbers"]["backward_labelled_share"], 1.0)
+        self.assertEqual(result["numbers"]["stacks_cost_ratio"], 1.0015)
+        # 1.5 ms over the 2000 launches of the 20 timed steps (2300 with 3 warm-up steps).
+        self.assertEqual(result["numbers"]["stacks_cost_ns_per_launch"], 750.0)
+        rows = {r["layer"]: r for r in result["tables"]["forward_lines"]}
+        self.assertEqual(rows["norm"]["line"], "callsite_workload.py:62")
+        self.assertEqual(rows["norm"]["top_kernel"], "vectorized_layer_norm_kernel")
+        # The cost is measured against stacks off, in an otherwise equal run.
+        self.assertEqual(self.stacks_env, {"traces_default": None, "traces_stacks_off": "off"})
+
+    def test_callsite_fails_on_time_given_to_another_line_or_backward_unlabelled(self):
+        import callsite_check
+        self.callsite_world(misplaced_ns=60_000.0, backward_ns=2_000_000.0)
+        code, result = self.world.check(callsite_check, [])
+        self.assertEqual(code, 1)
+        failures = " | ".join(result["failures"])
+        self.assertIn("94.0 % of the forward pass's kernel time", failures)
+        self.assertIn("2000000.0 ns labelled backward, 3000000.0 ns launched outside", failures)
+
     # --- overhead_check ---------------------------------------------------------------------
     def test_overhead_records_added_nanoseconds(self):
         import overhead_check
