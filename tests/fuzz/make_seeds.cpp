@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <string>
 
+#include "call_site_records.h"
 #include "demo_trace.h"
 #include "flopspy/analyzers/blas_routine.h"
 #include "flopspy/analyzers/blas_types.h"
@@ -161,6 +162,23 @@ void Library(TraceBuilder& b, analyzers::BlasRoutine routine, uint64_t correlati
   b.Chunk(trace::ChunkSource::kThread, kThread).Add(c);
 }
 
+// The stacks of a launch; the first time, the code, module and stack records they name.
+void CallSites(TraceBuilder& b, uint64_t correlation, bool first) {
+  b.Chunk(trace::ChunkSource::kThread, kThread);
+  if (first) {
+    const std::vector<uint8_t> records[] = {
+        PyCode(0x51, "/work/model.py", "Block.forward", 80, OneLineTable(8)),
+        PyCode(0x52, "/work/train.py", "<module>", 1, OneLineTable(20), 0x030A),
+        PythonStack(0x61, {{0x51, 4}, {0x52, 10}}),
+        Module("/work/train_app", "\x12\x34", 0x400000, 0x400000, 0x500000),
+        NativeStack(0x62, {0x401234, 0x402345})};
+    for (const std::vector<uint8_t>& r : records) b.AddRaw(r.data(), r.size());
+  }
+  b.Add(StackSample(
+      correlation, 0x61, 0x62,
+      first ? trace::StackSampleReason::kNewSignature : trace::StackSampleReason::kSampled));
+}
+
 void Region(TraceBuilder& b, trace::RegionEdge edge, uint64_t at) {
   trace::RegionRecord r{};
   r.edge = static_cast<uint8_t>(edge);
@@ -221,6 +239,7 @@ std::vector<uint8_t> Assorted() {
     Api(b, trace::Api::kCudaMemcpyAsync, t + 1000, 3000, correlation, 1 << 20);
     Gpu(b, trace::GpuActivityKind::kMemcpy, 0, correlation++, t + 5000, 90'000);
     Launch(b, 1, correlation, t + 200'000, 1 << 20, step == 1);
+    CallSites(b, correlation, step == 0);
     Gpu(b, trace::GpuActivityKind::kKernel, 1, correlation++, t + 210'000, 40'000);
     Library(b, analyzers::BlasRoutine::kGemm, correlation, t + 300'000, 512, 512, 512);
     Launch(b, 2, correlation, t + 301'000, 0, false);

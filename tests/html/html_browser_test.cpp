@@ -17,9 +17,11 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "call_sites_page.h"
 #include "demo_trace.h"
 #include "html_check.h"
 #include "png_check.h"
+#include "report/html_report.h"
 #include "subprocess.h"
 
 namespace flopspy::testing {
@@ -398,6 +400,138 @@ TEST_F(BrowserTest, ScreenshotShowsTheCharts) {
   EXPECT_GT(ink, img.pixels.size() / 50) << "the page looks blank";
   EXPECT_GT(memory, 50u) << "no memory-bound point drawn";
   EXPECT_GT(compute, 200u) << "no compute-bound point drawn";
+}
+
+// The Call sites section in the browser: the demo trace's page with call sites made by hand
+// (call_sites_page.h). A script after the page's own clicks icicle frames and presses Enter on
+// one, and writes down the zoom, the frames' widths and the lit row after each.
+class CallSitesBrowserTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const nlohmann::json model = DemoModelWithCallSites(kReport, dir_.path());
+    ASSERT_TRUE(model.is_object());
+    html_ = tools::RenderHtmlReport(model);
+  }
+  std::string Probed(const std::string& probe) {
+    std::string html = html_;
+    html.replace(html.rfind("</body>"), 7, "<script>" + probe + "</script></body>");
+    const std::string page = dir_.path() + "/calls.html";
+    std::ofstream(page) << html;
+    if (const char* keep = std::getenv("FLOPSPY_KEEP_CALL_SITES_PAGE"); keep && *keep) {
+      std::ofstream(keep) << html_;  // to look at the section (without the probe)
+    }
+    return page;
+  }
+  TempDir dir_;
+  std::string html_;
+};
+
+TEST_F(CallSitesBrowserTest, ClickingAFrameZoomsIntoItAndLightsItsRow) {
+  const std::string page = Probed(R"(
+(function () {
+  var chart = document.getElementById('t0-calls-icicle'), b = document.body;
+  var frames = Array.prototype.slice.call(chart.querySelectorAll('.ice'));
+  function frame(label) {
+    return frames.filter(function (f) { return f.textContent === label; })[0];
+  }
+  function state() {
+    var picked = document.querySelectorAll('tr.picked');
+    return [chart.getAttribute('data-zoom'),
+            picked.length === 1 ? picked[0].id : picked.length + ' rows',
+            frames.filter(function (f) { return !f.hidden; }).length].join(' ');
+  }
+  b.setAttribute('data-icicle-w', chart.getBoundingClientRect().width.toFixed(0));
+  var line88 = frame('model.py:88 (Block.forward)');
+  b.setAttribute('data-line88-w', line88.getBoundingClientRect().width.toFixed(0));
+  line88.click();
+  b.setAttribute('data-after-click', state());
+  b.setAttribute('data-line88-zoomed-w', line88.getBoundingClientRect().width.toFixed(0));
+  b.setAttribute('data-linear-zoomed-w',
+                 frame('linear.py:125 (Linear.forward)').getBoundingClientRect().width.toFixed(0));
+  b.setAttribute('data-root-w', frames[0].getBoundingClientRect().width.toFixed(0));
+  b.setAttribute('data-tip', line88.getAttribute('data-tip') + '|' +
+                 (line88.getAttribute('title') === null));
+  frames[0].click();
+  b.setAttribute('data-after-root', state());
+  var norm = frame('model.py:90 (Block.forward)');
+  norm.focus();
+  norm.dispatchEvent(new KeyboardEvent('keydown', {key: 'Enter', bubbles: true}));
+  b.setAttribute('data-after-enter', state());
+  b.setAttribute('data-focused', document.activeElement === norm);
+})();
+)");
+  const HtmlDocument doc = LoadedDom(dir_, page);
+  const auto bodies = ByTag(*doc.root, "body");
+  ASSERT_EQ(bodies.size(), 1u);
+  const HtmlNode& body = *bodies[0];
+  EXPECT_EQ(body.Attr("data-script"), "ready");
+  // model.py:88 is half of all stack time: half the chart wide, then all of it once zoomed,
+  // like the frame under it; its site is the first row. Its ancestors (the root and
+  // train.py:40) stay, the frames beside it go: 4 frames shown of 7.
+  const double chart = D(body.Attr("data-icicle-w"));
+  ASSERT_GT(chart, 100);
+  EXPECT_NEAR(D(body.Attr("data-line88-w")), chart / 2, 2);
+  EXPECT_EQ(body.Attr("data-after-click"), "2 t0-calls-site0 4");
+  EXPECT_NEAR(D(body.Attr("data-line88-zoomed-w")), chart, 2);
+  EXPECT_NEAR(D(body.Attr("data-linear-zoomed-w")), chart, 2);
+  EXPECT_NEAR(D(body.Attr("data-root-w")), chart, 2);
+  EXPECT_EQ(body.Attr("data-tip").rfind("model.py:88 (Block.forward)\n5 ms of GPU time", 0), 0u)
+      << body.Attr("data-tip");
+  EXPECT_NE(body.Attr("data-tip").find("50.0% of all stacks|true"), std::string::npos);
+  // The root zooms out: every frame back; its row (the most time under it) is lit.
+  EXPECT_EQ(body.Attr("data-after-root"), "0 t0-calls-site0 7");
+  // Enter on a focused frame does what a click does: model.py:90 is the third site.
+  EXPECT_EQ(body.Attr("data-after-enter"), "4 t0-calls-site2 3");
+  EXPECT_EQ(body.Attr("data-focused"), "true");
+}
+
+TEST_F(CallSitesBrowserTest, ChartAndTableFitAt1400And1000Pixels) {
+  const std::string page = Probed(R"(
+(function () {
+  var b = document.body;
+  var chart = document.getElementById('t0-calls-icicle');
+  var table = document.getElementById('t0-calls-sites');
+  b.setAttribute('data-scroll-width', document.documentElement.scrollWidth);
+  b.setAttribute('data-inner-width', window.innerWidth);
+  b.setAttribute('data-chart', chart.scrollWidth + ' ' + chart.clientWidth);
+  var wrap = table.parentNode;
+  b.setAttribute('data-table', wrap.scrollWidth + ' ' + wrap.clientWidth);
+  var labelled = 0, hidden = 0;
+  chart.querySelectorAll('.ice').forEach(function (f) {
+    if (f.classList.contains('narrow')) hidden++; else if (f.scrollWidth <= f.clientWidth + 1 ||
+        getComputedStyle(f).textOverflow === 'ellipsis') labelled++;
+  });
+  b.setAttribute('data-labels', labelled + ' ' + hidden);
+})();
+)");
+  for (const int width : {1400, 1000}) {
+    SCOPED_TRACE(width);
+    const auto r = RunChromium(
+        dir_, {"--window-size=" + std::to_string(width) + ",900", "--dump-dom", "file://" + page});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const HtmlDocument doc = ParseHtml(r.out, /*strict=*/false);
+    const auto bodies = ByTag(*doc.root, "body");
+    ASSERT_EQ(bodies.size(), 1u);
+    const HtmlNode& body = *bodies[0];
+    EXPECT_EQ(body.Attr("data-inner-width"), std::to_string(width));
+    EXPECT_LE(D(body.Attr("data-scroll-width")), width);
+    std::stringstream chart(body.Attr("data-chart")), table(body.Attr("data-table"));
+    double scroll = 0, client = 0;
+    chart >> scroll >> client;
+    EXPECT_GT(client, 0.5 * (width - 120));  // the chart takes the page's width
+    EXPECT_LE(scroll, client + 1);           // and nothing in it sticks out
+    table >> scroll >> client;
+    if (width == 1400) {
+      EXPECT_LE(scroll, client + 1) << "the sites table scrolls sideways";
+    }
+    // Every frame wide enough shows its label (the backward and train.py frames at least);
+    // the rest hide theirs.
+    std::stringstream labels(body.Attr("data-labels"));
+    size_t labelled = 0, hidden = 0;
+    labels >> labelled >> hidden;
+    EXPECT_GE(labelled, 4u);
+    EXPECT_EQ(labelled + hidden, 7u);
+  }
 }
 
 }  // namespace

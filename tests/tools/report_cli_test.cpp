@@ -254,8 +254,28 @@ TEST_F(ReportCliTest, ViewOptionsWithBadValuesAreUsageErrors) {
   ExpectUsageError({GoodTrace(), "--top", "many"}, "--top");
 }
 
-TEST_F(ReportCliTest, GroupingByCallSiteSaysSoAndExitsTwo) {
-  ExpectUsageError({GoodTrace(), "--group-by", "call-site"}, "not record yet");
+// docs/call-sites.md: a malformed --frames-from is a usage error; --by-call-site and --group-by
+// call-site on a trace without stack samples keep the report as it was, with one line saying so.
+TEST_F(ReportCliTest, FramesFromMustBeARegularExpression) {
+  ExpectUsageError({GoodTrace(), "--frames-from", "(unclosed"},
+                   "--frames-from (unclosed: not a valid regular expression");
+}
+
+TEST_F(ReportCliTest, CallSiteOptionsWithoutStackSamples) {
+  const ChildResult by = RunChild({kReport, GoodTrace(), "--by-call-site", "--color", "never"});
+  ASSERT_TRUE(by.exited);
+  EXPECT_EQ(by.exit_code, 0) << by.err;
+  EXPECT_EQ(by.out.find("Kernels by call site"), std::string::npos) << by.out;
+  const ChildResult json = RunChild({kReport, GoodTrace(), "--by-call-site", "--json"});
+  ASSERT_TRUE(json.exited);
+  EXPECT_EQ(json.exit_code, 0) << json.err;
+  EXPECT_EQ(nlohmann::json::parse(json.out)["view"]["by_call_site"], true);
+  const ChildResult group =
+      RunChild({kReport, GoodTrace(), "--group-by", "call-site", "--frames-from", "^/home/"});
+  ASSERT_TRUE(group.exited);
+  EXPECT_EQ(group.exit_code, 0) << group.err;
+  EXPECT_NE(group.out.find("--group-by call-site: no stack samples"), std::string::npos)
+      << group.out;
 }
 
 // A trace without ranges or steps: one line says so, the rest of the report as usual, exit 0.

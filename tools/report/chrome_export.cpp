@@ -122,6 +122,25 @@ class TraceExporter {
         base_realtime_ns_(base_realtime_ns),
         window_(options.window) {}
 
+  // ',"call_site":"model.py:88 (Block.forward)"' per launch correlation whose kernel time went
+  // to a site (the largest share where it was shared out: CallSiteReport::site_of_activity).
+  void AddCallSiteArgs(const analyzers::CallSiteReport& sites) {
+    const auto& acts = analysis_->activities;
+    for (size_t i = 0; i < acts.size() && i < sites.site_of_activity.size(); ++i) {
+      const int32_t s = sites.site_of_activity[i];
+      if (s < 0 || static_cast<size_t>(s) >= sites.sites.size() || acts[i].correlation == 0) {
+        continue;
+      }
+      call_site_args_.try_emplace(
+          acts[i].correlation,
+          R"(,"call_site":)" + Quoted(sites.sites[static_cast<size_t>(s)].label));
+    }
+  }
+  std::string CallSiteArg(uint64_t correlation) const {
+    const auto it = call_site_args_.find(correlation);
+    return it != call_site_args_.end() ? it->second : std::string();
+  }
+
   void Export(const ChromeTraceInput& input) {
     const std::string& path = input.path;
     analysis_ = input.analysis;
@@ -130,6 +149,7 @@ class TraceExporter {
       for (const analyzers::KernelGroup& g : analysis_->kernels) {
         if (!figures_.contains(g.signature)) figures_.emplace(g.signature, FiguresOf(&g));
       }
+      if (input.call_sites != nullptr) AddCallSiteArgs(*input.call_sites);
     }
     trace::TraceReader reader = trace::TraceReader::OpenFile(path);
     if (!reader.header_ok()) {
@@ -351,7 +371,7 @@ class TraceExporter {
           w_.Event(fmt::format(
               R"("ph":"X","cat":"launch","name":"{}","pid":{},"tid":{},"ts":{},"dur":{},"args":{{"kernel":{},"result":{},"correlation":{}{}}})",
               trace::ApiName(static_cast<trace::Api>(l.api)), pid_, tid, Ts(ts), Ts(dur),
-              Quoted(kernel), l.result, l.correlation, shape));
+              Quoted(kernel), l.result, l.correlation, shape + CallSiteArg(l.correlation)));
           ++result_.kernel_launches;
         }
         OnSubmit(l.correlation, {pid_, tid, ts, shown, true});
@@ -460,7 +480,8 @@ class TraceExporter {
           name = definitions_.KernelName(g.signature);
           cat = "kernel";
           // A kernel's bytes are its figure's (DRAM bytes per execution), not a copy's size.
-          args = fmt::format(R"("correlation":{}{}{})", g.correlation, graph, figures->args);
+          args = fmt::format(R"("correlation":{}{}{}{})", g.correlation, graph, figures->args,
+                             CallSiteArg(g.correlation));
           break;
         case trace::GpuActivityKind::kMemcpy:
           name = fmt::format("memcpy {} bytes", g.bytes);
@@ -540,6 +561,7 @@ class TraceExporter {
   uint64_t base_realtime_ns_;
   std::optional<TimeWindow> window_;
   const analyzers::TraceAnalysis* analysis_ = nullptr;
+  std::unordered_map<uint64_t, std::string> call_site_args_;  // by correlation
   trace::FileHeader header_{};
   int64_t pid_ = 0;
   std::string host_;

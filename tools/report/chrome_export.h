@@ -3,10 +3,10 @@
 // of their own, flow arrows from each launch to its kernel (analyzers/correlator.h joins them in
 // either order), process and thread names. Kernel slices carry the figures the analysis gave their
 // signature: FLOPs and bytes per execution with their sources, intensity, achieved FLOP/s,
-// % of the attainable roof and regime; each GPU has counter tracks of its busy share and
-// achieved FLOP/s (chrome_counters.h). Every pid and tid stays below 2^31 (chrome_ids.h). Opens
-// in ui.perfetto.dev and chrome://tracing. Traces of several processes share one timeline,
-// aligned on each trace's CLOCK_REALTIME anchor.
+// % of the attainable roof and regime, and the call site that launched them; each GPU has counter
+// tracks of its busy share and achieved FLOP/s (chrome_counters.h). Every pid and tid stays below
+// 2^31 (chrome_ids.h). Opens in ui.perfetto.dev and chrome://tracing. Traces of several processes
+// share one timeline, aligned on each trace's CLOCK_REALTIME anchor.
 #pragma once
 
 #include <optional>
@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "flopspy/analyzers/call_sites.h"
 #include "flopspy/analyzers/steps.h"
 #include "flopspy/analyzers/trace_analysis.h"
 #include "report/time_window.h"
@@ -36,6 +37,9 @@ struct ChromeTraceInput {
   const analyzers::TraceAnalysis* analysis = nullptr;
   // The trace's steps (TraceReport::steps): a track of their own; null leaves it out.
   const analyzers::StepReport* steps = nullptr;
+  // The trace's call sites (TraceReport::call_sites, with `analysis`): each kernel launch and
+  // GPU kernel slice gets its site's label as the "call_site" arg; null leaves it out.
+  const analyzers::CallSiteReport* call_sites = nullptr;
 };
 
 struct ChromeExportOptions {

@@ -19,7 +19,8 @@ SinkStatus ChromeReportSink::Write(const ReportModel& model) {
   for (size_t i = 0; i < model.trace_files.size(); ++i) {
     const bool analysed = i < model.traces.size() && model.traces[i].path == model.trace_files[i];
     inputs.push_back({model.trace_files[i], analysed ? &model.traces[i].run : nullptr,
-                      analysed ? &model.traces[i].steps : nullptr});
+                      analysed ? &model.traces[i].steps : nullptr,
+                      analysed ? &model.traces[i].call_sites : nullptr});
   }
   const bool gzip = path_.ends_with(".gz");
   std::optional<GzipStream> compressed;

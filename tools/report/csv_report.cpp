@@ -9,6 +9,7 @@
 #include <set>
 
 #include "flopspy/platform/safe_file.h"
+#include "report/call_sites_csv.h"
 #include "report/json_report.h"
 #include "report/report_model_json.h"
 
@@ -246,6 +247,15 @@ void AddTraceRows(const json& t, bool several, std::map<std::string, Table>& tab
   for (const auto& [key, value] : t.items()) {
     // A count or flag of the trace is a column of traces.csv, not a file of one cell.
     if (IsTraceCoreKey(key) || !value.is_structured()) continue;
+    // The call sites' tables have a shape and leading columns of their own (call_sites_csv.h).
+    if (std::vector<CsvSection> sections = CallSiteCsvSections(key, value); !sections.empty()) {
+      for (const CsvSection& c : sections) {
+        if (std::find(order.begin(), order.end(), c.name) == order.end()) order.push_back(c.name);
+        tables.try_emplace(c.name, c.name, c.leading, several);
+        AddSection(tables, c.name, c.rows, trace_column, several);
+      }
+      continue;
+    }
     if (std::find(order.begin(), order.end(), key) == order.end()) order.push_back(key);
     AddSection(tables, key, value, trace_column, several);
   }

@@ -1,5 +1,6 @@
 #include "report/group_rollup.h"
 
+#include <functional>
 #include <regex>
 #include <utility>
 
@@ -15,7 +16,9 @@ std::string RangeKey(const analyzers::RangeStats& s) {
   return key;
 }
 
-std::map<std::string, RollupRow> RangeRows(const TraceReport& t, const ViewOptions& view) {
+// Kernel activities summed per key; `key_of` names the row of activity i ("" leaves it out).
+std::map<std::string, RollupRow> ActivityRows(const TraceReport& t, const ViewOptions& view,
+                                              const std::function<std::string(size_t)>& key_of) {
   std::map<std::string, RollupRow> rows;
   std::optional<std::regex> filter;
   if (!view.filter.empty()) filter.emplace(view.filter, std::regex::ECMAScript);
@@ -25,8 +28,7 @@ std::map<std::string, RollupRow> RangeRows(const TraceReport& t, const ViewOptio
     if (a.is_copy || a.group >= t.run.kernels.size()) continue;
     const analyzers::KernelGroup& g = t.run.kernels[a.group];
     if (filter && !std::regex_search(g.name, *filter)) continue;
-    const int32_t r = i < t.ranges.innermost.size() ? t.ranges.innermost[i] : -1;
-    RollupRow& row = rows[r >= 0 ? RangeKey(t.ranges.ranges[static_cast<size_t>(r)]) : kNoRangeRow];
+    RollupRow& row = rows[key_of(i)];
     const auto ns = static_cast<double>(a.end_ns - a.start_ns);
     row.gpu_ns += ns;
     ++row.count;
@@ -40,6 +42,23 @@ std::map<std::string, RollupRow> RangeRows(const TraceReport& t, const ViewOptio
     row.regime_ns[static_cast<size_t>(regime)] += ns;
   }
   return rows;
+}
+
+std::map<std::string, RollupRow> RangeRows(const TraceReport& t, const ViewOptions& view) {
+  return ActivityRows(t, view, [&t](size_t i) -> std::string {
+    const int32_t r = i < t.ranges.innermost.size() ? t.ranges.innermost[i] : -1;
+    return r >= 0 ? RangeKey(t.ranges.ranges[static_cast<size_t>(r)]) : kNoRangeRow;
+  });
+}
+
+// The site each kernel's time went to (the largest share where it was shared out).
+std::map<std::string, RollupRow> CallSiteRows(const TraceReport& t, const ViewOptions& view) {
+  const analyzers::CallSiteReport& c = t.call_sites;
+  return ActivityRows(t, view, [&c](size_t i) -> std::string {
+    const int32_t s = i < c.site_of_activity.size() ? c.site_of_activity[i] : -1;
+    return s >= 0 && static_cast<size_t>(s) < c.sites.size() ? c.sites[static_cast<size_t>(s)].label
+                                                             : kNoCallSiteRow;
+  });
 }
 
 std::map<std::string, RollupRow> StepRows(const TraceReport& t) {
@@ -70,6 +89,10 @@ std::map<std::string, RollupRow> GroupRollupRows(const TraceReport& t, const Vie
     *found = !t.steps.empty();
     return StepRows(t);
   }
+  if (view.group_by == GroupBy::kCallSite) {
+    *found = !t.call_sites.empty();
+    return CallSiteRows(t, view);
+  }
   return {};
 }
 
@@ -88,13 +111,23 @@ void MergeGroupRollupRows(std::map<std::string, RollupRow>& into,
 
 void SetGroupRollup(KernelRollup& rollup, std::map<std::string, RollupRow> rows, bool found,
                     const ViewOptions& view) {
-  if (view.group_by != GroupBy::kRange && view.group_by != GroupBy::kStep) return;
+  if (!IsGroupRollup(view.group_by)) return;
   rollup.groups_by = view.group_by;
   if (!found) {
-    rollup.groups_note = view.group_by == GroupBy::kRange
-                             ? "no NVTX ranges or flopspy regions in the trace: nothing to group "
-                               "by range"
-                             : "no steps found in the trace: nothing to group by step";
+    switch (view.group_by) {
+      case GroupBy::kRange:
+        rollup.groups_note =
+            "no NVTX ranges or flopspy regions in the trace: nothing to group by range";
+        break;
+      case GroupBy::kStep:
+        rollup.groups_note = "no steps found in the trace: nothing to group by step";
+        break;
+      default:
+        rollup.groups_note =
+            "no stack samples in the trace (FLOPSPY_STACKS=off, or recorded before call "
+            "sites): nothing to group by call site";
+        break;
+    }
     return;
   }
   double total = 0;

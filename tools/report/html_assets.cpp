@@ -97,6 +97,22 @@ p.path { margin: 0 0 4px; }
 #tip { position: fixed; z-index: 10; max-width: 560px; background: #1a202c; color: #fff;
        font: 12px/1.4 ui-monospace, SFMono-Regular, Menlo, monospace; padding: 6px 8px;
        border-radius: 4px; white-space: pre-wrap; pointer-events: none; }
+.icicle { position: relative; width: 100%; overflow: hidden; margin: 8px 0 4px;
+          border: 1px solid var(--line); background: #fff; }
+.icicle .ice { position: absolute; height: 17px; box-sizing: border-box; padding: 0 3px;
+               border-right: 1px solid #fff; background: #bee3f8; cursor: pointer;
+               font: 11px/17px system-ui, sans-serif; white-space: nowrap; overflow: hidden;
+               text-overflow: ellipsis; }
+.icicle .ice.site { background: #f6ad55; }
+.icicle .ice.root { background: #cbd5e0; }
+.icicle .ice.above { opacity: .6; }
+.icicle .ice.narrow { color: transparent; }
+.icicle .ice:hover, .icicle .ice:focus, .icicle .ice.hl { outline: 2px solid #1a202c;
+                                                          outline-offset: -2px; }
+svg.mix { vertical-align: middle; border: 1px solid var(--line); }
+ol.stack, ol.site-kernels { margin: 2px 0; padding-left: 22px; font-size: 12px; }
+ol.stack li.user { font-weight: 600; }
+tr.picked td { background: #fefcbf; }
 footer { margin-top: 48px; font-size: 12px; }
 @media print { .table-wrap { overflow: visible; max-height: none; } th { position: static; } }
 )css";
@@ -263,6 +279,65 @@ const char kScript[] = R"js(
       view = [Math.max(0, Math.min(W - view[1], x)), view[1]];
       apply();
     });
+  });
+  // Icicle charts (the Call sites section): a click zooms into a frame's subtree (the root
+  // zooms out) and lights its call site's row; Enter and Space do the same from the keyboard.
+  Array.prototype.forEach.call(document.querySelectorAll('.icicle'), function (chart) {
+    var nodes = Array.prototype.slice.call(chart.querySelectorAll('.ice'));
+    nodes.forEach(function (n) {
+      n.setAttribute('data-tip', n.getAttribute('title') || '');
+      n.removeAttribute('title');
+    });
+    function fit() {
+      var w = chart.clientWidth;
+      nodes.forEach(function (n) {
+        if (!n.hidden) n.classList.toggle('narrow', n.offsetWidth < 28 || w === 0);
+      });
+    }
+    function zoom(k) {
+      var i0 = +k.getAttribute('data-i'), end = +k.getAttribute('data-end');
+      var x0 = +k.getAttribute('data-x'), w0 = +k.getAttribute('data-w');
+      nodes.forEach(function (n) {
+        var i = +n.getAttribute('data-i'), e = +n.getAttribute('data-end');
+        var inside = i >= i0 && i <= end, above = i < i0 && e >= end;
+        n.hidden = !inside && !above;
+        n.classList.toggle('above', above);
+        if (inside) {
+          n.style.left = ((+n.getAttribute('data-x') - x0) / w0 * 100) + '%';
+          n.style.width = (+n.getAttribute('data-w') / w0 * 100) + '%';
+        } else if (above) {
+          n.style.left = '0%';
+          n.style.width = '100%';
+        }
+      });
+      chart.setAttribute('data-zoom', i0);
+      fit();
+    }
+    var picked = null;
+    function pick(n) {
+      zoom(n);
+      if (picked) picked.classList.remove('picked');
+      var row = document.getElementById(n.getAttribute('data-row'));
+      picked = row;
+      if (!row) return;
+      row.classList.add('picked');
+      row.scrollIntoView({block: 'nearest'});
+    }
+    nodes.forEach(function (n) {
+      n.addEventListener('click', function () { pick(n); });
+      n.addEventListener('keydown', function (e) {
+        if (e.key === 'Enter' || e.key === ' ') { e.preventDefault(); pick(n); }
+      });
+      n.addEventListener('mouseenter', function (e) {
+        tip.textContent = n.getAttribute('data-tip');
+        tip.hidden = false;
+        place(e);
+      });
+      n.addEventListener('mousemove', place);
+      n.addEventListener('mouseleave', function () { tip.hidden = true; });
+    });
+    window.addEventListener('resize', fit);
+    fit();
   });
   document.body.setAttribute('data-script', 'ready');
 })();

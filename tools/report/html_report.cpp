@@ -8,6 +8,7 @@
 #include "flopspy/platform/safe_file.h"
 #include "report/format.h"
 #include "report/html_assets.h"
+#include "report/html_call_sites.h"
 #include "report/html_rollup.h"
 #include "report/html_run.h"
 #include "report/html_sections.h"
@@ -28,7 +29,8 @@ using namespace html;  // NOLINT: this file is the HTML report
 // page; any other is a section added later, shown by the generic renderer.
 const std::set<std::string, std::less<>> kRenderedSections = {
     "summary",       "regions", "advice", "timeline",    "launch_overhead",       "cpu_roofline",
-    "kernel_rollup", "steps",   "ranges", "range_paths", "ranges_unmatched_ends", "ranges_dropped"};
+    "kernel_rollup", "steps",   "ranges", "range_paths", "ranges_unmatched_ends", "ranges_dropped",
+    "call_sites"};
 
 std::string TraceName(const json& trace, size_t index) {
   const json& p = Obj(trace, "process");
@@ -271,6 +273,9 @@ std::vector<PageSection> TraceParts(const json& trace, size_t index) {
   }
   if (std::string r = RangesSection(trace, id + "-ranges"); !r.empty()) {
     parts.push_back({id + "-s-ranges", "NVTX ranges", std::move(r), true});
+  }
+  if (std::string r = CallSitesSection(trace, id + "-calls"); !r.empty()) {
+    parts.push_back({id + "-s-calls", "Call sites", std::move(r), true});
   }
   for (const auto& d : Arr(trace, "devices")) parts.push_back(DeviceSection(trace, d, index));
   if (trace.contains("timeline")) {

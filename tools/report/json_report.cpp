@@ -8,6 +8,7 @@
 #include "flopspy/analyzers/compute_path.h"
 #include "flopspy/analyzers/kernel_catalog.h"
 #include "flopspy/gpu_roofline/device_properties_json.h"
+#include "report/call_sites_json.h"
 #include "report/counter_check.h"
 #include "report/labels.h"
 #include "report/launch_overhead_section.h"
@@ -406,6 +407,7 @@ json TraceJson(const TraceReport& t) {
   if (json timeline = TimelineJson(t); !timeline.is_null()) j["timeline"] = std::move(timeline);
   if (!t.regions.empty()) j["regions"] = RegionsJson(t.regions);
   AddRangesJson(t.ranges, j);
+  AddCallSitesJson(t, j);
   if (!t.steps.empty()) j["steps"] = StepsJson(t.steps);
   if (t.cpu_roofline) j["cpu_roofline"] = CpuRooflineJson(*t.cpu_roofline);
   return j;

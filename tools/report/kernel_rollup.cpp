@@ -141,10 +141,12 @@ nlohmann::json KernelRollupJson(const KernelRollup& r) {
                       {"more_families", RestJson(r.more_families)},
                       {"names", RowsJson(r.names, "name")},
                       {"more_names", RestJson(r.more_names)}};
-  if (r.groups_by == GroupBy::kRange || r.groups_by == GroupBy::kStep) {
+  if (IsGroupRollup(r.groups_by)) {
     const bool ranges = r.groups_by == GroupBy::kRange;
-    j[ranges ? "ranges" : "steps"] = RowsJson(r.groups, ranges ? "range" : "step");
-    j[ranges ? "more_ranges" : "more_steps"] = RestJson(r.more_groups);
+    const bool sites = r.groups_by == GroupBy::kCallSite;
+    const char* rows = sites ? "call_sites" : ranges ? "ranges" : "steps";
+    j[rows] = RowsJson(r.groups, sites ? "call_site" : ranges ? "range" : "step");
+    j[std::string("more_") + rows] = RestJson(r.more_groups);
     if (!r.groups_note.empty()) j["groups_note"] = r.groups_note;
   }
   return j;

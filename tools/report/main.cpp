@@ -13,6 +13,7 @@
 
 #include "flopspy/platform/safe_file.h"
 #include "flopspy/platform/terminal_text.h"
+#include "report/call_sites_view.h"
 #include "report/ceilings_input.h"
 #include "report/cli_style.h"
 #include "report/crash_handler.h"
@@ -153,6 +154,16 @@ int Main(int argc, char** argv) {
                  "only the kernels whose demangled name matches this regular expression "
                  "(ECMAScript)")
       ->type_name("REGEX");
+  bool by_call_site = false;
+  app.add_flag("--by-call-site", by_call_site,
+               "the kernel table grouped under the call sites that launched the kernels, in "
+               "text, JSON and CSV (docs/call-sites.md)");
+  std::string frames_from;
+  app.add_option("--frames-from", frames_from,
+                 "the user's frames are those whose file (or native module) matches this "
+                 "regular expression (ECMAScript), instead of the default rule "
+                 "(docs/call-sites.md)")
+      ->type_name("REGEX");
   bool per_trace = false;
   app.add_flag("--per-trace", per_trace,
                "with more than two traces, also each trace's full report (default: the merged "
@@ -189,6 +200,8 @@ int Main(int argc, char** argv) {
     return UsageError(error);
   }
   view.per_trace = per_trace;
+  view.by_call_site = by_call_site;
+  if (std::string error = FramesFromError(frames_from); !error.empty()) return UsageError(error);
   const std::optional<analyzers::DiffMatch> diff_match =
       analyzers::DiffMatchFromName(match.empty() ? "name" : match);
   if (!diff_match) return UsageError("--match " + match + ": use name or signature");
@@ -231,6 +244,9 @@ int Main(int argc, char** argv) {
 
   ReportOptions options;
   options.ceilings = Ceilings(ceilings_path);
+  options.call_sites.frames_from = frames_from;
+  // --by-call-site lists every kernel of a site, not only its top ones.
+  if (by_call_site) options.call_sites.top_kernels = kAllCallSiteKernels;
   if (std::string error = ParseStepOptions(step_range, model_flops_text, &options.steps);
       !error.empty()) {
     return UsageError(error);

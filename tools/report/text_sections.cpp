@@ -5,6 +5,8 @@
 #include <fmt/format.h>
 #include <fmt/ostream.h>
 
+#include "report/call_sites_text.h"
+#include "report/call_sites_view.h"
 #include "report/format.h"
 #include "report/group_rollup_text.h"
 #include "report/labels.h"
@@ -92,7 +94,10 @@ void WriteAnalysisSections(const TraceReport& t, std::ostream& out, bool color,
   PrintTopGains(t.advice, out);  // the first screen: where the time could be saved
   PrintKernelRollup(t.rollup, out);
   PrintGroupRollup(t.rollup, out);
-  PrintKernelTable(t, out, KernelRowsView(view));
+  if (!view.by_call_site || !PrintKernelsByCallSite(t, out, view)) {
+    PrintKernelTable(t, out, KernelRowsView(view));
+  }
+  PrintCallSites(t, out, RowsShown(view, kCallSiteRows));
   PrintCounterCheck(t, out, RowsShown(view, 15));
   PrintLibraryTable(t, out, RowsShown(view, 10));
   if (!t.launch_overhead.empty()) {

@@ -12,6 +12,7 @@
 #include "flopspy/gpu_roofline/device_properties_json.h"
 #include "flopspy/gpu_roofline/device_table.h"
 #include "flopspy/trace/utf8.h"
+#include "report/call_site_symbols.h"
 #include "report/ceilings_input.h"
 #include "report/crash_handler.h"
 
@@ -212,6 +213,7 @@ TraceReport AnalyzeTrace(trace::TraceReader reader, const std::string& path,
   analyzers::TraceAnalyzer run(index);
   analyzers::RegionAnalyzer regions;
   analyzers::RangeCollector ranges;
+  analyzers::CallSiteCollector call_sites;
   analyzers::LaunchOverheadAnalyzer launch_overhead(index);
   const analyzers::StringLookup strings = [&reader](uint32_t id) { return reader.String(id); };
   const uint64_t size = reader.header_status().file_size;
@@ -231,6 +233,7 @@ TraceReport AnalyzeTrace(trace::TraceReader reader, const std::string& path,
       run.Add(record, strings);
       regions.Add(record, strings);
       ranges.Add(record, strings);
+      call_sites.Add(record, strings);
       AddCpuSample(report, record, strings);
       AddHostCopy(host_copies, record);
     }
@@ -287,6 +290,14 @@ TraceReport AnalyzeTrace(trace::TraceReader reader, const std::string& path,
   report.regions = regions.Finish();
   const analyzers::RangeLog range_log = ranges.Finish();
   report.ranges = analyzers::AnalyzeRanges(range_log, report.run.activities);
+  report.call_sites =
+      AnalyzeCallSitesWithSymbols(call_sites.Finish(), report.run, options.call_sites, &range_log);
+  if (report.call_sites.damaged > 0) {
+    report.summary.warnings.push_back(
+        {trace::WarningCode::kGeneric, 0,
+         "damaged trace: " + std::to_string(report.call_sites.damaged) +
+             " call-site records (stacks, code objects, modules, stack samples) were refused"});
+  }
   analyzers::StepOptions step_options = options.steps;
   if (step_options.model_flops_per_step <= 0) {
     step_options.model_flops_per_step = ModelFlopsOf(report.metadata);

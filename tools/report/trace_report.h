@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "flopspy/analyzers/advice.h"
+#include "flopspy/analyzers/call_sites.h"
 #include "flopspy/analyzers/launch_overhead.h"
 #include "flopspy/analyzers/ranges.h"
 #include "flopspy/analyzers/region_stats.h"
@@ -44,6 +45,7 @@ struct TraceReport {
   // NVTX ranges and flopspy regions with their kernels, and the steps found
   // (docs/flopspy-report.md).
   analyzers::RangeReport ranges;
+  analyzers::CallSiteReport call_sites;  // docs/call-sites.md
   analyzers::StepReport steps;
   // CPU roofline points (FLOPSPY_CPU_ROOFLINE) and the chart they make with the machine's roofs.
   std::vector<cpuroof::LabeledSample> cpu_samples;
@@ -73,6 +75,8 @@ struct ReportOptions {
   // --step-range and --model-flops-per-step; without the latter, the trace's config.model_flops
   // (FLOPSPY_MODEL_FLOPS) when it has one.
   analyzers::StepOptions steps;
+  // --frames-from; AnalyzeTrace sets the native resolver (libdw) itself.
+  analyzers::CallSiteOptions call_sites;
 };
 
 // Where measured ceilings are kept: $FLOPSPY_CEILINGS, else $XDG_CACHE_HOME/flopspy (or

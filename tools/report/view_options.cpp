@@ -16,12 +16,13 @@ constexpr std::array<std::pair<SortKey, std::string_view>, 5> kSortNames = {
      {SortKey::kMean, "mean"},
      {SortKey::kFlops, "flops"},
      {SortKey::kRoof, "roof"}}};
-constexpr std::array<std::pair<GroupBy, std::string_view>, 5> kGroupNames = {
+constexpr std::array<std::pair<GroupBy, std::string_view>, 6> kGroupNames = {
     {{GroupBy::kSignature, "signature"},
      {GroupBy::kName, "name"},
      {GroupBy::kFamily, "family"},
      {GroupBy::kRange, "range"},
-     {GroupBy::kStep, "step"}}};
+     {GroupBy::kStep, "step"},
+     {GroupBy::kCallSite, "call-site"}}};
 
 double SortValue(const analyzers::KernelGroup& g, SortKey key) {
   const uint64_t count = g.executions ? g.executions : g.launches;
@@ -98,7 +99,7 @@ std::optional<GroupBy> GroupByFromName(std::string_view name) {
 
 ViewOptions KernelRowsView(const ViewOptions& view) {
   ViewOptions rows = view;
-  if (rows.group_by == GroupBy::kRange || rows.group_by == GroupBy::kStep) {
+  if (IsGroupRollup(rows.group_by)) {
     rows.group_by = GroupBy::kSignature;
   }
   return rows;
@@ -123,12 +124,10 @@ std::string ParseViewOptions(size_t top, std::string_view sort, std::string_view
     return "--sort " + std::string(sort) + ": use time, count, mean, flops or roof";
   }
   v.sort = *key;
-  if (group_by == "call-site") {
-    return "--group-by call-site needs call-site records, which this version does not record yet";
-  }
   const std::optional<GroupBy> by = GroupByFromName(group_by);
   if (!by) {
-    return "--group-by " + std::string(group_by) + ": use signature, name, family, range or step";
+    return "--group-by " + std::string(group_by) +
+           ": use signature, name, family, range, step or call-site";
   }
   v.group_by = *by;
   v.filter = std::move(filter);
@@ -173,7 +172,8 @@ nlohmann::json ViewOptionsJson(const ViewOptions& view) {
           {"sort", SortKeyName(view.sort)},
           {"group_by", GroupByName(view.group_by)},
           {"filter", view.filter.empty() ? nlohmann::json() : nlohmann::json(view.filter)},
-          {"per_trace", view.per_trace}};
+          {"per_trace", view.per_trace},
+          {"by_call_site", view.by_call_site}};
 }
 
 void KeepTopKernelRows(nlohmann::json& doc, const ViewOptions& view) {

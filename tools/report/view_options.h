@@ -16,9 +16,10 @@
 namespace flopspy::tools {
 
 enum class SortKey { kTime, kCount, kMean, kFlops, kRoof };
-// kRange and kStep roll kernel time up per innermost range and per step (KernelRollup::groups);
-// a signature runs in many ranges and steps, so the signature rows stay ungrouped.
-enum class GroupBy { kSignature, kName, kFamily, kRange, kStep };
+// kRange, kStep and kCallSite roll kernel time up per innermost range, per step and per call
+// site (KernelRollup::groups); a signature runs in many of them, so the signature rows stay
+// ungrouped.
+enum class GroupBy { kSignature, kName, kFamily, kRange, kStep, kCallSite };
 
 struct ViewOptions {
   size_t top = 0;  // rows per table; 0: each table's default
@@ -27,13 +28,20 @@ struct ViewOptions {
   std::string filter;  // ECMAScript regex over the kernel's demangled name; "" keeps every kernel
   // --per-trace: each trace's full report even above kFullTracesUpTo traces (run_views.h).
   bool per_trace = false;
+  // --by-call-site: the kernel table grouped under the call sites (docs/call-sites.md).
+  bool by_call_site = false;
 };
 
 std::string_view SortKeyName(SortKey key);
 std::string_view GroupByName(GroupBy group_by);
 std::optional<SortKey> SortKeyFromName(std::string_view name);
-// "signature", "name", "family", "range", "step"; call-site is not here yet.
+// "signature", "name", "family", "range", "step", "call-site".
 std::optional<GroupBy> GroupByFromName(std::string_view name);
+
+// Whether kernel time is rolled up per range, step or call site (KernelRollup::groups).
+inline bool IsGroupRollup(GroupBy by) {
+  return by == GroupBy::kRange || by == GroupBy::kStep || by == GroupBy::kCallSite;
+}
 
 // Rows a table shows: the user's --top, else the table's own default.
 inline size_t RowsShown(const ViewOptions& view, size_t table_default) {
@@ -45,7 +53,8 @@ std::string ViewGroupKey(const analyzers::KernelGroup& g, GroupBy by);
 // What the rows are ordered by, in words: "GPU time", "count", "mean GPU time", "FLOPs", "%roof".
 std::string_view SortKeyText(SortKey key);
 
-// The options the signature table is printed with: ungrouped under --group-by range or step.
+// The options the signature table is printed with: ungrouped under --group-by range, step or
+// call-site.
 ViewOptions KernelRowsView(const ViewOptions& view);
 
 // Checks the options that can be wrong in themselves (the regex); "" when they are fine.

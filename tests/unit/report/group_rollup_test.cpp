@@ -126,11 +126,9 @@ TEST(GroupRollup, NoRangesSaysSoAndKeepsTheOtherTables) {
   EXPECT_NE(text.str().find("--group-by range: no NVTX ranges"), std::string::npos) << text.str();
 }
 
-TEST(GroupRollup, CallSiteIsStillAUsageError) {
+TEST(GroupRollup, UnknownKeysAreUsageErrors) {
   ViewOptions view;
-  EXPECT_NE(ParseViewOptions(0, "time", "call-site", "", &view).find("call-site"),
-            std::string::npos);
-  EXPECT_NE(ParseViewOptions(0, "time", "ranges", "", &view).find("range or step"),
+  EXPECT_NE(ParseViewOptions(0, "time", "ranges", "", &view).find("range, step or call-site"),
             std::string::npos);
   EXPECT_EQ(KernelRowsView(GroupedBy("range")).group_by, GroupBy::kSignature);
   EXPECT_EQ(KernelRowsView(GroupedBy("name")).group_by, GroupBy::kName);

@@ -172,8 +172,6 @@ TEST(ViewOptions, ParsesTheCommandLineWords) {
   EXPECT_EQ(view.group_by, GroupBy::kName);
   EXPECT_NE(ParseViewOptions(0, "speed", "name", "", &view).find("--sort speed"),
             std::string::npos);
-  EXPECT_NE(ParseViewOptions(0, "time", "call-site", "", &view).find("not record yet"),
-            std::string::npos);
   EXPECT_NE(ParseViewOptions(0, "time", "stream", "", &view).find("--group-by stream"),
             std::string::npos);
   EXPECT_NE(ParseViewOptions(0, "time", "name", "(unclosed", &view).find("--filter"),

@@ -56,4 +56,11 @@ inline constexpr size_t kMaxAdvice = 10;
 std::vector<Advice> AdviseRun(const TraceAnalysis& run,
                               const std::map<int32_t, DeviceRoofs>& roofs);
 
+struct CallSiteReport;  // call_sites.h
+// Names the lines (docs/advice.md, "Call sites"): the launch_bound and memory-bound findings of
+// `advice` (AdviseRun's) say which call sites launched their kernels; a site whose kernels are
+// mostly launch-bound, or the one with the most memory-bound time, gets a finding of its own
+// when no finding covers them. `steps`: the trace's steps (0: none found). Ranks again.
+void AddCallSiteAdvice(std::vector<Advice>& advice, const CallSiteReport& sites, size_t steps);
+
 }  // namespace flopspy::analyzers
