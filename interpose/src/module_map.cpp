@@ -6,8 +6,10 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 #include <mutex>
+#include <new>
 #include <string>
 #include <vector>
 
@@ -32,10 +34,19 @@ struct ModuleList {
   bool main_path_read = false;
 };
 
-// Never destroyed: a thread may launch while the process exits.
-ModuleList& List() {
-  static ModuleList* list = new ModuleList;
-  return *list;
+// Never destroyed: a thread may launch while the process exits. A fork child drops it and starts
+// a new one (ResetModuleMapInChild): another thread of the parent may have held its mutex.
+std::atomic<ModuleList*> g_list{nullptr};
+
+// nullptr only when no memory is left for it.
+ModuleList* List() {
+  ModuleList* list = g_list.load(std::memory_order_acquire);
+  if (__builtin_expect(list != nullptr, 1)) return list;
+  auto* made = new (std::nothrow) ModuleList;
+  if (made == nullptr) return nullptr;
+  if (g_list.compare_exchange_strong(list, made, std::memory_order_acq_rel)) return made;
+  delete made;  // another thread made it first
+  return list;
 }
 
 std::string ProgramPath() {
@@ -119,7 +130,9 @@ int FindLoaded(const std::vector<Module>& modules, uint64_t address) {
 
 int ModuleIndexOf(uint64_t address) noexcept {
   try {
-    ModuleList& list = List();
+    ModuleList* const listed = List();
+    if (listed == nullptr) return kNoModule;
+    ModuleList& list = *listed;
     std::lock_guard lock(list.mutex);
     if (const int found = FindLoaded(list.modules, address); found != kNoModule) return found;
     for (Module& m : list.modules) m.loaded = false;
@@ -132,7 +145,9 @@ int ModuleIndexOf(uint64_t address) noexcept {
 }
 
 size_t DescribeModule(int index, uint8_t* out, size_t capacity) noexcept {
-  ModuleList& list = List();
+  ModuleList* const listed = List();
+  if (listed == nullptr) return 0;
+  ModuleList& list = *listed;
   std::lock_guard lock(list.mutex);
   if (index < 0 || static_cast<size_t>(index) >= list.modules.size()) return 0;
   const Module& m = list.modules[static_cast<size_t>(index)];
@@ -155,12 +170,17 @@ size_t DescribeModule(int index, uint8_t* out, size_t capacity) noexcept {
   return size;
 }
 
+void ResetModuleMapInChild() noexcept {
+  g_list.store(nullptr, std::memory_order_release);  // the parent's list is left, not freed
+}
+
 AddressRange ObjectRangeOf(const void* address) noexcept {
   const int index = ModuleIndexOf(reinterpret_cast<uint64_t>(address));
-  if (index == kNoModule) return {};
-  ModuleList& list = List();
-  std::lock_guard lock(list.mutex);
-  const Module& m = list.modules[static_cast<size_t>(index)];
+  ModuleList* const list = List();
+  if (index == kNoModule || list == nullptr) return {};
+  std::lock_guard lock(list->mutex);
+  if (static_cast<size_t>(index) >= list->modules.size()) return {};
+  const Module& m = list->modules[static_cast<size_t>(index)];
   return {m.start, m.end};
 }
 

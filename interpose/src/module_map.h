@@ -30,4 +30,8 @@ struct AddressRange {
 };
 AddressRange ObjectRangeOf(const void* address) noexcept;
 
+// In a fork child: forget the parent's list (its mutex may be held by a thread the child does
+// not have); the next lookup lists the objects again.
+void ResetModuleMapInChild() noexcept;
+
 }  // namespace flopspy::interpose

@@ -152,6 +152,7 @@ ThreadStacks* ThisThread() {
 }
 
 void AfterForkInChild() {
+  ResetModuleMapInChild();
   g_generation.fetch_add(1, std::memory_order_relaxed);
 }
 

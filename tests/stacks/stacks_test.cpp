@@ -270,6 +270,29 @@ TEST(NativeStacks, SamplesDoNotAliasWithAlternatingCallPaths) {
   }
 }
 
+// A fork child starts its module list over (another thread of the parent may have held its lock)
+// and still describes the modules of its own new stacks, in its own trace.
+TEST(NativeStacks, AForkChildTakesItsOwnStacks) {
+  TempDir out;
+  ChildOptions options;
+  options.env = {{"LD_PRELOAD", kLibrary},
+                 {"LD_LIBRARY_PATH", FAKECUDA_DRIVER_DIR},
+                 {"FLOPSPY_OUT", out.path()},
+                 {"FLOPSPY_GPU_TIMING", "off"},
+                 {"FLOPSPY_CPU_ROOFLINE", "off"}};
+  options.unset = {"FLOPSPY_STACKS", "FLOPSPY_STACK_SAMPLE"};
+  const ChildResult child = RunChild({kApp, "fork"}, options);
+  ASSERT_TRUE(child.exited && child.exit_code == 0) << child.err;
+  const auto files = out.Files(".fspy");
+  ASSERT_EQ(files.size(), 2u);
+  for (const std::string& file : files) {
+    const StackTrace t = ReadStacks(file);
+    ASSERT_EQ(t.samples.size(), 1u) << file;
+    EXPECT_NE(t.StackOf(t.samples[0].record.native_stack, t.samples[0].thread), nullptr) << file;
+    ExpectModulesCoverFrames(t);
+  }
+}
+
 TEST(NativeStacks, OffTakesNone) {
   const AppRun run = RunApp(kApp, {"basic"}, {{"FLOPSPY_STACKS", "off"}});
   ASSERT_EQ(run.child.exit_code, 0) << run.child.err;

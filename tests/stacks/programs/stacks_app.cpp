@@ -6,7 +6,10 @@
 //   stacks_app repeat N  N launches of one signature from one call path
 //   stacks_app threads   the same signature from the main thread and from a second thread
 //   stacks_app alternate N  N launches of one signature, from two call paths in turn
+//   stacks_app fork      a launch, then fork(): the child launches from another call path
 #include <cuda.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -74,6 +77,13 @@ int main(int argc, char** argv) {
     const int n = argc > 2 ? std::atoi(argv[2]) : 100;
     for (int i = 0; i < n; ++i)
       failures += (i % 2 == 0 ? stacks_outer_a(1) : stacks_outer_b(1)) != 0;
+  } else if (std::strcmp(mode, "fork") == 0) {
+    failures += stacks_outer_a(1) != 0;
+    const pid_t child = fork();
+    if (child == 0) std::exit(stacks_outer_b(2) == 0 ? 0 : 1);
+    int status = 0;
+    failures += child < 0 || waitpid(child, &status, 0) != child || !WIFEXITED(status) ||
+                WEXITSTATUS(status) != 0;
   } else if (std::strcmp(mode, "threads") == 0) {
     failures += stacks_outer_a(1) != 0;
     std::thread second([&failures] { failures += stacks_thread_body(1) != 0; });
