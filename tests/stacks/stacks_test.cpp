@@ -118,9 +118,8 @@ struct AppRun {
   StackTrace trace;
 };
 
-AppRun RunApp(const std::string& app, const std::vector<std::string>& args,
-              const std::map<std::string, std::string>& env = {}) {
-  TempDir out;
+// The app under libflopspy.so on the fake driver, writing its traces into `out`.
+ChildOptions AppOptions(const TempDir& out) {
   ChildOptions options;
   options.env = {{"LD_PRELOAD", kLibrary},
                  {"LD_LIBRARY_PATH", FAKECUDA_DRIVER_DIR},
@@ -128,6 +127,13 @@ AppRun RunApp(const std::string& app, const std::vector<std::string>& args,
                  {"FLOPSPY_GPU_TIMING", "off"},
                  {"FLOPSPY_CPU_ROOFLINE", "off"}};
   options.unset = {"FLOPSPY_STACKS", "FLOPSPY_STACK_SAMPLE"};
+  return options;
+}
+
+AppRun RunApp(const std::string& app, const std::vector<std::string>& args,
+              const std::map<std::string, std::string>& env = {}) {
+  TempDir out;
+  ChildOptions options = AppOptions(out);
   for (const auto& [k, v] : env) options.env[k] = v;
   std::vector<std::string> argv = {app};
   argv.insert(argv.end(), args.begin(), args.end());
@@ -274,13 +280,7 @@ TEST(NativeStacks, SamplesDoNotAliasWithAlternatingCallPaths) {
 // and still describes the modules of its own new stacks, in its own trace.
 TEST(NativeStacks, AForkChildTakesItsOwnStacks) {
   TempDir out;
-  ChildOptions options;
-  options.env = {{"LD_PRELOAD", kLibrary},
-                 {"LD_LIBRARY_PATH", FAKECUDA_DRIVER_DIR},
-                 {"FLOPSPY_OUT", out.path()},
-                 {"FLOPSPY_GPU_TIMING", "off"},
-                 {"FLOPSPY_CPU_ROOFLINE", "off"}};
-  options.unset = {"FLOPSPY_STACKS", "FLOPSPY_STACK_SAMPLE"};
+  const ChildOptions options = AppOptions(out);
   const ChildResult child = RunChild({kApp, "fork"}, options);
   ASSERT_TRUE(child.exited && child.exit_code == 0) << child.err;
   const auto files = out.Files(".fspy");
