@@ -3,6 +3,7 @@
 #include <pthread.h>
 #include <sys/mman.h>
 
+#include <cerrno>
 #include <cstring>
 #include <mutex>
 #include <new>
@@ -314,10 +315,24 @@ void DescribePythonOnce() {
   }
 }
 
+// The program may read errno after its launch: a sampled launch's system calls (a thread's first
+// mmap, pthread_getattr_np's read of /proc/self/maps) must not change it.
+class KeepErrno {
+ public:
+  KeepErrno() : saved_(errno) {}
+  ~KeepErrno() { errno = saved_; }
+  KeepErrno(const KeepErrno&) = delete;
+  KeepErrno& operator=(const KeepErrno&) = delete;
+
+ private:
+  int saved_;
+};
+
 }  // namespace
 
 void NoteLaunchStacksSlow(const FunctionInfo* function, const LaunchShape& shape,
                           uint64_t correlation) noexcept {
+  const KeepErrno keep_errno;
   if (g_stacks_state.load(std::memory_order_acquire) == kStacksUnset) {
     ReadPolicy();
     if (g_stacks_state.load(std::memory_order_acquire) != kStacksOn) return;
