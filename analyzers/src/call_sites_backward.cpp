@@ -4,13 +4,10 @@
 #include <algorithm>
 
 #include "call_sites_internal.h"
+#include "helpers_internal.h"
 
 namespace flopspy::analyzers::call_sites_internal {
 namespace {
-
-bool IsDigit(char c) {
-  return c >= '0' && c <= '9';
-}
 
 // How far back from the latest range begun before a launch to look for one still open: ranges
 // nest, so the innermost open one is near; a bound keeps hostile traces linear.
@@ -27,7 +24,7 @@ std::optional<uint64_t> RangeSeq(std::string_view name, bool* stashed) {
     while (i < name.size() && name[i] == ' ') ++i;
     uint64_t value = 0;
     size_t digits = 0;
-    for (; i < name.size() && IsDigit(name[i]) && digits < 19; ++i, ++digits) {
+    for (; i < name.size() && helpers::IsAsciiDigit(name[i]) && digits < 19; ++i, ++digits) {
       value = value * 10 + static_cast<uint64_t>(name[i] - '0');
     }
     if (digits == 0) continue;

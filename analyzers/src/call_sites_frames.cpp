@@ -4,6 +4,7 @@
 #include <string>
 
 #include "call_sites_internal.h"
+#include "helpers_internal.h"
 
 namespace flopspy::analyzers {
 
@@ -66,10 +67,6 @@ bool InSitePackages(std::string_view path) {
          path.find("/dist-packages/") != std::string_view::npos;
 }
 
-bool IsDigit(char c) {
-  return c >= '0' && c <= '9';
-}
-
 // ".../lib/python3.11/..." (lib64, "3.13t" free-threaded): the standard library's folder.
 bool InStandardLibrary(std::string_view path) {
   for (size_t at = path.find("/python"); at != std::string_view::npos;
@@ -81,11 +78,11 @@ bool InStandardLibrary(std::string_view path) {
     }
     size_t i = at + 7;
     size_t digits = 0;
-    while (i < path.size() && IsDigit(path[i])) ++i, ++digits;
+    while (i < path.size() && helpers::IsAsciiDigit(path[i])) ++i, ++digits;
     if (digits == 0 || i >= path.size() || path[i] != '.') continue;
     ++i;
     digits = 0;
-    while (i < path.size() && IsDigit(path[i])) ++i, ++digits;
+    while (i < path.size() && helpers::IsAsciiDigit(path[i])) ++i, ++digits;
     if (digits == 0) continue;
     if (i < path.size() && path[i] == 't') ++i;
     if (i < path.size() && path[i] == '/') return true;

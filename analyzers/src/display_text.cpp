@@ -42,6 +42,13 @@ std::string PercentText(double pct) {
   return Fixed(pct, v >= 10 || v == 0 ? 0 : v >= 1 ? 1 : 2, "%");
 }
 
+std::string WholePercentText(double fraction) {
+  if (!std::isfinite(fraction)) return "-";
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "%.0f%%", 100 * fraction);
+  return buf;
+}
+
 std::string DurationText(double ns) {
   if (!std::isfinite(ns)) return "-";
   // Units change where three digits would round up to 1000 ("1 ms", never "1e+03 us").

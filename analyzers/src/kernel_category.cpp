@@ -8,16 +8,10 @@
 
 #include "flopspy/analyzers/demangle.h"
 #include "flopspy/analyzers/kernel_catalog.h"
+#include "helpers_internal.h"
 
 namespace flopspy::analyzers {
 namespace {
-
-std::string Lower(std::string_view text) {
-  std::string out(text);
-  std::transform(out.begin(), out.end(), out.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return out;
-}
 
 bool ContainsAny(std::string_view text, std::initializer_list<std::string_view> words) {
   return std::any_of(words.begin(), words.end(),
@@ -168,8 +162,8 @@ std::string FunctorOpName(std::string_view functor_text) {
 
 KernelCategory CategorizeKernel(const KernelClass& kc, std::string_view demangled) {
   if (kc.family == KernelFamily::kTriton) return KernelCategory::kTriton;
-  const std::string name = Lower(demangled);
-  const std::string base = Lower(kc.kernel);
+  const std::string name = helpers::AsciiLower(demangled);
+  const std::string base = helpers::AsciiLower(kc.kernel);
   // Names first: a GEMM or attention kernel may sit in any namespace, and nothing the catalog
   // models is named like one.
   if (name.find("nccl") != std::string::npos) return KernelCategory::kCollective;

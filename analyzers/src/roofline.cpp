@@ -4,6 +4,8 @@
 #include <array>
 #include <cmath>
 
+#include "helpers_internal.h"
+
 namespace flopspy::analyzers {
 namespace {
 
@@ -25,10 +27,6 @@ constexpr std::array<P, 2> kInt8TensorChain = {P::kInt8Tensor, P::kFp32};
 constexpr std::array<P, 5> kFp4TensorChain = {P::kFp4Tensor, P::kFp8Tensor, P::kFp16Tensor,
                                               P::kFp16, P::kFp32};
 
-bool Positive(double v) {
-  return std::isfinite(v) && v > 0;
-}
-
 }  // namespace
 
 std::string_view RoofSourceName(RoofSource source) {
@@ -46,15 +44,16 @@ std::string_view RoofSourceName(RoofSource source) {
 }
 
 double Roof::Value(RoofPreference preference) const {
-  if (preference == RoofPreference::kPreferMeasured && Positive(measured)) return measured;
-  return Positive(nominal) ? nominal : 0;
+  if (preference == RoofPreference::kPreferMeasured && helpers::PositiveFinite(measured))
+    return measured;
+  return helpers::PositiveFinite(nominal) ? nominal : 0;
 }
 
 RoofSource Roof::Source(RoofPreference preference) const {
-  if (preference == RoofPreference::kPreferMeasured && Positive(measured)) {
+  if (preference == RoofPreference::kPreferMeasured && helpers::PositiveFinite(measured)) {
     return RoofSource::kMeasured;
   }
-  return Positive(nominal) ? nominal_source : RoofSource::kNone;
+  return helpers::PositiveFinite(nominal) ? nominal_source : RoofSource::kNone;
 }
 
 std::span<const ComputePath> PeakFallbackChain(ComputePath path) {
@@ -111,7 +110,7 @@ std::optional<double> RidgePoint(const DeviceRoofs& roofs, ComputePath path, Mem
   if (level == MemoryLevel::kCount) return std::nullopt;
   const auto peak = ResolvePeak(roofs, path, preference);
   const double bandwidth = roofs.Bandwidth(level).Value(preference);
-  if (!peak || !Positive(bandwidth)) return std::nullopt;
+  if (!peak || !helpers::PositiveFinite(bandwidth)) return std::nullopt;
   return peak->flops_per_s / bandwidth;
 }
 
@@ -119,7 +118,7 @@ std::optional<double> MinSecondsToMove(const DeviceRoofs& roofs, double bytes, M
                                        RoofPreference preference) {
   if (level == MemoryLevel::kCount || !std::isfinite(bytes) || bytes < 0) return std::nullopt;
   const double bandwidth = roofs.Bandwidth(level).Value(preference);
-  if (!Positive(bandwidth)) return std::nullopt;
+  if (!helpers::PositiveFinite(bandwidth)) return std::nullopt;
   return bytes / bandwidth;
 }
 

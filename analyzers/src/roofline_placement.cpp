@@ -3,13 +3,11 @@
 #include <cmath>
 
 #include "flopspy/analyzers/roofline.h"
+#include "helpers_internal.h"
 
 namespace flopspy::analyzers {
 namespace {
 
-bool Positive(double v) {
-  return std::isfinite(v) && v > 0;
-}
 bool Known(const std::optional<double>& v) {
   return v && std::isfinite(*v) && *v >= 0;
 }
@@ -24,11 +22,11 @@ RoofProximity Classify(double fraction, const RegimeThresholds& t) {
 // The overhead rules need only durations, so they apply even to work with no FLOPs or bytes.
 OverheadReason OverheadTest(double mean_gpu_ns, const std::optional<double>& mean_launch_ns,
                             const RegimeThresholds& t) {
-  if (mean_launch_ns && Positive(*mean_launch_ns) && Positive(t.launch_ratio) &&
-      mean_gpu_ns < t.launch_ratio * *mean_launch_ns) {
+  if (mean_launch_ns && helpers::PositiveFinite(*mean_launch_ns) &&
+      helpers::PositiveFinite(t.launch_ratio) && mean_gpu_ns < t.launch_ratio * *mean_launch_ns) {
     return OverheadReason::kShorterThanLaunch;
   }
-  if (Positive(t.tiny_kernel_ns) && mean_gpu_ns < t.tiny_kernel_ns) {
+  if (helpers::PositiveFinite(t.tiny_kernel_ns) && mean_gpu_ns < t.tiny_kernel_ns) {
     return OverheadReason::kTinyKernel;
   }
   return OverheadReason::kNone;
@@ -110,12 +108,12 @@ Placement PlaceOnRoofline(const DeviceRoofs& roofs, const WorkSample& work,
   const Roof& dram = roofs.Bandwidth(MemoryLevel::kDram);
   out.bandwidth = dram.Value(preference);
   out.bandwidth_source = dram.Source(preference);
-  if (Positive(out.peak_flops) && Positive(out.bandwidth)) {
+  if (helpers::PositiveFinite(out.peak_flops) && helpers::PositiveFinite(out.bandwidth)) {
     out.ridge = out.peak_flops / out.bandwidth;
   }
 
   out.calls = work.calls;
-  if (!Positive(work.gpu_time_ns) || work.calls == 0) {
+  if (!helpers::PositiveFinite(work.gpu_time_ns) || work.calls == 0) {
     out.unplaced_reason = UnplacedReason::kNoGpuTime;
     return out;
   }
@@ -139,24 +137,27 @@ Placement PlaceOnRoofline(const DeviceRoofs& roofs, const WorkSample& work,
   const double call_flops = flops / flops_calls;
   const double call_bytes = bytes / bytes_calls;
 
-  if (flops_known && Positive(flops_ns)) out.achieved_flops = flops / (flops_ns * 1e-9);
-  if (bytes_known && Positive(bytes_ns)) out.achieved_bandwidth = bytes / (bytes_ns * 1e-9);
-  if (out.achieved_flops && Positive(out.peak_flops)) {
+  if (flops_known && helpers::PositiveFinite(flops_ns))
+    out.achieved_flops = flops / (flops_ns * 1e-9);
+  if (bytes_known && helpers::PositiveFinite(bytes_ns))
+    out.achieved_bandwidth = bytes / (bytes_ns * 1e-9);
+  if (out.achieved_flops && helpers::PositiveFinite(out.peak_flops)) {
     out.pct_of_peak = 100.0 * *out.achieved_flops / out.peak_flops;
   }
-  if (out.achieved_bandwidth && Positive(out.bandwidth)) {
+  if (out.achieved_bandwidth && helpers::PositiveFinite(out.bandwidth)) {
     out.pct_of_bandwidth = 100.0 * *out.achieved_bandwidth / out.bandwidth;
   }
   if (flops_known && bytes_known && bytes > 0) out.intensity = call_flops / call_bytes;
 
   // Work with bytes == 0 has infinite intensity: only the compute roof binds.
   std::optional<BindingRoof> binding;
-  if (flops_known && flops > 0 && Positive(out.peak_flops) && bytes_known &&
-      (bytes == 0 || Positive(out.bandwidth))) {
+  if (flops_known && flops > 0 && helpers::PositiveFinite(out.peak_flops) && bytes_known &&
+      (bytes == 0 || helpers::PositiveFinite(out.bandwidth))) {
     binding = BindRoof(out.peak_flops, out.bandwidth, out.intensity);
     out.attainable_flops = binding->attainable_flops;
   }
-  if (out.attainable_flops && Positive(*out.attainable_flops) && out.achieved_flops) {
+  if (out.attainable_flops && helpers::PositiveFinite(*out.attainable_flops) &&
+      out.achieved_flops) {
     out.pct_of_attainable = 100.0 * *out.achieved_flops / *out.attainable_flops;
   } else if (flops_known && flops == 0 && out.pct_of_bandwidth) {
     out.pct_of_attainable = out.pct_of_bandwidth;  // bytes only: the bandwidth roof binds
@@ -167,11 +168,11 @@ Placement PlaceOnRoofline(const DeviceRoofs& roofs, const WorkSample& work,
   {
     double t = 0;
     bool any = false;
-    if (flops_known && Positive(out.peak_flops)) {
+    if (flops_known && helpers::PositiveFinite(out.peak_flops)) {
       t = std::max(t, call_flops / out.peak_flops);
       any = true;
     }
-    if (bytes_known && Positive(out.bandwidth)) {
+    if (bytes_known && helpers::PositiveFinite(out.bandwidth)) {
       t = std::max(t, call_bytes / out.bandwidth);
       any = true;
     }
@@ -209,10 +210,11 @@ Placement PlaceOnRoofline(const DeviceRoofs& roofs, const WorkSample& work,
     return out;
   }
   if (!binding || !out.ridge) {  // a roof is missing
-    out.unplaced_reason = !Positive(out.peak_flops) ? (work.path == ComputePath::kUnknown
-                                                           ? UnplacedReason::kNoPath
-                                                           : UnplacedReason::kNoComputeRoof)
-                                                    : UnplacedReason::kNoBandwidthRoof;
+    out.unplaced_reason =
+        !helpers::PositiveFinite(out.peak_flops)
+            ? (work.path == ComputePath::kUnknown ? UnplacedReason::kNoPath
+                                                  : UnplacedReason::kNoComputeRoof)
+            : UnplacedReason::kNoBandwidthRoof;
     return out;
   }
   out.regime = binding->regime;
@@ -222,7 +224,7 @@ Placement PlaceOnRoofline(const DeviceRoofs& roofs, const WorkSample& work,
 BindingRoof BindRoof(double peak, double bandwidth, std::optional<double> intensity) {
   BindingRoof out;
   out.attainable_flops = peak;
-  if (!Positive(bandwidth) || !intensity || !std::isfinite(*intensity)) return out;
+  if (!helpers::PositiveFinite(bandwidth) || !intensity || !std::isfinite(*intensity)) return out;
   out.attainable_flops = std::min(peak, *intensity * bandwidth);
   if (*intensity < peak / bandwidth) out.regime = Regime::kMemoryBound;
   return out;
@@ -231,8 +233,8 @@ BindingRoof BindRoof(double peak, double bandwidth, std::optional<double> intens
 Placement PlaceRate(double peak, double bandwidth, std::optional<double> flops_per_s,
                     std::optional<double> intensity, const RegimeThresholds& thresholds) {
   Placement out;
-  out.peak_flops = Positive(peak) ? peak : 0;
-  out.bandwidth = Positive(bandwidth) ? bandwidth : 0;
+  out.peak_flops = helpers::PositiveFinite(peak) ? peak : 0;
+  out.bandwidth = helpers::PositiveFinite(bandwidth) ? bandwidth : 0;
   if (out.peak_flops > 0 && out.bandwidth > 0) out.ridge = out.peak_flops / out.bandwidth;
   out.intensity = intensity;
   out.achieved_flops = flops_per_s;
@@ -255,7 +257,7 @@ std::optional<Utilization> ComputeUtilization(const DeviceRoofs& roofs, ComputeP
                                               std::optional<double> hardware_flops,
                                               std::optional<double> model_flops,
                                               double wall_seconds) {
-  if (!Positive(wall_seconds)) return std::nullopt;
+  if (!helpers::PositiveFinite(wall_seconds)) return std::nullopt;
   const auto nominal = ResolvePeak(roofs, path, RoofPreference::kNominalOnly);
   const auto preferred = ResolvePeak(roofs, path, RoofPreference::kPreferMeasured);
   if (!nominal && !preferred) return std::nullopt;
@@ -280,7 +282,7 @@ std::optional<Utilization> ComputeUtilization(const DeviceRoofs& roofs, ComputeP
   out.hardware_flops_per_s = rate(hardware_flops);
   out.model_flops_per_s = rate(model_flops);
   auto fraction = [](const std::optional<double>& r, double peak) -> std::optional<double> {
-    if (!r || !Positive(peak)) return std::nullopt;
+    if (!r || !helpers::PositiveFinite(peak)) return std::nullopt;
     return *r / peak;
   };
   out.hfu = fraction(out.hardware_flops_per_s, out.nominal_peak);

@@ -7,6 +7,7 @@
 
 #include "flopspy/analyzers/blas_types.h"
 #include "flopspy/analyzers/demangle.h"
+#include "flopspy/analyzers/display_text.h"
 #include "group_placement.h"
 #include "trace_analysis_state.h"
 
@@ -85,12 +86,6 @@ void AddDevice(DeviceModel& m, const DeviceActivity& d, double* capacity, double
   }
 }
 
-std::string Percent(double fraction) {
-  char buf[32];
-  std::snprintf(buf, sizeof(buf), "%.0f%%", 100 * fraction);
-  return buf;
-}
-
 }  // namespace
 
 std::string KernelKey(const KernelGroup& g) {
@@ -114,7 +109,7 @@ std::string KernelShortLabel(const KernelGroup& g) {
   const FunctionNameParts parts = SplitFunctionName(g.name);
   std::string base = parts.base.empty() ? g.name : std::string(parts.base);
   // The operation even when the catalog has no model of it ("gelu"), as the report's labels.
-  const std::string& op = g.functor.empty() ? g.op : g.functor;
+  const std::string& op = g.op.empty() ? g.functor : g.op;
   if (!op.empty()) base = op + " · " + base;
   if (!g.shape_key.empty()) base += " [" + g.shape_key + "]";
   return base;
@@ -360,7 +355,7 @@ void PlaceAndSort(RunAggregate& out, const RegimeThresholds& thresholds) {
   if (unplaced > 0 && out.kernel_gpu_ns > 0) {
     out.notes.push_back(std::to_string(unplaced) +
                         " kernel signatures ran on GPUs whose roofs are unknown (" +
-                        Percent(unplaced_ns / out.kernel_gpu_ns) +
+                        WholePercentText(unplaced_ns / out.kernel_gpu_ns) +
                         " of the kernel time): they are merged but not placed on a roofline.");
   }
 }

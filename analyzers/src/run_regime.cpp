@@ -6,7 +6,7 @@
 namespace flopspy::analyzers {
 namespace {
 
-std::string Percent(double fraction) {
+std::string PercentOneDecimal(double fraction) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.1f%%", 100 * fraction);
   return buf;
@@ -32,16 +32,17 @@ std::string UnknownWhy(const RunRegime& r) {
   if (unknown <= 0 || r.kernel_ns <= 0) return "";
   if (r.kernel_ns_without_flops >= unknown) return " (no FLOPs known)";
   if (r.kernel_ns_without_flops <= 0) return " (FLOPs known, bytes or roof not)";
-  return " (" + Percent(r.kernel_ns_without_flops / r.kernel_ns) + " with no FLOPs known)";
+  return " (" + PercentOneDecimal(r.kernel_ns_without_flops / r.kernel_ns) +
+         " with no FLOPs known)";
 }
 
 std::string Split(const RunRegime& r) {
   const auto& f = r.kernel_fraction_by_regime;
-  return Percent(f[static_cast<size_t>(Regime::kComputeBound)]) +
-         " of kernel time compute bound, " + Percent(f[static_cast<size_t>(Regime::kMemoryBound)]) +
-         " memory bound, " + Percent(f[static_cast<size_t>(Regime::kOverheadBound)]) +
-         " overhead bound, " + Percent(f[static_cast<size_t>(Regime::kUnknown)]) + " unknown" +
-         UnknownWhy(r);
+  return PercentOneDecimal(f[static_cast<size_t>(Regime::kComputeBound)]) +
+         " of kernel time compute bound, " +
+         PercentOneDecimal(f[static_cast<size_t>(Regime::kMemoryBound)]) + " memory bound, " +
+         PercentOneDecimal(f[static_cast<size_t>(Regime::kOverheadBound)]) + " overhead bound, " +
+         PercentOneDecimal(f[static_cast<size_t>(Regime::kUnknown)]) + " unknown" + UnknownWhy(r);
 }
 
 double PlacedNs(const KernelGroup& g) {
@@ -65,14 +66,14 @@ std::string Known(const RunRegime& r) {
   const auto& f = r.kernel_fraction_by_regime;
   const double placed = 1 - f[static_cast<size_t>(Regime::kUnknown)];
   if (placed <= 0) return "";
-  std::string text = "; " + Percent(r.kernel_ns_without_flops / r.kernel_ns) +
-                     " has no FLOPs known; of the " + Percent(placed) + " placed, ";
+  std::string text = "; " + PercentOneDecimal(r.kernel_ns_without_flops / r.kernel_ns) +
+                     " has no FLOPs known; of the " + PercentOneDecimal(placed) + " placed, ";
   bool first = true;
   for (const Regime regime :
        {Regime::kComputeBound, Regime::kMemoryBound, Regime::kOverheadBound}) {
     if (f[static_cast<size_t>(regime)] <= 0) continue;
-    text += (first ? "" : ", ") + Percent(f[static_cast<size_t>(regime)] / placed) + " is " +
-            Words(regime);
+    text += (first ? "" : ", ") + PercentOneDecimal(f[static_cast<size_t>(regime)] / placed) +
+            " is " + Words(regime);
     first = false;
   }
   return text;
@@ -80,8 +81,8 @@ std::string Known(const RunRegime& r) {
 
 std::string Waited(const RunRegime& r) {
   if (r.overhead == OverheadVerdict::kUnknown) return "";
-  return "; the GPU window was " + Percent(r.busy_fraction) + " busy and " +
-         Percent(r.starved_fraction) + " waiting for launches";
+  return "; the GPU window was " + PercentOneDecimal(r.busy_fraction) + " busy and " +
+         PercentOneDecimal(r.starved_fraction) + " waiting for launches";
 }
 
 }  // namespace
@@ -135,15 +136,15 @@ RunRegime ClassifyRun(std::span<const KernelGroup> kernels, const OverheadJudgem
   if (j.verdict == OverheadVerdict::kOverheadBound) {
     r.regime = Regime::kOverheadBound;
     r.rule = RunRegimeRule::kStarved;
-    r.sentence = "overhead bound: the GPU window was " + Percent(j.starved_fraction) +
-                 " waiting for kernel launches and " + Percent(j.busy_fraction) + " busy; " +
-                 Split(r);
+    r.sentence = "overhead bound: the GPU window was " + PercentOneDecimal(j.starved_fraction) +
+                 " waiting for kernel launches and " + PercentOneDecimal(j.busy_fraction) +
+                 " busy; " + Split(r);
     return r;
   }
   const double unplaced = r.kernel_fraction_by_regime[static_cast<size_t>(Regime::kUnknown)];
   if (unplaced >= thresholds.unplaced_fraction) {
     r.rule = RunRegimeRule::kUnplaced;
-    r.sentence = "unknown: " + Percent(unplaced) +
+    r.sentence = "unknown: " + PercentOneDecimal(unplaced) +
                  " of kernel time has no regime (its FLOPs and bytes, or the GPU's roofs, are "
                  "unknown)" +
                  Known(r) + Waited(r);

@@ -6,6 +6,8 @@
 #include <map>
 #include <regex>
 
+#include "helpers_internal.h"
+
 namespace flopspy::analyzers {
 
 std::string_view StepSourceName(StepSource source) {
@@ -120,13 +122,6 @@ double Percentile(std::vector<double> values, double p) {
   return values[std::min(values.size() - 1, rank == 0 ? 0 : rank - 1)];
 }
 
-double Median(std::vector<double> values) {
-  if (values.empty()) return 0;
-  std::sort(values.begin(), values.end());
-  const size_t mid = values.size() / 2;
-  return values.size() % 2 ? values[mid] : (values[mid - 1] + values[mid]) / 2;
-}
-
 Step Figures(const Window& w, const TraceAnalysis& analysis,
              const std::vector<const TimedActivity*>& copies) {
   Step s;
@@ -177,7 +172,7 @@ uint32_t CountWarmup(const std::vector<Step>& steps) {
     times.push_back(s.time_ns());
     kernels.push_back(static_cast<double>(s.kernels));
   }
-  const double time = Median(times), count = Median(kernels);
+  const double time = helpers::Median(times), count = helpers::Median(kernels);
   uint32_t n = 0;
   while (n < steps.size() / 2 &&
          (steps[n].time_ns() > 1.5 * time || static_cast<double>(steps[n].kernels) > 1.2 * count)) {

@@ -6,16 +6,11 @@
 #include <unordered_map>
 
 #include "flopspy/analyzers/steps.h"
+#include "helpers_internal.h"
 
 namespace flopspy::analyzers {
 
 namespace {
-
-std::string Lower(std::string_view text) {
-  std::string out(text);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
 
 bool Has(const std::string& text, std::string_view part) {
   return text.find(part) != std::string::npos;
@@ -28,7 +23,7 @@ constexpr size_t kBurstGap = 1;
 }  // namespace
 
 bool IsOptimizerKernel(std::string_view name) {
-  const std::string n = Lower(name);
+  const std::string n = helpers::AsciiLower(name);
   const bool rule = Has(n, "adam") || Has(n, "sgd") || Has(n, "lamb") || Has(n, "adagrad");
   return rule && (Has(n, "multi_tensor") || Has(n, "fused") || Has(n, "optim"));
 }

@@ -5,25 +5,15 @@
 #include <cstdio>
 #include <set>
 
+#include "flopspy/analyzers/display_text.h"
+#include "helpers_internal.h"
+
 namespace flopspy::analyzers {
 namespace {
 
 // 0.6745 is the 75th percentile of the standard normal: MAD / 0.6745 estimates the standard
 // deviation of normal data.
 constexpr double kMadToSigma = 0.6745;
-
-double Median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
-std::string Percent(double fraction) {
-  char buf[32];
-  std::snprintf(buf, sizeof(buf), "%.0f%%", 100 * fraction);
-  return buf;
-}
 
 // Index of the only other row with a value (two-rank comparisons).
 size_t OtherRow(const std::vector<std::optional<double>>& values, size_t row) {
@@ -98,10 +88,10 @@ OutlierTest FindOutliers(std::span<const std::optional<double>> values, OutlierS
   }
   std::vector<double> v;
   for (const auto& [i, x] : known) v.push_back(x);
-  test.reference = Median(v);
+  test.reference = helpers::Median(v);
   std::vector<double> deviations;
   for (const double x : v) deviations.push_back(std::fabs(x - test.reference));
-  test.mad = Median(deviations);
+  test.mad = helpers::Median(deviations);
   const double bound = bound_for(test.reference, test.mad);
   test.threshold = test.reference + sign * bound;
   for (const auto& [i, x] : known) {
@@ -135,7 +125,7 @@ class StragglerSearch {
     for (const auto& x : busy_) {
       if (x) b.push_back(*x);
     }
-    if (!b.empty()) busy_median_ = Median(b);
+    if (!b.empty()) busy_median_ = helpers::Median(b);
     per_step_ = with_steps_ == rows_.size();
     for (const RankRow& r : rows_) {
       for (const auto& [key, ns] : r.kernel_ns_by_key) keys_.insert(key);
@@ -172,7 +162,7 @@ class StragglerSearch {
       for (const RankRow& r : rows_) all.push_back(KernelValue(r, key));
       const double mine = KernelValue(rows_[s.row], key);
       const double reference =
-          rows_.size() == 2 ? KernelValue(rows_[1 - s.row], key) : Median(std::move(all));
+          rows_.size() == 2 ? KernelValue(rows_[1 - s.row], key) : helpers::Median(std::move(all));
       if (std::fabs(mine - reference) > most) {
         most = std::fabs(mine - reference);
         s.kernel_key = key;
@@ -190,7 +180,8 @@ class StragglerSearch {
 
   static std::string BusyPhrase(const Straggler& s) {
     if (!s.busy_fraction || !s.busy_reference) return "";
-    return "; its GPU is busy " + Percent(*s.busy_fraction) + " vs " + Percent(*s.busy_reference);
+    return "; its GPU is busy " + WholePercentText(*s.busy_fraction) + " vs " +
+           WholePercentText(*s.busy_reference);
   }
 
   void Collect(StragglerMetric metric, const std::vector<std::optional<double>>& values,
@@ -198,7 +189,7 @@ class StragglerSearch {
     const OutlierTest test =
         FindOutliers(values, side, rule_.modified_z, as_time ? rule_.min_relative : 0,
                      as_time ? 0 : rule_.min_busy_points);
-    const auto show = [&](double v) { return as_time ? FormatDuration(v) : Percent(v); };
+    const auto show = [&](double v) { return as_time ? FormatDuration(v) : WholePercentText(v); };
     if (test.n < 2) {
       report_.checks.push_back(what + ": fewer than two ranks have it");
       return;
@@ -234,7 +225,7 @@ class StragglerSearch {
       const RankRow& row = rows_[i];
       if (metric == StragglerMetric::kBusyShare) {
         s.excess = s.value - s.reference;
-        s.sentence = row.Name() + "'s GPU is busy " + Percent(s.value) +
+        s.sentence = row.Name() + "'s GPU is busy " + WholePercentText(s.value) +
                      " of its active span, against " + ref_text;
       } else {
         s.excess = s.reference != 0 ? (s.value - s.reference) / s.reference : 0;
@@ -242,7 +233,7 @@ class StragglerSearch {
             row.Name() +
             (metric == StragglerMetric::kStepTime ? " takes " + show(s.value) + " per step"
                                                   : " spends " + show(s.value) + " in kernels") +
-            ", " + Percent(s.excess) + " over " + ref_text + BusyPhrase(s);
+            ", " + WholePercentText(s.excess) + " over " + ref_text + BusyPhrase(s);
       }
       s.sentence += WhereTimeGoes(s) + ".";
       report_.stragglers.push_back(std::move(s));

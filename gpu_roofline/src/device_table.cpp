@@ -13,7 +13,7 @@ using P = analyzers::ComputePath;
 
 constexpr double kT = 1e12;  // tera
 constexpr double kG = 1e9;   // giga
-constexpr uint64_t kMiB = uint64_t{1} << 20;
+constexpr uint64_t kMebibyte = uint64_t{1} << 20;
 constexpr uint64_t kGiB = uint64_t{1} << 30;
 
 // Fills one entry; the chained setters keep each entry readable as a datasheet column.
@@ -84,7 +84,7 @@ Spec& A100Peaks(Spec& s) {
   return s.Cc(8, 0)
       .Sms(108)
       .BoostMhz(1410)
-      .L2(40 * kMiB)
+      .L2(40 * kMebibyte)
       .L2BytesPerClk(5120)
       .Peak(P::kFp64, 9.7 * kT)
       .Peak(P::kFp64Tensor, 19.5 * kT)
@@ -122,7 +122,7 @@ std::vector<DeviceSpec> Build() {
                   .Cc(7, 5)
                   .Sms(40)
                   .BoostMhz(1590)
-                  .L2(4 * kMiB)
+                  .L2(4 * kMebibyte)
                   .Memory(16 * kGiB)
                   .Dram(320 * kG)
                   .Peak(P::kFp32, 8.1 * kT)
@@ -136,7 +136,7 @@ std::vector<DeviceSpec> Build() {
                   .Cc(7, 0)
                   .Sms(80)
                   .BoostMhz(1530)
-                  .L2(6 * kMiB)
+                  .L2(6 * kMebibyte)
                   .L2BytesPerClk(2048)
                   .Dram(900 * kG)
                   .Peak(P::kFp64, 7.8 * kT)
@@ -150,7 +150,7 @@ std::vector<DeviceSpec> Build() {
                   .Cc(7, 0)
                   .Sms(80)
                   .BoostMhz(1380)
-                  .L2(6 * kMiB)
+                  .L2(6 * kMebibyte)
                   .L2BytesPerClk(2048)
                   .Dram(900 * kG)
                   .Peak(P::kFp64, 7 * kT)
@@ -163,7 +163,7 @@ std::vector<DeviceSpec> Build() {
                   .Cc(8, 6)
                   .Sms(72)
                   .BoostMhz(1695)
-                  .L2(6 * kMiB)
+                  .L2(6 * kMebibyte)
                   .Memory(24 * kGiB)
                   .Dram(600 * kG)
                   .Peak(P::kFp32, 31.2 * kT)
@@ -201,7 +201,7 @@ std::vector<DeviceSpec> Build() {
                   .Cc(8, 9)
                   .Sms(58)
                   .BoostMhz(2040)
-                  .L2(48 * kMiB)
+                  .L2(48 * kMebibyte)
                   .Memory(24 * kGiB)
                   .Dram(300 * kG)
                   .Peak(P::kFp32, 30.3 * kT)
@@ -217,7 +217,7 @@ std::vector<DeviceSpec> Build() {
                   .Cc(8, 9)
                   .Sms(142)
                   .BoostMhz(2520)
-                  .L2(48 * kMiB)
+                  .L2(48 * kMebibyte)
                   .Memory(48 * kGiB)
                   .Dram(864 * kG)
                   .Peak(P::kFp32, 91.6 * kT)
@@ -233,7 +233,7 @@ std::vector<DeviceSpec> Build() {
   {
     Spec s("h100-sxm5", "NVIDIA H100 SXM5 80GB");
     s.Require({"h100"}).Forbid({"pcie", "nvl"});
-    t.push_back(HopperSxmPeaks(s).L2(50 * kMiB).Memory(80 * kGiB).Dram(3350 * kG).Build());
+    t.push_back(HopperSxmPeaks(s).L2(50 * kMebibyte).Memory(80 * kGiB).Dram(3350 * kG).Build());
   }
   t.push_back(Spec("h100-pcie", "NVIDIA H100 PCIe 80GB")
                   .Require({"h100"})
@@ -241,7 +241,7 @@ std::vector<DeviceSpec> Build() {
                   .Cc(9, 0)
                   .Sms(114)
                   .BoostMhz(1755)
-                  .L2(50 * kMiB)
+                  .L2(50 * kMebibyte)
                   .Memory(80 * kGiB)
                   .Dram(2000 * kG)
                   .Peak(P::kFp64, 26 * kT)
@@ -258,14 +258,14 @@ std::vector<DeviceSpec> Build() {
   {
     Spec s("h200-sxm", "NVIDIA H200 SXM 141GB");
     s.Require({"h200"}).Forbid({"nvl"});
-    t.push_back(HopperSxmPeaks(s).L2(60 * kMiB).Memory(141 * kGiB).Dram(4800 * kG).Build());
+    t.push_back(HopperSxmPeaks(s).L2(60 * kMebibyte).Memory(141 * kGiB).Dram(4800 * kG).Build());
   }
   t.push_back(Spec("h200-nvl", "NVIDIA H200 NVL 141GB")
                   .Require({"h200", "nvl"})
                   .Cc(9, 0)
                   .Sms(132)
                   .BoostMhz(1776)  // derived: 60 TFLOP/s FP32 / (132 SMs x 256 FLOP/clk)
-                  .L2(60 * kMiB)
+                  .L2(60 * kMebibyte)
                   .Memory(141 * kGiB)
                   .Dram(4800 * kG)
                   .Peak(P::kFp64, 30 * kT)
@@ -303,7 +303,7 @@ std::vector<DeviceSpec> Build() {
                   .Sms(82)
                   .BoostMhz(1695)
                   .Consumer()
-                  .L2(6 * kMiB)
+                  .L2(6 * kMebibyte)
                   .Memory(24 * kGiB)
                   .Dram(936 * kG)
                   .Peak(P::kFp32, 35.6 * kT)
@@ -321,7 +321,7 @@ std::vector<DeviceSpec> Build() {
                   .Sms(128)
                   .BoostMhz(2520)
                   .Consumer()
-                  .L2(72 * kMiB)
+                  .L2(72 * kMebibyte)
                   .Memory(24 * kGiB)
                   .Dram(1008 * kG)
                   .Peak(P::kFp32, 82.6 * kT)

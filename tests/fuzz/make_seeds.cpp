@@ -290,6 +290,21 @@ std::vector<uint8_t> Unfinished() {
   return b.Bytes();
 }
 
+// Counts at the top of their range: the report carries them as JSON doubles, where 2^64 does not
+// fit back into a uint64_t (the HTML page once cast the lost-records total without a check).
+std::vector<uint8_t> HugeCounts() {
+  TraceBuilder b(TraceBuilder::DefaultIdentity());
+  b.Chunk(trace::ChunkSource::kProcess).Metadata(kMetadata);
+  Define(b);
+  Launch(b, 1, 1, 1000, 64, false);
+  Gpu(b, trace::GpuActivityKind::kKernel, 1, 1, 2000, 1000);
+  trace::LostRecordsRecord lost{};
+  lost.source = static_cast<uint16_t>(trace::LossSource::kCuptiBuffer);
+  lost.count = UINT64_MAX;
+  b.Chunk(trace::ChunkSource::kProcess).Add(lost);
+  return b.Bytes();
+}
+
 }  // namespace
 }  // namespace flopspy::testing
 
@@ -305,6 +320,7 @@ int main(int argc, char** argv) {
   WriteFile(dir + "/assorted.fspy", assorted);
   WriteFile(dir + "/demo.fspy", DemoTrace());
   WriteFile(dir + "/unfinished.fspy", Unfinished());
+  WriteFile(dir + "/huge-counts.fspy", HugeCounts());
   assorted.resize(assorted.size() - 20);  // cut inside the last chunk
   WriteFile(dir + "/cut.fspy", assorted);
   return 0;

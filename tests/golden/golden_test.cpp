@@ -23,11 +23,11 @@
 #include "report/json_report.h"
 #include "report/trace_report.h"
 #include "subprocess.h"
+#include "test_programs.h"
 
 namespace flopspy::testing {
 namespace {
 
-const std::string kReport = FLOPSPY_REPORT_PATH;
 const std::string kGoldenDir = FLOPSPY_GOLDEN_DIR;
 const std::string kDataDir = FLOPSPY_TEST_DATA_DIR;
 

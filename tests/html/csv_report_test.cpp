@@ -12,13 +12,12 @@
 
 #include "demo_trace.h"
 #include "subprocess.h"
+#include "test_programs.h"
 
 namespace flopspy::testing {
 namespace {
 
 using nlohmann::json;
-
-const std::string kReport = FLOPSPY_REPORT_PATH;
 
 using CsvRows = std::vector<std::vector<std::string>>;
 

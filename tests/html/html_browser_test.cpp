@@ -23,11 +23,10 @@
 #include "png_check.h"
 #include "report/html_report.h"
 #include "subprocess.h"
+#include "test_programs.h"
 
 namespace flopspy::testing {
 namespace {
-
-const std::string kReport = FLOPSPY_REPORT_PATH;
 
 std::string FindChromium() {
   if (const char* env = std::getenv("FLOPSPY_CHROMIUM"); env && *env) return env;
@@ -41,13 +40,6 @@ std::string FindChromium() {
     }
   }
   return "";
-}
-
-std::string ReadAll(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
 }
 
 // Headless, no sandbox (tests run as root in CI), nothing that reaches the network.

@@ -19,20 +19,12 @@
 #include "html_check.h"
 #include "report/csv_report.h"
 #include "subprocess.h"
+#include "test_programs.h"
 
 namespace flopspy::testing {
 namespace {
 
 using nlohmann::json;
-
-const std::string kReport = FLOPSPY_REPORT_PATH;
-
-std::string ReadAll(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 double D(const std::string& s) {
   return std::stod(s);

@@ -13,6 +13,7 @@
 #include "flopspy/analyzers/blas_types.h"
 #include "html_check.h"
 #include "subprocess.h"
+#include "test_programs.h"
 #include "trace_builder.h"
 
 namespace flopspy::testing {
@@ -22,15 +23,6 @@ using analyzers::cuda_type::kR16BF;
 using analyzers::cuda_type::kR16F;
 using analyzers::cuda_type::kR32F;
 using nlohmann::json;
-
-const std::string kReport = FLOPSPY_REPORT_PATH;
-
-std::string ReadAll(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 // A GemmEx of 256 x 512 x 128 from FP16 A and B into C and D of type `c`, as the hook and the
 // flusher write it: 2mnk FLOPs, A and B read, D written (beta = 0).

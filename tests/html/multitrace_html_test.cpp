@@ -11,18 +11,10 @@
 #include "demo_trace.h"
 #include "html_check.h"
 #include "subprocess.h"
+#include "test_programs.h"
 
 namespace flopspy::testing {
 namespace {
-
-const std::string kReport = FLOPSPY_REPORT_PATH;
-
-std::string ReadAll(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 void ExpectWellFormed(const HtmlDocument& doc) {
   for (const auto& p : doc.problems) ADD_FAILURE() << p;

@@ -10,6 +10,7 @@
 
 #include "flopspy/trace/reader.h"
 #include "subprocess.h"
+#include "test_programs.h"
 
 namespace flopspy::testing {
 namespace {
@@ -18,7 +19,6 @@ using trace::NamedResource;
 using trace::RangeEdge;
 
 const std::string kLibrary = FLOPSPY_LIBRARY_PATH;
-const std::string kLauncher = FLOPSPY_LAUNCHER_PATH;
 const std::string kClient = FLOPSPY_NVTX_CLIENT_PATH;
 const std::string kNcclClient = FLOPSPY_NVTX_NCCL_CLIENT_PATH;
 

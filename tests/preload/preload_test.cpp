@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "subprocess.h"
+#include "test_programs.h"
 #include "trace_facts.h"
 
 namespace flopspy::testing {
@@ -18,7 +19,6 @@ namespace {
 using trace::EndReason;
 
 const std::string kLibrary = FLOPSPY_LIBRARY_PATH;
-const std::string kProbe = FLOPSPY_PROBE_PATH;
 
 class PreloadTest : public ::testing::Test {
  protected:

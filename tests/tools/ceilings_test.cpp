@@ -12,15 +12,13 @@
 
 #include "ceilings_fake_gpu.h"
 #include "subprocess.h"
+#include "test_programs.h"
 #include "trace_builder.h"
 
 namespace flopspy::testing {
 namespace {
 
 using nlohmann::json;
-
-const std::string kLauncher = FLOPSPY_LAUNCHER_PATH;
-const std::string kReport = FLOPSPY_REPORT_PATH;
 
 std::string ReadFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);

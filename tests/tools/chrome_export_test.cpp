@@ -14,12 +14,12 @@
 #include <set>
 
 #include "subprocess.h"
+#include "test_programs.h"
 #include "trace_builder.h"
 
 namespace flopspy::testing {
 namespace {
 
-const std::string kReport = FLOPSPY_REPORT_PATH;
 constexpr uint64_t kMs = 1'000'000;
 
 // A process that launched `kernels` kernels from `thread`, with GPU records for each on

@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "subprocess.h"
+#include "test_programs.h"
 
 namespace flopspy::testing {
 namespace {
@@ -17,7 +18,6 @@ namespace {
 namespace fs = std::filesystem;
 
 const std::string kLibrary = FLOPSPY_LIBRARY_PATH;
-const std::string kProbe = FLOPSPY_PROBE_PATH;
 
 struct Traced {
   ChildResult result;

@@ -12,14 +12,12 @@
 #include <sstream>
 
 #include "subprocess.h"
+#include "test_programs.h"
 
 namespace flopspy::testing {
 namespace {
 
 namespace fs = std::filesystem;
-
-const std::string kLauncher = FLOPSPY_LAUNCHER_PATH;
-const std::string kProbe = FLOPSPY_PROBE_PATH;
 
 std::vector<std::string> FlopspyLines(const std::string& err) {
   std::vector<std::string> lines;

@@ -7,12 +7,10 @@
 
 #include "flopspy/trace/schema.h"
 #include "subprocess.h"
+#include "test_programs.h"
 
 namespace flopspy::testing {
 namespace {
-
-const std::string kLauncher = FLOPSPY_LAUNCHER_PATH;
-const std::string kProbe = FLOPSPY_PROBE_PATH;
 
 std::vector<std::string> Lines(const std::string& text) {
   std::vector<std::string> lines;

@@ -9,11 +9,11 @@
 
 #include "rank_trace.h"
 #include "subprocess.h"
+#include "test_programs.h"
 
 namespace flopspy::testing {
 namespace {
 
-const std::string kReport = FLOPSPY_REPORT_PATH;
 constexpr uint64_t kMs = 1'000'000;
 
 // The text with wrapped lines joined: "a\n    b" -> "a b".

@@ -16,12 +16,11 @@
 
 #include "rank_trace.h"
 #include "subprocess.h"
+#include "test_programs.h"
 #include "trace_builder.h"
 
 namespace flopspy::testing {
 namespace {
-
-const std::string kReport = FLOPSPY_REPORT_PATH;
 
 class ReportCliTest : public ::testing::Test {
  protected:

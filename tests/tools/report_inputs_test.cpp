@@ -14,6 +14,7 @@
 #include <string>
 
 #include "subprocess.h"
+#include "test_programs.h"
 #include "trace_builder.h"
 
 namespace flopspy::testing {
@@ -21,7 +22,6 @@ namespace {
 
 using std::chrono::milliseconds;
 
-const std::string kReport = FLOPSPY_REPORT_PATH;
 // Reading a few small files takes milliseconds; a FIFO would block for ever.
 constexpr milliseconds kPrompt{10000};
 

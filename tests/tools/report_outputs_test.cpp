@@ -13,12 +13,12 @@
 #include <string>
 
 #include "subprocess.h"
+#include "test_programs.h"
 #include "trace_builder.h"
 
 namespace flopspy::testing {
 namespace {
 
-const std::string kReport = FLOPSPY_REPORT_PATH;
 constexpr std::string_view kFull = "No space left on device";
 
 std::string ReadAll(const std::string& path) {

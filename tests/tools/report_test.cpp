@@ -8,12 +8,11 @@
 
 #include "flopspy/trace/crc32c.h"
 #include "subprocess.h"
+#include "test_programs.h"
 #include "trace_builder.h"
 
 namespace flopspy::testing {
 namespace {
-
-const std::string kReport = FLOPSPY_REPORT_PATH;
 
 std::vector<uint8_t> SampleTrace(int regions, bool with_end) {
   TraceBuilder b;

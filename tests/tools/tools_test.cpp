@@ -5,13 +5,11 @@
 #include <filesystem>
 
 #include "subprocess.h"
+#include "test_programs.h"
 #include "trace_facts.h"
 
 namespace flopspy::testing {
 namespace {
-
-const std::string kLauncher = FLOPSPY_LAUNCHER_PATH;
-const std::string kProbe = FLOPSPY_PROBE_PATH;
 
 TEST(FlopspyRun, KeepsOutputAndExitStatusAndSummarisesOnStderr) {
   TempDir dir;

@@ -14,18 +14,16 @@
 #include "report/text_table.h"
 
 namespace flopspy::tools {
+
+using analyzers::WholePercentText;
 namespace {
 
 using analyzers::CallSite;
 using analyzers::CallSiteKernel;
 
-std::string Pct(double fraction) {
-  return fmt::format("{:.0f}%", 100 * fraction);
-}
-
 // Launches may be fractional where a signature's time was shared out by its samples.
 std::string Launches(double n) {
-  return Grouped(static_cast<uint64_t>(std::llround(std::max(0.0, n))));
+  return GroupedCount(std::round(n));
 }
 
 // The kernel a site row names: short, so that the sites stay readable (the kernel table has the
@@ -49,7 +47,8 @@ std::string CoverageLine(const TraceReport& t) {
   return fmt::format(
       "stacks sampled for {} of kernel time, {} shared out from their signature's samples "
       "(FLOPSPY_STACK_SAMPLE{}), {} without a call site; {} from {}.",
-      Pct(c.sampled), Pct(c.estimated), every ? fmt::format("={}", *every) : "", Pct(c.none),
+      WholePercentText(c.sampled), WholePercentText(c.estimated),
+      every ? fmt::format("={}", *every) : "", WholePercentText(c.none),
       Counted(t.call_sites.samples, "stack sample", "stack samples"),
       Counted(t.call_sites.stacks_seen, "distinct stack", "distinct stacks"));
 }
@@ -75,15 +74,16 @@ void PrintCallSites(const TraceReport& t, std::ostream& out, size_t rows) {
     const bool timed = s.gpu_ns > 0;
     table.AddRow(
         {fmt::format("{:.1f}", 100 * s.share), timed ? Duration(s.gpu_ns) : "-",
-         Launches(s.launches), FlopsText(s), timed ? Pct(s.flops_ns / s.gpu_ns) : "-",
+         Launches(s.launches), FlopsText(s), timed ? WholePercentText(s.flops_ns / s.gpu_ns) : "-",
          RateText(s.flops_ns > 0 ? std::optional<double>(s.AchievedFlopRate()) : std::nullopt),
-         timed ? Pct(s.launch_bound_ns / s.gpu_ns) : "-", CallSiteText(s)});
+         timed ? WholePercentText(s.launch_bound_ns / s.gpu_ns) : "-", CallSiteText(s)});
     table.AddDetail("regime: " + RegimeMixText(s.regime_ns, s.gpu_ns));
     size_t kernels = 0;
     for (const CallSiteKernel& k : s.kernels) {
       if (kernels++ == kCallSiteSectionKernels) break;
       table.AddDetail(fmt::format("{:>9} {:>5} {}", Duration(k.gpu_ns),
-                                  s.gpu_ns > 0 ? Pct(k.gpu_ns / s.gpu_ns) : "-", KernelName(t, k)));
+                                  s.gpu_ns > 0 ? WholePercentText(k.gpu_ns / s.gpu_ns) : "-",
+                                  KernelName(t, k)));
     }
   }
   table.Print(out);

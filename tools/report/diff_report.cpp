@@ -12,6 +12,7 @@
 #include "flopspy/platform/terminal_text.h"
 #include "report/format.h"
 #include "report/json_report.h"
+#include "report/json_values.h"
 #include "report/report_outputs.h"
 #include "report/text_table.h"
 #include "report/trace_inputs.h"
@@ -20,10 +21,6 @@ namespace flopspy::tools {
 namespace {
 
 using nlohmann::json;
-
-json Opt(const std::optional<double>& v) {
-  return v && std::isfinite(*v) ? json(*v) : json(nullptr);
-}
 
 json SideJson(const DiffRun& run) {
   const analyzers::RunAggregate& a = run.views.aggregate;
@@ -38,8 +35,8 @@ json SideJson(const DiffRun& run) {
           {"launches", a.launches},
           {"kernel_gpu_ns", a.kernel_gpu_ns},
           {"kernel_flops", a.kernel_flops},
-          {"busy_fraction", Opt(a.busy_fraction)},
-          {"counted_flops_of_peak", Opt(a.mfu)}};
+          {"busy_fraction", NumberOrNull(a.busy_fraction)},
+          {"counted_flops_of_peak", NumberOrNull(a.mfu)}};
 }
 
 json FiguresJson(const analyzers::DiffFigures& f) {
@@ -51,11 +48,11 @@ json FiguresJson(const analyzers::DiffFigures& f) {
           {"gpu_time_known", known},
           {"gpu_ns", known ? json(f.gpu_ns) : json(nullptr)},
           {"mean_ns", known ? json(f.mean_ns) : json(nullptr)},
-          {"flops_per_s", Opt(f.flops_per_s)},
-          {"pct_of_roof", Opt(f.pct_of_roof)},
+          {"flops_per_s", NumberOrNull(f.flops_per_s)},
+          {"pct_of_roof", NumberOrNull(f.pct_of_roof)},
           {"gpu_models", f.models},
           {"signatures", f.signatures},
-          {"per_step_ns", Opt(f.per_step_ns)}};
+          {"per_step_ns", NumberOrNull(f.per_step_ns)}};
 }
 
 json RowsJson(const std::vector<analyzers::DiffRow>& rows) {
@@ -67,12 +64,12 @@ json RowsJson(const std::vector<analyzers::DiffRow>& rows) {
                     {"a", FiguresJson(r.a)},
                     {"b", FiguresJson(r.b)},
                     {"change_ns", r.change_known ? json(r.change_ns) : json(nullptr)},
-                    {"change_pct", Opt(r.change_pct)},
-                    {"count_change_pct", Opt(r.count_change_pct)},
-                    {"mean_change_pct", Opt(r.mean_change_pct)},
-                    {"mean_change_ns", Opt(r.mean_change_ns)},
+                    {"change_pct", NumberOrNull(r.change_pct)},
+                    {"count_change_pct", NumberOrNull(r.count_change_pct)},
+                    {"mean_change_pct", NumberOrNull(r.mean_change_pct)},
+                    {"mean_change_ns", NumberOrNull(r.mean_change_ns)},
                     {"rank_change_ns", r.change_known ? json(r.rank_ns) : json(nullptr)},
-                    {"rate_change_pct", Opt(r.rate_change_pct)}});
+                    {"rate_change_pct", NumberOrNull(r.rate_change_pct)}});
   }
   return list;
 }
@@ -264,7 +261,7 @@ json BuildDiffJson(const DiffRun& a, const DiffRun& b, const analyzers::RunDiff&
                                     : json(nullptr)},
                  {"step_a", StepJson(d.step_a)},
                  {"step_b", StepJson(d.step_b)},
-                 {"step_change_pct", Opt(step_change)},
+                 {"step_change_pct", NumberOrNull(step_change)},
                  {"kernels", RowsJson(d.kernels)},
                  {"library_calls", RowsJson(d.libraries)}};
   return doc;

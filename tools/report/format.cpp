@@ -26,6 +26,14 @@ std::string Duration(double ns) {
   return analyzers::DurationText(ns);  // the analyzers' sentences write durations the same way
 }
 
+std::string GroupedCount(double value) {
+  // 2^64 as a double: the first value a uint64_t cannot hold.
+  constexpr double kPastMax = 18446744073709551616.0;
+  if (!(value > 0)) return Grouped(0);
+  if (value >= kPastMax) return Grouped(UINT64_MAX);
+  return Grouped(static_cast<uint64_t>(value));
+}
+
 std::string UtcTime(uint64_t realtime_ns) {
   const std::time_t seconds = static_cast<std::time_t>(realtime_ns / 1'000'000'000ull);
   std::tm tm{};
@@ -55,7 +63,7 @@ std::string Significant(double value) {
     return s;
   }
   if (v >= 999.5) {
-    const std::string whole = Grouped(static_cast<uint64_t>(std::llround(v)));
+    const std::string whole = GroupedCount(std::round(v));
     return value < 0 ? "-" + whole : whole;
   }
   if (v == 0 || v >= 0.001) return fmt::format("{:.3g}", value);

@@ -10,6 +10,10 @@ namespace flopspy::tools {
 
 // 1234567 -> "1,234,567"
 std::string Grouped(uint64_t value);
+// A count that arrives as a double (a JSON number, a share of launches), grouped: negative or NaN
+// reads 0 and anything past the largest uint64_t reads that, where a plain cast would be
+// undefined (a damaged trace can carry any number).
+std::string GroupedCount(double value);
 // Nanoseconds to "850 ns", "12.3 us", "4.56 ms", "7.89 s".
 std::string Duration(double ns);
 // CLOCK_REALTIME nanoseconds to "2026-11-21 10:24:03 UTC".
@@ -40,5 +44,7 @@ std::string Wrap(const std::string& text, size_t width, size_t indent);
 // ends with a newline.
 std::string Paragraph(std::string_view text, std::string_view first, std::string_view rest,
                       size_t width = 100);
+// The indent of lines under a 10-column label that is itself indented 2.
+inline constexpr std::string_view kLabelPad = "            ";
 
 }  // namespace flopspy::tools

@@ -5,23 +5,10 @@
 
 #include "report/format.h"
 #include "report/labels.h"
+#include "report/text_labels.h"
 #include "report/text_table.h"
 
 namespace flopspy::tools {
-namespace {
-
-// "compute 93": the regime holding most of the row's time and its share.
-std::string RegimeShare(const RollupRow& r) {
-  if (r.gpu_ns <= 0) return "-";
-  const analyzers::Regime regime = r.DominantRegime();
-  analyzers::Placement p;
-  p.regime = regime;
-  return fmt::format("{} {:.0f}", RegimeTag(p),
-                     100 * r.regime_ns[static_cast<size_t>(regime)] / r.gpu_ns);
-}
-
-}  // namespace
-
 void PrintGroupRollup(const KernelRollup& r, std::ostream& out) {
   if (!IsGroupRollup(r.groups_by)) return;
   if (!r.groups_note.empty()) {
@@ -52,7 +39,7 @@ void PrintGroupRollup(const KernelRollup& r, std::ostream& out) {
   table.WrapLastColumn();
   for (const RollupRow& row : r.groups) {
     table.AddRow({fmt::format("{:.1f}", 100 * row.share), Duration(row.gpu_ns), Grouped(row.count),
-                  fmt::format("{:.0f}", 100 * row.FlopsCoverage()), RegimeShare(row),
+                  fmt::format("{:.0f}", 100 * row.FlopsCoverage()), RegimeShareText(row),
                   row.warmup ? row.key + " (warm-up)" : row.key});
   }
   table.Print(out);

@@ -294,13 +294,13 @@ std::string CoverageLine(const json& call_sites) {
       "Stacks were sampled for {} of the kernel time; {} was shared out from the samples of "
       "the same kernel signature on the same thread",
       Pct(100 * NumOr(c, "sampled_share", 0), 1), Pct(100 * NumOr(c, "estimated_share", 0), 1));
-  if (const auto every = Num(c, "sample_every")) {
-    s += fmt::format(" (FLOPSPY_STACK_SAMPLE={})", static_cast<int64_t>(*every));
+  if (const int64_t every = Int(c, "sample_every", 0); every > 0) {
+    s += fmt::format(" (FLOPSPY_STACK_SAMPLE={})", every);
   }
   s += fmt::format("; {} has no call site. {} launches sampled, {} distinct stacks.",
                    Pct(100 * NumOr(c, "no_site_share", 0), 1),
-                   Grouped(static_cast<uint64_t>(std::max(0.0, NumOr(c, "samples", 0)))),
-                   Grouped(static_cast<uint64_t>(std::max(0.0, NumOr(c, "distinct_stacks", 0)))));
+                   GroupedCount(std::max(0.0, NumOr(c, "samples", 0))),
+                   GroupedCount(std::max(0.0, NumOr(c, "distinct_stacks", 0))));
   return s;
 }
 

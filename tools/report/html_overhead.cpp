@@ -43,14 +43,13 @@ std::string DevicesTable(const json& devices, const std::string& id) {
           ns && window > 0 ? std::optional<double>(100 * *ns / window) : std::nullopt;
       return Number(pct, Pct(pct, 1));
     };
-    t.AddRow(
-        "",
-        {Text("GPU " + Str(d, "device", "?")), Number(window, Ns(window)),
-         Number(Num(d, "busy_fraction"), FractionPct(d, "busy_fraction")), gap_pct("starved"),
-         Number(Num(Obj(gaps, "starved"), "count"),
-                Grouped(static_cast<uint64_t>(NumOr(Obj(gaps, "starved"), "count", 0)))),
-         gap_pct("synchronised"), gap_pct("other"),
-         Number(Num(d, "intervals"), Grouped(static_cast<uint64_t>(NumOr(d, "intervals", 0))))});
+    t.AddRow("",
+             {Text("GPU " + Str(d, "device", "?")), Number(window, Ns(window)),
+              Number(Num(d, "busy_fraction"), FractionPct(d, "busy_fraction")), gap_pct("starved"),
+              Number(Num(Obj(gaps, "starved"), "count"),
+                     GroupedCount(NumOr(Obj(gaps, "starved"), "count", 0))),
+              gap_pct("synchronised"), gap_pct("other"),
+              Number(Num(d, "intervals"), GroupedCount(NumOr(d, "intervals", 0)))});
   }
   return t.Render();
 }
@@ -68,18 +67,10 @@ std::string StreamsTable(const json& streams, const std::string& id) {
     const double copies = NumOr(s, "copies", 0) + NumOr(s, "sets", 0);
     t.AddRow("", {Text(name), Number(Num(s, "busy_fraction"), FractionPct(s, "busy_fraction")),
                   Number(Num(s, "busy_ns"), Ns(Num(s, "busy_ns"))),
-                  Number(Num(s, "kernels"), Grouped(static_cast<uint64_t>(NumOr(s, "kernels", 0)))),
-                  Number(copies, Grouped(static_cast<uint64_t>(copies)))});
+                  Number(Num(s, "kernels"), GroupedCount(NumOr(s, "kernels", 0))),
+                  Number(copies, GroupedCount(copies))});
   }
   return t.Render();
-}
-
-std::string Dims(const json& v) {
-  std::string s;
-  if (v.is_array()) {
-    for (const auto& d : v) s += (s.empty() ? "" : "x") + (d.is_number() ? Dump(d) : "?");
-  }
-  return s;
 }
 
 std::string SignaturesTable(const json& signatures, const std::string& id) {
@@ -101,8 +92,8 @@ std::string SignaturesTable(const json& signatures, const std::string& id) {
     Cell bound_cell = Text(bound ? "yes: " + RegimeText(Str(s, "overhead_reason")) : "no");
     if (bound) bound_cell.cls = "warn";
     t.AddRow(
-        "", {name, Text(Dims(Arr(s, "grid")) + " / " + Dims(Arr(s, "block"))),
-             Number(Num(s, "launches"), Grouped(static_cast<uint64_t>(NumOr(s, "launches", 0)))),
+        "", {name, Text(DimsText(Arr(s, "grid")) + " / " + DimsText(Arr(s, "block"))),
+             Number(Num(s, "launches"), GroupedCount(NumOr(s, "launches", 0))),
              Number(Num(gpu, "total_ns"), Ns(Num(gpu, "total_ns"))),
              Number(Num(gpu, "mean_ns"), Ns(Num(gpu, "mean_ns"))),
              Number(Num(s, "mean_launch_ns"), Ns(Num(s, "mean_launch_ns"))),
@@ -127,17 +118,16 @@ std::string LaunchOverheadSection(const json& o, const std::string& id) {
   const json& launches = Obj(o, "launches");
   if (launches.is_object()) {
     std::string text =
-        fmt::format("{} kernel launches",
-                    Grouped(static_cast<uint64_t>(NumOr(launches, "kernel_launches", 0))));
+        fmt::format("{} kernel launches", GroupedCount(NumOr(launches, "kernel_launches", 0)));
     if (const auto rate = Num(launches, "launches_per_second")) {
-      text += fmt::format(", {}/s", Grouped(static_cast<uint64_t>(*rate + 0.5)));
+      text += fmt::format(", {}/s", GroupedCount(*rate + 0.5));
     }
     if (const std::string cost = StatsText(Obj(launches, "launch_cost")); !cost.empty()) {
       text += "; cost per launch " + cost;
     }
     if (NumOr(launches, "graph_launches", 0) > 0) {
-      text += fmt::format("; {} graph launches",
-                          Grouped(static_cast<uint64_t>(NumOr(launches, "graph_launches", 0))));
+      text +=
+          fmt::format("; {} graph launches", GroupedCount(NumOr(launches, "graph_launches", 0)));
     }
     if (NumOr(launches, "failed_launches", 0) > 0) {
       text += fmt::format("; {} failed", Str(launches, "failed_launches"));
@@ -149,8 +139,7 @@ std::string LaunchOverheadSection(const json& o, const std::string& id) {
     if (NumOr(launches, "sync_calls", 0) > 0) {
       facts.push_back(
           {"synchronising calls",
-           Escape(fmt::format("{} calls, {} in all",
-                              Grouped(static_cast<uint64_t>(NumOr(launches, "sync_calls", 0))),
+           Escape(fmt::format("{} calls, {} in all", GroupedCount(NumOr(launches, "sync_calls", 0)),
                               Ns(Num(launches, "sync_ns"))))});
     }
   }

@@ -60,7 +60,7 @@ std::string CommandLine(const json& trace) {
 std::string LostFact(double lost, bool exact) {
   if (lost <= 0 && exact) return "none";
   const std::string text =
-      lost <= 0 ? "none seen" : (exact ? "" : "at least ") + Grouped(static_cast<uint64_t>(lost));
+      lost <= 0 ? "none seen" : (exact ? "" : "at least ") + GroupedCount(lost);
   return "<span class=\"warn\">" + Escape(text) + "</span>";
 }
 
@@ -99,9 +99,7 @@ std::string Header(const json& report) {
   for (const auto& t : traces) {
     const json& p = Obj(t, "process");
     if (!p.is_null()) processes.insert({Str(p, "host"), Str(p, "pid")});
-    if (!p.is_null() && NumOr(p, "rank", -1) >= 0) {
-      ranks.insert(static_cast<int64_t>(NumOr(p, "rank", -1)));
-    }
+    if (const int64_t rank = Int(p, "rank", -1); rank >= 0) ranks.insert(rank);
     std::string cls;
     TraceStatus(t, cls);
     if (!cls.empty()) ++problems;
@@ -121,11 +119,11 @@ std::string Header(const json& report) {
       {"ranks", ranks.empty() ? "none (not an MPI/torchrun job)"
                               : Escape(fmt::format("{} ({} to {})", ranks.size(), *ranks.begin(),
                                                    *ranks.rbegin()))},
-      {"events", Escape(Grouped(static_cast<uint64_t>(NumOr(totals, "events", 0))))},
+      {"events", Escape(GroupedCount(NumOr(totals, "events", 0)))},
       {"lost records", LostFact(lost, Bool(totals, "lost_exact"))},
       {"warnings",
        warnings > 0 ? "<span class=\"warn\">" + std::to_string(warnings) + "</span>" : "none"},
-      {"kernel launches", Escape(Grouped(static_cast<uint64_t>(NumOr(totals, "launches", 0))))},
+      {"kernel launches", Escape(GroupedCount(NumOr(totals, "launches", 0)))},
       {"kernel GPU time", Escape(Ns(Num(totals, "kernel_gpu_ns")))},
       {"kernel FLOPs", Escape(Si(Num(totals, "kernel_flops"), "FLOP") + " (with a known figure)")}};
   // One trace: its own summary says all of this, first on the page.
@@ -189,8 +187,7 @@ std::vector<std::pair<std::string, std::string>> TraceFacts(const json& trace) {
       facts.push_back({"started", Escape(UtcTime(static_cast<uint64_t>(start)))});
     }
     facts.push_back({"span", Escape(Ns(Num(trace, "span_ns")))});
-    std::string launches =
-        Grouped(static_cast<uint64_t>(NumOr(trace, "launches", 0))) + " kernel launches";
+    std::string launches = GroupedCount(NumOr(trace, "launches", 0)) + " kernel launches";
     if (NumOr(trace, "launches", 0) > 0 && !Bool(trace, "gpu_timing")) {
       launches += "; no GPU times (GPU timing was off or CUPTI was unavailable)";
     } else if (NumOr(trace, "unmatched_launches", 0) > 0) {
@@ -199,7 +196,7 @@ std::vector<std::pair<std::string, std::string>> TraceFacts(const json& trace) {
     if (const double replayed = NumOr(trace, "replayed_gpu_records", 0); replayed > 0) {
       launches += fmt::format(
           "; {} more GPU records were replays of counter-measured launches (not counted twice)",
-          Grouped(static_cast<uint64_t>(replayed)));
+          GroupedCount(replayed));
     }
     facts.push_back({"launches", Escape(launches)});
     for (auto& fact : SummaryFacts(trace)) facts.push_back(std::move(fact));

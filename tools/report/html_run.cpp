@@ -67,10 +67,10 @@ std::string AggregateSection(const json& a, size_t index) {
                                         Ns(Num(a, "gpu_busy_ns")), Ns(Num(a, "gpu_window_ns"))))});
   }
   facts.push_back(
-      {"kernels", Escape(fmt::format("{} of GPU time in {} launches; {} with a known figure",
-                                     Ns(Num(a, "kernel_gpu_ns")),
-                                     Grouped(static_cast<uint64_t>(NumOr(a, "launches", 0))),
-                                     Si(Num(a, "kernel_flops"), "FLOP")))});
+      {"kernels",
+       Escape(fmt::format("{} of GPU time in {} launches; {} with a known figure",
+                          Ns(Num(a, "kernel_gpu_ns")), GroupedCount(NumOr(a, "launches", 0)),
+                          Si(Num(a, "kernel_flops"), "FLOP")))});
   if (Num(a, "counted_flops_of_peak")) {
     facts.push_back(
         {"counted FLOPs", Escape("achieved " + Pct(Fraction100(a, "counted_flops_of_peak"), 1) +
@@ -142,7 +142,7 @@ std::string RanksSection(const json& ranks, const json& stragglers) {
          Number(offset, offset ? "+" + Ns(offset) : "-"), NsCell(r, "span_ns"),
          PctCell(r, "busy_fraction"), NsCell(r, "kernel_gpu_ns"),
          Number(Num(r, "flops"), Si(Num(r, "flops"), "")), PctCell(r, "counted_flops_of_peak", 1),
-         Number(Num(r, "launches"), Grouped(static_cast<uint64_t>(NumOr(r, "launches", 0)))),
+         Number(Num(r, "launches"), GroupedCount(NumOr(r, "launches", 0))),
          Number(Num(step, "count"), Str(step, "count", "-")), NsCell(step, "mean_ns"),
          NsCell(step, "p50_ns"), Number(Num(r, "lost"), Str(r, "lost", "0")),
          Number(Num(r, "traces"), Str(r, "traces", "1")), Text(Str(r, "end"))},
@@ -228,8 +228,7 @@ std::string DiffSection(const json& d) {
       if (presence != "both") in.cls = "warn";
       const std::optional<double> pct = Num(r, "change_pct");
       const auto count = [](const json& f) {
-        return Number(Num(f, "count"),
-                      f.is_null() ? "-" : Grouped(static_cast<uint64_t>(NumOr(f, "count", 0))));
+        return Number(Num(f, "count"), f.is_null() ? "-" : GroupedCount(NumOr(f, "count", 0)));
       };
       const auto rate = [](const json& f) {
         return Number(Num(f, "flops_per_s"), Si(Num(f, "flops_per_s"), ""));

@@ -256,7 +256,7 @@ std::string RangesSection(const json& trace, const std::string& id) {
     by_name.emplace(Str(r, "name"), &r);
     t.AddRow(
         "", {Text(Str(r, "name", "?")), Text(Str(r, "domain")),
-             Number(Num(r, "count"), Grouped(static_cast<uint64_t>(NumOr(r, "count", 0)))),
+             Number(Num(r, "count"), GroupedCount(NumOr(r, "count", 0))),
              Number(Num(r, "cpu_ns"), Ns(Num(r, "cpu_ns"))),
              Number(Num(r, "gpu_ns"), Ns(Num(r, "gpu_ns"))),
              Number(Num(r, "gpu_self_ns"), Ns(Num(r, "gpu_self_ns"))),
@@ -266,11 +266,11 @@ std::string RangesSection(const json& trace, const std::string& id) {
   std::string s = t.Render();
   std::vector<std::string> notes;
   if (const double n = NumOr(trace, "ranges_unmatched_ends", 0); n > 0) {
-    notes.push_back(fmt::format("{} range ends had no begin", Grouped(static_cast<uint64_t>(n))));
+    notes.push_back(fmt::format("{} range ends had no begin", GroupedCount(n)));
   }
   if (const double n = NumOr(trace, "ranges_dropped", 0); n > 0) {
-    notes.push_back(fmt::format("{} ranges were not counted (too many distinct names)",
-                                Grouped(static_cast<uint64_t>(n))));
+    notes.push_back(
+        fmt::format("{} ranges were not counted (too many distinct names)", GroupedCount(n)));
   }
   for (const std::string& n : notes) s += "<p class=\"note warn\">" + Escape(n) + ".</p>";
   const json& paths = Arr(trace, "range_paths");

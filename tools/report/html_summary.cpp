@@ -106,10 +106,10 @@ std::string RegionsTable(const json& regions, const std::string& id) {
       return Number(v, NumOr(r, "count", 0) > 0 ? Ns(v) : "-");
     };
     const double open = NumOr(r, "open", 0);
-    t.AddRow("", {Text(Str(r, "name", "?")),
-                  Number(Num(r, "count"), Grouped(static_cast<uint64_t>(NumOr(r, "count", 0)))),
-                  time("total_ns"), time("mean_ns"), time("p50_ns"), time("p95_ns"), time("max_ns"),
-                  Number(open, open > 0 ? Grouped(static_cast<uint64_t>(open)) : "-")});
+    t.AddRow(
+        "", {Text(Str(r, "name", "?")), Number(Num(r, "count"), GroupedCount(NumOr(r, "count", 0))),
+             time("total_ns"), time("mean_ns"), time("p50_ns"), time("p95_ns"), time("max_ns"),
+             Number(open, open > 0 ? GroupedCount(open) : "-")});
   }
   return t.Render();
 }

@@ -132,13 +132,6 @@ Cell RoofCell(const json& call, const json& placement) {
   return c;
 }
 
-std::string Dims(const json& v) {
-  if (!v.is_array()) return "";
-  std::string s;
-  for (const auto& d : v) s += (s.empty() ? "" : "x") + (d.is_number() ? Dump(d) : "?");
-  return s;
-}
-
 std::string SourceShort(const std::string& s) {
   if (s == "analytic") return "anl";
   if (s == "catalog") return "cat";
@@ -183,8 +176,8 @@ std::string KernelTable(const json& trace, size_t trace_index) {
     Cell kernel;
     kernel.sort_text = label;
     kernel.cls = "name";
-    std::string detail = fmt::format("grid {} block {} · GPU {}", Dims(Arr(k, "grid")),
-                                     Dims(Arr(k, "block")), Str(k, "device", "?"));
+    std::string detail = fmt::format("grid {} block {} · GPU {}", DimsText(Arr(k, "grid")),
+                                     DimsText(Arr(k, "block")), Str(k, "device", "?"));
     if (executions > 0) detail += " · p95 " + Ns(Num(k, "p95_ns"));
     if (const auto launch = Positive(Num(k, "mean_launch_ns"))) detail += " · launch " + Ns(launch);
     if (bytes) detail += " · " + Si(bytes, "B") + " moved";
@@ -198,19 +191,19 @@ std::string KernelTable(const json& trace, size_t trace_index) {
         R"(<details><summary>{}</summary><span class="muted">{}</span><br><code>{}</code></details>)",
         ShortName(label, label, 64), Escape(detail), Escape(name.empty() ? "(unnamed)" : name));
     const std::optional<double> share = Num(k, "gpu_share");
-    t.AddRow(fmt::format("t{}-k{}", trace_index, j),
-             {kernel,
-              Number(share ? std::optional<double>(100 * *share) : std::nullopt,
-                     share ? fmt::format("{:.1f}", 100 * *share) : "-"),
-              Number(gpu_ns, executions > 0 ? Duration(gpu_ns) : "-"),
-              Number(runs, Grouped(static_cast<uint64_t>(runs))),
-              Number(executions > 0 ? Num(k, "mean_ns") : std::nullopt,
-                     executions > 0 ? Ns(Num(k, "mean_ns")) : "-"),
-              Number(flops, Si(flops, "")),
-              Number(Num(p, "achieved_flops_per_s"), Si(Num(p, "achieved_flops_per_s"), "")),
-              Number(Num(p, "intensity"), Plain(Num(p, "intensity"))),
-              Number(Num(p, "pct_of_attainable"), RoofPct(Num(p, "pct_of_attainable"))),
-              RegimeCell(p), Text(SourceShort(source))});
+    t.AddRow(
+        fmt::format("t{}-k{}", trace_index, j),
+        {kernel,
+         Number(share ? std::optional<double>(100 * *share) : std::nullopt,
+                share ? fmt::format("{:.1f}", 100 * *share) : "-"),
+         Number(gpu_ns, executions > 0 ? Duration(gpu_ns) : "-"), Number(runs, GroupedCount(runs)),
+         Number(executions > 0 ? Num(k, "mean_ns") : std::nullopt,
+                executions > 0 ? Ns(Num(k, "mean_ns")) : "-"),
+         Number(flops, Si(flops, "")),
+         Number(Num(p, "achieved_flops_per_s"), Si(Num(p, "achieved_flops_per_s"), "")),
+         Number(Num(p, "intensity"), Plain(Num(p, "intensity"))),
+         Number(Num(p, "pct_of_attainable"), RoofPct(Num(p, "pct_of_attainable"))), RegimeCell(p),
+         Text(SourceShort(source))});
   }
   return t.Render();
 }
@@ -339,7 +332,7 @@ std::string CopyTable(const json& trace, size_t trace_index) {
         fmt::format("t{}-c{}", trace_index, j),
         {Text(Str(c, "operation")), Text(Str(c, "direction")),
          Text(Str(c, "src_memory") + " -> " + Str(c, "dst_memory")),
-         Number(Num(c, "count"), Grouped(static_cast<uint64_t>(NumOr(c, "count", 0)))),
+         Number(Num(c, "count"), GroupedCount(NumOr(c, "count", 0))),
          Number(Num(c, "bytes"), Si(Num(c, "bytes"), "B")), Number(Num(c, "ns"), Ns(Num(c, "ns"))),
          Number(Num(c, "bytes_per_s"), Si(Positive(Num(c, "bytes_per_s")), "B/s")),
          Text(Str(c, "source")), Number(Num(c, "device"), Str(c, "device", "-"))});

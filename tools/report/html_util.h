@@ -21,6 +21,7 @@ std::string Escape(std::string_view text);
 // The pages read the model's JSON document (report_model_json.h).
 using model_json::Arr;
 using model_json::Bool;
+using model_json::DimsText;
 using model_json::Dump;
 using model_json::Int;
 using model_json::Num;

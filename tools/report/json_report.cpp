@@ -10,6 +10,7 @@
 #include "flopspy/gpu_roofline/device_properties_json.h"
 #include "report/call_sites_json.h"
 #include "report/counter_check.h"
+#include "report/json_values.h"
 #include "report/labels.h"
 #include "report/launch_overhead_section.h"
 #include "report/lost_records.h"
@@ -24,10 +25,6 @@ namespace {
 
 using analyzers::ComputePath;
 using nlohmann::json;
-
-json Opt(const std::optional<double>& v) {
-  return v ? json(*v) : json(nullptr);
-}
 
 std::string SourceName(trace::FigureSource s) {
   return std::string(trace::FigureSourceName(s));
@@ -53,15 +50,15 @@ json PlacementJson(const std::optional<analyzers::Placement>& placement) {
           {"peak_source", std::string(analyzers::RoofSourceName(p.peak_source))},
           {"bandwidth_bytes_per_s", p.bandwidth},
           {"bandwidth_source", std::string(analyzers::RoofSourceName(p.bandwidth_source))},
-          {"intensity", Opt(p.intensity)},
-          {"ridge", Opt(p.ridge)},
-          {"attainable_flops_per_s", Opt(p.attainable_flops)},
-          {"achieved_flops_per_s", Opt(p.achieved_flops)},
-          {"achieved_bytes_per_s", Opt(p.achieved_bandwidth)},
-          {"pct_of_attainable", Opt(p.pct_of_attainable)},
-          {"pct_of_peak", Opt(p.pct_of_peak)},
-          {"pct_of_bandwidth", Opt(p.pct_of_bandwidth)},
-          {"roof_time_ns", Opt(p.roof_time_ns)}};
+          {"intensity", NumberOrNull(p.intensity)},
+          {"ridge", NumberOrNull(p.ridge)},
+          {"attainable_flops_per_s", NumberOrNull(p.attainable_flops)},
+          {"achieved_flops_per_s", NumberOrNull(p.achieved_flops)},
+          {"achieved_bytes_per_s", NumberOrNull(p.achieved_bandwidth)},
+          {"pct_of_attainable", NumberOrNull(p.pct_of_attainable)},
+          {"pct_of_peak", NumberOrNull(p.pct_of_peak)},
+          {"pct_of_bandwidth", NumberOrNull(p.pct_of_bandwidth)},
+          {"roof_time_ns", NumberOrNull(p.roof_time_ns)}};
 }
 
 namespace {
@@ -198,8 +195,8 @@ json LibraryJson(const analyzers::LibraryGroup& g) {
     findings.push_back({{"kind", std::string(analyzers::GemmFindingKindName(f.kind))},
                         {"severity", std::string(analyzers::FindingSeverityName(f.severity))},
                         {"sentence", f.sentence},
-                        {"lost_fraction", Opt(f.lost_fraction)},
-                        {"lost_ns", Opt(f.lost_ns)}});
+                        {"lost_fraction", NumberOrNull(f.lost_fraction)},
+                        {"lost_ns", NumberOrNull(f.lost_ns)}});
   }
   return {{"routine", g.routine},
           {"family",
@@ -306,11 +303,11 @@ json DeviceJson(const TraceReport& t, const analyzers::DeviceActivity& d) {
         {"nominal_peak", u.nominal_peak},
         {"nominal_source", std::string(analyzers::RoofSourceName(u.nominal_source))},
         {"measured_peak", u.measured_peak},
-        {"counted_flops_of_peak", Opt(u.mfu)},
+        {"counted_flops_of_peak", NumberOrNull(u.mfu)},
         {"counted_flops_coverage", analyzers::AnalyticCoverage(d)},
-        {"hfu", Opt(u.hfu)},
-        {"counted_flops_of_measured_peak", Opt(u.mfu_measured)},
-        {"hfu_measured", Opt(u.hfu_measured)}};
+        {"hfu", NumberOrNull(u.hfu)},
+        {"counted_flops_of_measured_peak", NumberOrNull(u.mfu_measured)},
+        {"hfu_measured", NumberOrNull(u.hfu_measured)}};
   } else {
     j["utilization"] = nullptr;
   }
@@ -424,15 +421,15 @@ nlohmann::json AdviceJson(const std::vector<analyzers::Advice>& list) {
     advice.push_back({{"kind", std::string(analyzers::AdviceKindName(a.kind))},
                       {"finding", a.finding},
                       {"action", a.action},
-                      {"gain_ns", Opt(a.gain_ns)},
+                      {"gain_ns", NumberOrNull(a.gain_ns)},
                       {"gain_basis", a.gain_basis},
                       {"overlaps", overlaps},
-                      {"combined_gain_ns", Opt(a.combined_gain_ns)},
+                      {"combined_gain_ns", NumberOrNull(a.combined_gain_ns)},
                       {"share", a.share},
                       {"title", a.title},
                       {"gpu_ns", a.gpu_ns},
                       {"launches", a.launches},
-                      {"pct_of_roof", Opt(a.pct_of_roof)},
+                      {"pct_of_roof", NumberOrNull(a.pct_of_roof)},
                       {"items", a.items}});
   }
   return advice;

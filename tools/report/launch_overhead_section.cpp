@@ -21,7 +21,7 @@ using analyzers::OverheadRule;
 using analyzers::OverheadVerdict;
 using analyzers::SignatureOverhead;
 
-std::string Pct(double fraction) {
+std::string PctOneDecimal(double fraction) {
   return fmt::format("{:.1f}%", 100.0 * fraction);
 }
 
@@ -102,34 +102,34 @@ std::string LaunchOverheadVerdictSentence(const LaunchOverheadReport& r) {
       return fmt::format(
           "cannot tell: for {} of the {} GPU window the GPU idled before work whose launch is "
           "not in the trace",
-          Pct(j.unattributed_fraction), window);
+          PctOneDecimal(j.unattributed_fraction), window);
     case OverheadRule::kStarved:
       s = fmt::format(
           "overhead bound: the GPU waited for kernel launches {} of its {} window and was busy {}",
-          Pct(j.starved_fraction), window, Pct(j.busy_fraction));
+          PctOneDecimal(j.starved_fraction), window, PctOneDecimal(j.busy_fraction));
       break;
     case OverheadRule::kStarvedAndLaunchBound:
       s = fmt::format(
           "overhead bound: the GPU waited for kernel launches {} of its {} window and spent {} "
           "more running kernels shorter than their launch",
-          Pct(j.starved_fraction), window, Pct(j.launch_bound_fraction));
+          PctOneDecimal(j.starved_fraction), window, PctOneDecimal(j.launch_bound_fraction));
       break;
     case OverheadRule::kPartlyStarved:
       s = fmt::format(
           "partly overhead bound: the GPU waited for kernel launches {} of its {} window and was "
           "busy {}",
-          Pct(j.starved_fraction), window, Pct(j.busy_fraction));
+          PctOneDecimal(j.starved_fraction), window, PctOneDecimal(j.busy_fraction));
       break;
     case OverheadRule::kFed:
       s = fmt::format(
           "not overhead bound: the GPU was busy {} of its {} window and waited for kernel "
           "launches {}",
-          Pct(j.busy_fraction), window, Pct(j.starved_fraction));
+          PctOneDecimal(j.busy_fraction), window, PctOneDecimal(j.starved_fraction));
       break;
   }
   if (j.synchronized_fraction >= 0.10) {
     s += fmt::format("; it idled {} while the CPU was blocked in synchronising calls",
-                     Pct(j.synchronized_fraction));
+                     PctOneDecimal(j.synchronized_fraction));
   }
   return s;
 }
@@ -145,26 +145,24 @@ void WriteLaunchOverheadText(const LaunchOverheadReport& r,
                              const LaunchOverheadTextOptions& options, std::ostream& out) {
   if (r.empty()) return;
   const auto bold = [&](const std::string& s) { return TextStyle{options.color}.Bold(s); };
-  constexpr std::string_view kPad = "            ";  // under a 10-column label, indented 2
   fmt::print(out, "\n  {}\n", bold("Launch overhead"));
-  Wrap(out, LaunchOverheadVerdictSentence(r), "  verdict   ", kPad);
+  Wrap(out, LaunchOverheadVerdictSentence(r), "  verdict   ", kLabelPad);
 
   // CPU side.
   if (r.kernel_launches > 0) {
-    std::string rate =
-        r.launches_per_second
-            ? fmt::format(", {}/s", Grouped(static_cast<uint64_t>(*r.launches_per_second + 0.5)))
-            : "";
+    std::string rate = r.launches_per_second
+                           ? fmt::format(", {}/s", GroupedCount(*r.launches_per_second + 0.5))
+                           : "";
     Wrap(out,
          fmt::format("{}{}; cost mean {}, p50 {}, p95 {}",
                      Counted(r.kernel_launches, "kernel launch", "kernel launches"), rate,
                      Duration(r.launch_cost.mean_ns), Duration(r.launch_cost.p50_ns),
                      Duration(r.launch_cost.p95_ns)),
-         "  launches  ", kPad);
+         "  launches  ", kLabelPad);
   }
   if (r.graph_launches > 0) {
     fmt::print(out, "{}{}; cost mean {}\n",
-               r.kernel_launches > 0 ? std::string(kPad) : "  launches  ",
+               r.kernel_launches > 0 ? std::string(kLabelPad) : "  launches  ",
                Counted(r.graph_launches, "graph launch", "graph launches"),
                Duration(r.graph_launch_cost.mean_ns));
   }
@@ -185,8 +183,8 @@ void WriteLaunchOverheadText(const LaunchOverheadReport& r,
     fmt::print(out,
                "  graphs    estimate: at {} per kernel node instead of {} per launch, CUDA graphs\n"
                "{}would remove {} of starved idle time ({} of the GPU window)\n",
-               Duration(g.node_cost_ns), Duration(g.mean_launch_ns), kPad, Duration(g.saved_ns),
-               Pct(g.saved_fraction));
+               Duration(g.node_cost_ns), Duration(g.mean_launch_ns), kLabelPad,
+               Duration(g.saved_ns), PctOneDecimal(g.saved_fraction));
   }
 
   // Devices.
@@ -195,15 +193,16 @@ void WriteLaunchOverheadText(const LaunchOverheadReport& r,
                "window", "busy", "starved", "gaps", "synchronised", "gaps", "other", "gaps");
     for (const auto& d : r.devices) {
       const auto share = [&](GapKind k) {
-        return Pct(d.window_ns
-                       ? static_cast<double>(d.gaps[k].ns) / static_cast<double>(d.window_ns)
-                       : 0.0);
+        return PctOneDecimal(d.window_ns ? static_cast<double>(d.gaps[k].ns) /
+                                               static_cast<double>(d.window_ns)
+                                         : 0.0);
       };
-      fmt::print(out, "{}{:<5} {:>9} {:>6} {:>8} {:>9} {:>12} {:>9} {:>8} {:>9}\n", kPad, d.device,
-                 Duration(static_cast<double>(d.window_ns)), Pct(d.busy_fraction),
-                 share(GapKind::kStarved), Grouped(d.gaps[GapKind::kStarved].count),
-                 share(GapKind::kSynchronized), Grouped(d.gaps[GapKind::kSynchronized].count),
-                 share(GapKind::kOther), Grouped(d.gaps[GapKind::kOther].count));
+      fmt::print(out, "{}{:<5} {:>9} {:>6} {:>8} {:>9} {:>12} {:>9} {:>8} {:>9}\n", kLabelPad,
+                 d.device, Duration(static_cast<double>(d.window_ns)),
+                 PctOneDecimal(d.busy_fraction), share(GapKind::kStarved),
+                 Grouped(d.gaps[GapKind::kStarved].count), share(GapKind::kSynchronized),
+                 Grouped(d.gaps[GapKind::kSynchronized].count), share(GapKind::kOther),
+                 Grouped(d.gaps[GapKind::kOther].count));
     }
   }
 
@@ -214,12 +213,12 @@ void WriteLaunchOverheadText(const LaunchOverheadReport& r,
     const size_t n = std::min(options.top_streams, r.streams.size());
     for (size_t i = 0; i < n; ++i) {
       const auto& s = r.streams[i];
-      fmt::print(out, "{}{:<6} {:>6}  {:<20} {:>6} {:>10} {:>8}\n", kPad, s.device, s.cupti_stream,
-                 Cut(StreamName(s), 20), Pct(s.busy_fraction), Grouped(s.kernels),
-                 Grouped(s.copies + s.sets));
+      fmt::print(out, "{}{:<6} {:>6}  {:<20} {:>6} {:>10} {:>8}\n", kLabelPad, s.device,
+                 s.cupti_stream, Cut(StreamName(s), 20), PctOneDecimal(s.busy_fraction),
+                 Grouped(s.kernels), Grouped(s.copies + s.sets));
     }
     if (r.streams.size() > n) {
-      fmt::print(out, "{}... {} more streams\n", kPad, Grouped(r.streams.size() - n));
+      fmt::print(out, "{}... {} more streams\n", kLabelPad, Grouped(r.streams.size() - n));
     }
   }
 
@@ -266,7 +265,7 @@ void WriteLaunchOverheadText(const LaunchOverheadReport& r,
     table.Print(out);
   }
   for (const std::string& note : r.notes) {
-    Wrap(out, note, "  note      ", kPad);
+    Wrap(out, note, "  note      ", kLabelPad);
   }
 }
 

@@ -5,16 +5,15 @@
 
 #include <algorithm>
 
+#include "flopspy/analyzers/display_text.h"
 #include "report/format.h"
 #include "report/text_table.h"
 
 namespace flopspy::tools {
 
-namespace {
+using analyzers::WholePercentText;
 
-std::string Pct(double fraction) {
-  return fmt::format("{:.0f}%", 100 * fraction);
-}
+namespace {
 
 std::string Rate(double flops_per_s) {
   return flops_per_s > 0 ? SiValue(flops_per_s) : "-";
@@ -60,7 +59,7 @@ void PrintRanges(const TraceReport& t, std::ostream& out, size_t rows) {
                   timed ? Duration(r.cpu_self_ns) : "-", Grouped(r.kernels),
                   r.kernels ? Duration(r.gpu_ns) : "-", r.kernels ? Duration(r.gpu_self_ns) : "-",
                   r.flops > 0 ? SiValue(r.flops) : "-", Rate(r.AchievedFlopRate()),
-                  r.kernels ? Pct(r.FlopCoverage()) : "-", RangeLabel(r)});
+                  r.kernels ? WholePercentText(r.FlopCoverage()) : "-", RangeLabel(r)});
   }
   table.Print(out);
   if (ranges.ranges.size() > rows) {

@@ -63,4 +63,11 @@ std::string Dump(const json& value, int indent) {
   return value.dump(indent, ' ', false, json::error_handler_t::replace);
 }
 
+std::string DimsText(const json& value) {
+  if (!value.is_array()) return "";
+  std::string s;
+  for (const auto& d : value) s += (s.empty() ? "" : "x") + (d.is_number() ? Dump(d) : "?");
+  return s;
+}
+
 }  // namespace flopspy::tools::model_json

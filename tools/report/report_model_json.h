@@ -28,4 +28,8 @@ const nlohmann::json& Arr(const nlohmann::json& object, std::string_view key);
 // JSON text of a value; invalid UTF-8 in strings is replaced rather than thrown on.
 std::string Dump(const nlohmann::json& value, int indent = -1);
 
+// A shape or grid written as an array of numbers: [128, 64, 1] -> "128x64x1"; "?" for an entry
+// that is not a number, "" when it is not an array.
+std::string DimsText(const nlohmann::json& value);
+
 }  // namespace flopspy::tools::model_json

@@ -7,16 +7,13 @@
 
 #include "flopspy/analyzers/compute_path.h"
 #include "report/json_report.h"
+#include "report/json_values.h"
 #include "report/trace_totals.h"
 
 namespace flopspy::tools {
 namespace {
 
 using nlohmann::json;
-
-json Opt(const std::optional<double>& v) {
-  return v && std::isfinite(*v) ? json(*v) : json(nullptr);
-}
 
 json ModelJson(const analyzers::DeviceModel& m, size_t index) {
   json props = {{"name", m.name}, {"sm_count", m.sm_count}};
@@ -46,7 +43,7 @@ json ModelJson(const analyzers::DeviceModel& m, size_t index) {
         {"nominal_peak", m.mfu_path ? json(m.nominal_peak) : json(nullptr)},
         {"nominal_source", "per GPU"},
         {"capacity_flops", m.mfu_capacity},
-        {"counted_flops_of_peak", Opt(m.mfu)}};
+        {"counted_flops_of_peak", NumberOrNull(m.mfu)}};
   } else {
     j["utilization"] = nullptr;
   }
@@ -91,8 +88,8 @@ json AggregateJson(const analyzers::RunAggregate& a) {
           {"analytic_flops", a.analytic_flops},
           {"gpu_busy_ns", a.gpu_busy_ns},
           {"gpu_window_ns", a.gpu_window_ns},
-          {"busy_fraction", Opt(a.busy_fraction)},
-          {"counted_flops_of_peak", Opt(a.mfu)},
+          {"busy_fraction", NumberOrNull(a.busy_fraction)},
+          {"counted_flops_of_peak", NumberOrNull(a.mfu)},
           {"lost", a.lost},
           {"mixed_devices", a.mixed_models()},
           {"notes", a.notes},
@@ -133,14 +130,14 @@ json RanksJson(const analyzers::RankTable& table, const analyzers::StragglerRepo
                     {"span_ns", r.span_ns},
                     {"gpu_busy_ns", r.gpu_busy_ns},
                     {"gpu_window_ns", r.gpu_window_ns},
-                    {"busy_fraction", Opt(r.busy_fraction)},
+                    {"busy_fraction", NumberOrNull(r.busy_fraction)},
                     {"kernel_gpu_ns", r.kernel_ns},
                     {"flops", r.flops},
-                    {"flops_per_s", Opt(r.flops_per_s)},
+                    {"flops_per_s", NumberOrNull(r.flops_per_s)},
                     {"top_kernel", top},
                     {"straggler", marks},
                     {"analytic_flops", r.analytic_flops},
-                    {"counted_flops_of_peak", Opt(r.mfu)},
+                    {"counted_flops_of_peak", NumberOrNull(r.mfu)},
                     {"launches", r.launches},
                     {"step", step},
                     {"lost", r.lost},
@@ -162,8 +159,8 @@ json StragglersJson(const analyzers::StragglerReport& report, const analyzers::R
                     {"reference_is_median", s.reference_is_median},
                     {"threshold", s.threshold},
                     {"excess", s.excess},
-                    {"busy_fraction", Opt(s.busy_fraction)},
-                    {"busy_reference", Opt(s.busy_reference)},
+                    {"busy_fraction", NumberOrNull(s.busy_fraction)},
+                    {"busy_reference", NumberOrNull(s.busy_reference)},
                     {"kernel", s.kernel_label},
                     {"kernel_ns", s.kernel_ns},
                     {"kernel_reference_ns", s.kernel_reference_ns},

@@ -19,8 +19,6 @@
 namespace flopspy::tools {
 namespace {
 
-constexpr std::string_view kPad = "            ";  // under a 10-column label, indented 2
-
 std::string Pct(std::optional<double> fraction, int decimals = 0) {
   return fraction ? fmt::format("{:.{}f}%", 100 * *fraction, decimals) : "-";
 }
@@ -45,7 +43,7 @@ void PrintTotals(const RunViews& views, std::ostream& out) {
              Paragraph(fmt::format("{}, {} on {}, {}", Counted(a.processes, "process", "processes"),
                                    a.ranks > 0 ? Counted(a.ranks, "rank", "ranks") : "no ranks",
                                    Counted(a.hosts, "host", "hosts"), gpus),
-                       "  run       ", kPad));
+                       "  run       ", kLabelPad));
   if (a.last_realtime_ns > a.first_realtime_ns) {
     fmt::print(out, "  wall      {} from the first event to the last, from {}\n",
                Duration(static_cast<double>(a.last_realtime_ns - a.first_realtime_ns)),
@@ -67,7 +65,8 @@ void PrintTotals(const RunViews& views, std::ostream& out) {
   if (a.lost > 0 || !views.lost.exact) {
     fmt::print(out, "  lost      {}\n", LostText(a.lost, views.lost.exact));
   }
-  for (const auto& note : a.notes) fmt::print(out, "{}", Paragraph(note, "  note      ", kPad));
+  for (const auto& note : a.notes)
+    fmt::print(out, "{}", Paragraph(note, "  note      ", kLabelPad));
 }
 
 // Why a merged row has no placement at all, for its "?" regime: no GPU time, or a GPU model
@@ -286,7 +285,7 @@ void WriteRunText(const RunViews& views, std::ostream& out) {
   fmt::print(out, "whole run: {} traces merged, aligned on their wall-clock anchors\n",
              Grouped(views.aggregate.processes));
   PrintTotals(views, out);
-  fmt::print(out, "{}", Paragraph(views.regime.sentence, "  regime    ", kPad));
+  fmt::print(out, "{}", Paragraph(views.regime.sentence, "  regime    ", kLabelPad));
   PrintKernelRollup(views.rollup, out);
   PrintGroupRollup(views.rollup, out);
   PrintAdviceList(views.advice, out, "Advice for the whole run (the merged kernels and calls)");

@@ -3,18 +3,15 @@
 #include <cmath>
 #include <string>
 
+#include "report/json_values.h"
+
 namespace flopspy::tools {
 namespace {
 
 using nlohmann::json;
 
-json Opt(const std::optional<double>& v) {
-  // JSON has no infinity: an intensity of +inf (bytes 0) is written as null.
-  return v && std::isfinite(*v) ? json(*v) : json(nullptr);
-}
-
 json Scaled(const std::optional<double>& v, double scale) {
-  return v ? Opt(*v * scale) : json(nullptr);
+  return v ? NumberOrNull(*v * scale) : json(nullptr);
 }
 
 }  // namespace
@@ -66,14 +63,14 @@ json CpuRooflineJson(const cpuroof::CpuRooflineChart& chart) {
                       {"end_ns", p.end_ns},
                       {"time_ns", p.seconds * 1e9},
                       {"precision", p.precision},
-                      {"intensity", Opt(p.intensity)},
-                      {"intensity_read", Opt(p.intensity_read)},
-                      {"intensity_write", Opt(p.intensity_write)},
+                      {"intensity", NumberOrNull(p.intensity)},
+                      {"intensity_read", NumberOrNull(p.intensity_read)},
+                      {"intensity_write", NumberOrNull(p.intensity_write)},
                       {"flops_per_s", Scaled(p.gflops, 1e9)},
                       {"bytes_per_s", Scaled(p.gbytes_per_s, 1e9)},
-                      {"flops_per_cycle", Opt(p.flops_per_cycle)},
-                      {"ghz", Opt(p.ghz)},
-                      {"attainable_flops_per_s", Opt(p.placement.attainable_flops)},
+                      {"flops_per_cycle", NumberOrNull(p.flops_per_cycle)},
+                      {"ghz", NumberOrNull(p.ghz)},
+                      {"attainable_flops_per_s", NumberOrNull(p.placement.attainable_flops)},
                       {"fraction_of_roof", Scaled(p.placement.pct_of_attainable, 0.01)},
                       {"regime", p.placement.regime == analyzers::Regime::kUnknown
                                      ? ""
@@ -84,7 +81,7 @@ json CpuRooflineJson(const cpuroof::CpuRooflineChart& chart) {
   for (const auto& n : chart.notes) notes.push_back(n);
   return {{"roofs", roofs},
           {"points", points},
-          {"ridge_intensity", Opt(chart.ridge_intensity)},
+          {"ridge_intensity", NumberOrNull(chart.ridge_intensity)},
           {"notes", notes}};
 }
 

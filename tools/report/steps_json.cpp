@@ -1,14 +1,12 @@
 #include "report/steps_json.h"
 
+#include "report/json_values.h"
+
 namespace flopspy::tools {
 
 using nlohmann::json;
 
 namespace {
-
-json Opt(const std::optional<double>& v) {
-  return v ? json(*v) : json(nullptr);
-}
 
 json Regimes(const std::array<double, 4>& by_regime) {
   json out = json::object();
@@ -58,7 +56,7 @@ json StepsJson(const analyzers::StepReport& s) {
             {"flops_coverage", m.flop_coverage},
             {"launch_bound_share", m.launch_bound_share},
             {"kernel_share_by_regime", Regimes(m.regime_share)},
-            {"mfu", Opt(m.mfu)}}},
+            {"mfu", NumberOrNull(m.mfu)}}},
           {"slowest", s.slowest},
           {"model_flops_per_step",
            s.model_flops_per_step > 0 ? json(s.model_flops_per_step) : json(nullptr)},

@@ -5,21 +5,19 @@
 
 #include <algorithm>
 
+#include "flopspy/analyzers/display_text.h"
 #include "report/format.h"
 #include "report/text_table.h"
 
 namespace flopspy::tools {
 
+using analyzers::WholePercentText;
+
 namespace {
 
-constexpr std::string_view kPad = "            ";  // under a 10-column label, indented 2
 // Every step is listed up to this many; beyond, the warm-up steps and the slowest and fastest.
 constexpr size_t kAllSteps = 20;
 constexpr size_t kEnds = 5;
-
-std::string Pct(double fraction) {
-  return fmt::format("{:.0f}%", 100 * fraction);
-}
 
 std::string SourceText(const analyzers::StepReport& s) {
   switch (s.source) {
@@ -41,19 +39,20 @@ std::string SourceText(const analyzers::StepReport& s) {
 
 std::string SteadyText(const analyzers::StepReport& s) {
   const analyzers::StepSummary& m = s.steady;
-  std::string text =
-      fmt::format("{}: mean {}, p50 {}, p95 {}; GPU busy {}", Counted(m.steps, "step", "steps"),
-                  Duration(m.mean_ns), Duration(m.p50_ns), Duration(m.p95_ns), Pct(m.busy_share));
+  std::string text = fmt::format(
+      "{}: mean {}, p50 {}, p95 {}; GPU busy {}", Counted(m.steps, "step", "steps"),
+      Duration(m.mean_ns), Duration(m.p50_ns), Duration(m.p95_ns), WholePercentText(m.busy_share));
   text += fmt::format(
       "; kernel time compute bound {}, memory bound {}, overhead bound {}, "
       "unplaced {}; launch bound {}",
-      Pct(m.regime_share[1]), Pct(m.regime_share[2]), Pct(m.regime_share[3]),
-      Pct(m.regime_share[0]), Pct(m.launch_bound_share));
+      WholePercentText(m.regime_share[1]), WholePercentText(m.regime_share[2]),
+      WholePercentText(m.regime_share[3]), WholePercentText(m.regime_share[0]),
+      WholePercentText(m.launch_bound_share));
   if (m.flop_rate > 0) {
     text += fmt::format(
         "; achieved {}FLOP/s of counted FLOPs ({}FLOP per step, over the {} of kernel time "
         "whose FLOPs are known)",
-        SiValue(m.flop_rate), SiValue(m.flops), Pct(m.flop_coverage));
+        SiValue(m.flop_rate), SiValue(m.flops), WholePercentText(m.flop_coverage));
   }
   if (m.mfu) {
     text += fmt::format(
@@ -76,23 +75,23 @@ void PrintSteps(const TraceReport& t, std::ostream& out) {
   const analyzers::StepReport& s = t.steps;
   if (s.empty()) return;
   fmt::print(out, "\n  Steps\n");
-  fmt::print(out, "{}", Paragraph(SourceText(s), "  source    ", kPad));
+  fmt::print(out, "{}", Paragraph(SourceText(s), "  source    ", kLabelPad));
   if (s.warmup > 0) {
     fmt::print(out, "{}",
                Paragraph(fmt::format("{} set apart from the figures below (slower, or with "
                                      "more kernels)",
                                      s.warmup == 1 ? std::string("step 1")
                                                    : fmt::format("steps 1-{}", s.warmup)),
-                         "  warm-up   ", kPad));
+                         "  warm-up   ", kLabelPad));
   }
-  fmt::print(out, "{}", Paragraph(SteadyText(s), "  steady    ", kPad));
+  fmt::print(out, "{}", Paragraph(SteadyText(s), "  steady    ", kLabelPad));
   if (!s.slowest.empty()) {
     std::string slowest;
     for (uint32_t n : s.slowest) {
       if (!slowest.empty()) slowest += ", ";
       slowest += fmt::format("#{} ({})", n, Duration(s.steps[n - 1].time_ns()));
     }
-    fmt::print(out, "{}", Paragraph(slowest, "  slowest   ", kPad));
+    fmt::print(out, "{}", Paragraph(slowest, "  slowest   ", kLabelPad));
   }
   // Which steps the table lists: all when few, else warm-up, slowest and fastest.
   std::vector<bool> shown(s.steps.size(), s.steps.size() <= kAllSteps);
@@ -118,11 +117,12 @@ void PrintSteps(const TraceReport& t, std::ostream& out) {
   for (size_t i = 0; i < s.steps.size(); ++i) {
     if (!shown[i]) continue;
     const analyzers::Step& step = s.steps[i];
-    table.AddRow({Grouped(step.number), Duration(step.time_ns()), Grouped(step.kernels),
-                  step.time_ns() > 0 ? Pct(std::min(1.0, step.busy_ns / step.time_ns())) : "-",
-                  step.flops > 0 ? SiValue(step.flops) : "-",
-                  step.flops_ns > 0 ? SiValue(step.flops / (step.flops_ns / 1e9)) + "FLOP/s" : "-",
-                  step.copies > 0 ? Grouped(step.copies) : "-", step.warmup ? "warm-up" : ""});
+    table.AddRow(
+        {Grouped(step.number), Duration(step.time_ns()), Grouped(step.kernels),
+         step.time_ns() > 0 ? WholePercentText(std::min(1.0, step.busy_ns / step.time_ns())) : "-",
+         step.flops > 0 ? SiValue(step.flops) : "-",
+         step.flops_ns > 0 ? SiValue(step.flops / (step.flops_ns / 1e9)) + "FLOP/s" : "-",
+         step.copies > 0 ? Grouped(step.copies) : "-", step.warmup ? "warm-up" : ""});
   }
   table.Print(out);
   if (s.steps.size() > kAllSteps) {

@@ -32,16 +32,6 @@ std::string Intensity(const KernelGroup& g) {
   return Number(w.flops / w.bytes);
 }
 
-// The dominant regime and its share of the row's time: "compute 93".
-std::string RegimeShare(const RollupRow& r) {
-  if (r.gpu_ns <= 0) return "-";
-  const analyzers::Regime regime = r.DominantRegime();
-  const double share = r.gpu_ns > 0 ? r.regime_ns[static_cast<size_t>(regime)] / r.gpu_ns : 0;
-  analyzers::Placement p;
-  p.regime = regime;
-  return fmt::format("{} {:.0f}", RegimeTag(p), 100 * share);
-}
-
 void PrintRollupTable(const std::vector<RollupRow>& rows, const RollupRest& rest,
                       std::string_view key, std::string_view more_singular,
                       std::string_view more_plural, std::ostream& out) {
@@ -56,7 +46,7 @@ void PrintRollupTable(const std::vector<RollupRow>& rows, const RollupRest& rest
   for (const RollupRow& r : rows) {
     table.AddRow({fmt::format("{:.1f}", 100 * r.share), Duration(r.gpu_ns), Grouped(r.count),
                   Grouped(r.signatures), fmt::format("{:.0f}", 100 * r.FlopsCoverage()),
-                  RegimeShare(r), r.key});
+                  RegimeShareText(r), r.key});
   }
   table.Print(out);
   if (rest.rows > 0) {

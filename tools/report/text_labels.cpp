@@ -9,6 +9,15 @@
 
 namespace flopspy::tools {
 
+std::string RegimeShareText(const RollupRow& r) {
+  if (r.gpu_ns <= 0) return "-";
+  const analyzers::Regime regime = r.DominantRegime();
+  analyzers::Placement p;
+  p.regime = regime;
+  return fmt::format("{} {:.0f}", RegimeTag(p),
+                     100 * r.regime_ns[static_cast<size_t>(regime)] / r.gpu_ns);
+}
+
 std::string PctText(std::optional<double> percent) {
   return percent ? analyzers::PercentText(*percent) : "-";  // as the advice writes it
 }

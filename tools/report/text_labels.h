@@ -10,6 +10,7 @@
 
 #include "flopspy/analyzers/roofline.h"
 #include "flopspy/analyzers/trace_analysis.h"
+#include "report/kernel_rollup.h"
 #include "report/labels.h"
 
 namespace flopspy::tools {
@@ -17,6 +18,8 @@ namespace flopspy::tools {
 // 3.4 -> "3%", nullopt -> "-".
 // 53 -> "53%", 3.24 -> "3.2%", 0.434 -> "0.43%", 0.001 -> "<0.01%", nullopt -> "-".
 std::string PctText(std::optional<double> percent);
+// The regime holding most of a rollup row's time and its share: "compute 93"; "-" untimed.
+std::string RegimeShareText(const RollupRow& r);
 // 2.15e12 -> "2.15 T", nullopt -> "-".
 std::string RateText(std::optional<double> value);
 // A figure with its source: "-" when the source is unknown.

@@ -75,8 +75,6 @@ std::string StatusLines(const TraceReport& t, const Style& style) {
   return lines + "\n";
 }
 
-constexpr std::string_view kPad = "            ";  // under a 10-column label, indented 2
-
 // "29 read: 15 events (kernel_launch 6, ...) and 14 definitions and metadata (string 4, ...)":
 // what the reader counts as records (stderr says "the N records before that") and what the
 // report counts as events.
@@ -236,23 +234,24 @@ void WriteOne(const TraceReport& t, const Style& style, const ViewOptions& view,
   std::string who = fmt::format("pid {} on {}", h.pid, t.host);
   if (h.rank >= 0) who += fmt::format(", rank {}", h.rank);
   if (h.flags & trace::kFileForkedChild) who += fmt::format(", forked from pid {}", h.parent_pid);
-  fmt::print(out, "{}",
-             Paragraph(who + ", started " + UtcTime(h.start_realtime_ns), "  process   ", kPad));
+  fmt::print(
+      out, "{}",
+      Paragraph(who + ", started " + UtcTime(h.start_realtime_ns), "  process   ", kLabelPad));
   if (const std::string cmd = CommandLine(t.metadata); !cmd.empty()) {
-    fmt::print(out, "{}", Paragraph(cmd, "  command   ", kPad));
+    fmt::print(out, "{}", Paragraph(cmd, "  command   ", kLabelPad));
   }
   fmt::print(out, "{}", StatusLines(t, style));
   fmt::print(out, "  span      {}\n", Duration(static_cast<double>(t.duration_ns())));
   if (const std::string window = CaptureWindowText(t.metadata); !window.empty()) {
-    fmt::print(out, "{}", Paragraph(window, "  capture   ", kPad));
+    fmt::print(out, "{}", Paragraph(window, "  capture   ", kLabelPad));
   }
-  fmt::print(out, "{}", Paragraph(RecordCounts(t), "  records   ", kPad));
+  fmt::print(out, "{}", Paragraph(RecordCounts(t), "  records   ", kLabelPad));
   const LostRecords lost = LostRecordsOf(t);
   const std::string lost_line = LostLine(t, lost);
   fmt::print(out, "{}",
              lost.exact && lost.total == 0
-                 ? Paragraph(lost_line, "  lost      ", kPad)
-                 : style.Warn(Paragraph(lost_line, "  lost      ", kPad)));
+                 ? Paragraph(lost_line, "  lost      ", kLabelPad)
+                 : style.Warn(Paragraph(lost_line, "  lost      ", kLabelPad)));
   PrintWarnings(t, lost, style, out);
   WriteAnalysisSections(t, out, style.color, view);
   fmt::print(out, "\n");

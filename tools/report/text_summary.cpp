@@ -9,8 +9,6 @@
 namespace flopspy::tools {
 namespace {
 
-constexpr std::string_view kLabelPad = "            ";  // under a 10-column label, indented 2
-
 // "1.5 G", and "0" rather than "0 ".
 std::string Si(double v) {
   std::string s = SiValue(v);

@@ -11,7 +11,7 @@ namespace flopspy::analyzers {
 namespace {
 
 // 10 TFLOP/s FP32, 1 TB/s DRAM: ridge 10 FLOP/B.
-DeviceRoofs Roofs() {
+DeviceRoofs GroupRoofs() {
   DeviceRoofs r;
   r.flops[static_cast<size_t>(ComputePath::kFp32)] = {10e12, RoofSource::kDatasheet, 0};
   r.bandwidth[static_cast<size_t>(MemoryLevel::kDram)] = {1e12, RoofSource::kDatasheet, 0};
@@ -38,7 +38,7 @@ KernelGroup Compute(const std::string& name, const std::string& category, double
   w.path = ComputePath::kFp32;
   w.gpu_time_ns = gpu_ns;
   w.calls = 1;
-  g.placement = PlaceOnRoofline(Roofs(), w);
+  g.placement = PlaceOnRoofline(GroupRoofs(), w);
   return g;
 }
 
@@ -74,7 +74,7 @@ KernelGroup Memory(const std::string& functor, double gpu_ns, double bytes) {
   w.path = ComputePath::kFp32;
   w.gpu_time_ns = gpu_ns;
   w.mean_launch_ns = 1000;
-  g.placement = PlaceOnRoofline(Roofs(), w);
+  g.placement = PlaceOnRoofline(GroupRoofs(), w);
   return g;
 }
 
@@ -103,7 +103,7 @@ TEST(AdviceGroups, ManySmallGemmsAreOneFindingOfTheirFamily) {
   for (int i = 0; i < 120; ++i) kernels.push_back(Compute(names[i % 5], "gemm", 0.6e6, 0.6e9));
   kernels.push_back(Unknown("triton_poi_fused_add_0", "triton", 20e6));  // 20 ms
   kernels.push_back(Compute("own_kernel", "other", 8e6, 8e9));           // 8 ms, 8%, own family
-  const std::vector<Advice> advice = AdviseRun(RunOf(std::move(kernels)), {{0, Roofs()}});
+  const std::vector<Advice> advice = AdviseRun(RunOf(std::move(kernels)), {{0, GroupRoofs()}});
   const auto far = All(advice, AdviceKind::kFarFromRoof);
   ASSERT_EQ(far.size(), 2u);
   const Advice& gemm = *far[0];
@@ -130,7 +130,7 @@ TEST(AdviceGroups, ManySmallGemmsAreOneFindingOfTheirFamily) {
 TEST(AdviceGroups, OneNameNamesTheGroup) {
   std::vector<KernelGroup> kernels;
   for (int i = 0; i < 10; ++i) kernels.push_back(Compute("gemm_a", "gemm", 1e6, 1e9));
-  const std::vector<Advice> advice = AdviseRun(RunOf(std::move(kernels)), {{0, Roofs()}});
+  const std::vector<Advice> advice = AdviseRun(RunOf(std::move(kernels)), {{0, GroupRoofs()}});
   const auto far = All(advice, AdviceKind::kFarFromRoof);
   ASSERT_EQ(far.size(), 1u);
   EXPECT_EQ(far[0]->finding,
@@ -145,7 +145,8 @@ TEST(AdviceGroups, ASmallFamilyIsNoFinding) {
   for (int i = 0; i < 4; ++i) kernels.push_back(Compute("gemm_a", "gemm", 1e6, 1e9));
   kernels.push_back(Memory("mul", 96e6, 96e9));  // at the DRAM roof: no gain, no far finding
   EXPECT_TRUE(
-      All(AdviseRun(RunOf(std::move(kernels)), {{0, Roofs()}}), AdviceKind::kFarFromRoof).empty());
+      All(AdviseRun(RunOf(std::move(kernels)), {{0, GroupRoofs()}}), AdviceKind::kFarFromRoof)
+          .empty());
 }
 
 // Three sets of ops, each moving its bytes at its own rate (100, 300 and 600 GB/s), are one
@@ -154,7 +155,7 @@ TEST(AdviceGroups, NearIdenticalFindingsMerge) {
   const std::vector<Advice> advice = AdviseRun(
       RunOf({Memory("add", 1e6, 100e6), Memory("mul", 1e6, 100e6), Memory("div", 1e6, 300e6),
              Memory("sub", 1e6, 300e6), Memory("max", 1e6, 600e6), Memory("min", 1e6, 600e6)}),
-      {{0, Roofs()}});
+      {{0, GroupRoofs()}});
   const auto explained = All(advice, AdviceKind::kMemoryBoundExplained);
   ASSERT_EQ(explained.size(), 1u);
   const Advice& a = *explained[0];
@@ -181,7 +182,7 @@ TEST(AdviceGroups, UnknownFlopsAreOneFindingWithTheirShare) {
       AdviseRun(RunOf({Unknown("triton_poi_fused_add_0", "triton", 50e6),
                        Unknown("void at::native::foo<float>(int)", "other", 30e6),
                        Compute("gemm_a", "gemm", 20e6, 200e9)}),
-                {{0, Roofs()}});
+                {{0, GroupRoofs()}});
   const auto unknown = All(advice, AdviceKind::kUnknownFigures);
   ASSERT_EQ(unknown.size(), 1u);
   EXPECT_EQ(unknown[0]->finding,
@@ -198,7 +199,7 @@ TEST(AdviceGroups, KnownFlopsNeedNoCoverageFinding) {
   // 20 ms of 100 ms unknown: under the 25% that makes it worth saying.
   const std::vector<Advice> advice = AdviseRun(
       RunOf({Unknown("triton_poi_fused_add_0", "triton", 20e6), Compute("g", "gemm", 80e6, 8e11)}),
-      {{0, Roofs()}});
+      {{0, GroupRoofs()}});
   EXPECT_TRUE(All(advice, AdviceKind::kUnknownFigures).empty());
 }
 
@@ -212,7 +213,7 @@ TEST(AdviceGroups, RankedByGainAndCapped) {
     kernels.push_back(Compute("k" + std::to_string(i), "family" + std::to_string(i), ns, ns * 1e3));
   }
   kernels.push_back(Unknown("triton_poi_fused_add_0", "triton", 130e6));  // 26% of 496 ms
-  const std::vector<Advice> advice = AdviseRun(RunOf(std::move(kernels)), {{0, Roofs()}});
+  const std::vector<Advice> advice = AdviseRun(RunOf(std::move(kernels)), {{0, GroupRoofs()}});
   ASSERT_EQ(advice.size(), kMaxAdvice);
   // The largest, k11 (36 ms, gain 32.4 ms), first; the smallest two (25 and 26 ms) and the
   // coverage finding (no estimate) fall past the tenth.
@@ -229,7 +230,7 @@ TEST(AdviceGroups, NoEstimateRanksAfterAnEstimate) {
   // Coverage (80% share, no estimate) after a 10-ms far kernel (9 ms gain, 20% share).
   const std::vector<Advice> advice = AdviseRun(
       RunOf({Unknown("triton_poi_fused_add_0", "triton", 40e6), Compute("g", "gemm", 10e6, 1e10)}),
-      {{0, Roofs()}});
+      {{0, GroupRoofs()}});
   ASSERT_EQ(advice.size(), 2u);
   EXPECT_EQ(advice[0].kind, AdviceKind::kFarFromRoof);
   EXPECT_EQ(advice[1].kind, AdviceKind::kUnknownFigures);
@@ -242,7 +243,7 @@ TEST(AdviceGroups, WithoutEstimatesTheLargerShareFirst) {
   const std::vector<Advice> advice =
       AdviseRun(RunOf({Memory("add", 20e6, 2e9), Memory("mul", 20e6, 2e9),
                        Unknown("triton_poi_fused_add_0", "triton", 60e6)}),
-                {{0, Roofs()}});
+                {{0, GroupRoofs()}});
   ASSERT_EQ(advice.size(), 3u);
   EXPECT_EQ(advice[0].kind, AdviceKind::kFuseElementwise);
   EXPECT_NEAR(*advice[0].gain_ns, 36e6, 1);

@@ -13,7 +13,7 @@ namespace flopspy::analyzers {
 namespace {
 
 // 10 TFLOP/s FP32, 80 TFLOP/s TF32 tensor, 1 TB/s DRAM.
-DeviceRoofs Roofs() {
+DeviceRoofs AdviceRoofs() {
   DeviceRoofs r;
   r.flops[static_cast<size_t>(ComputePath::kFp32)] = {10e12, RoofSource::kDatasheet, 0};
   r.flops[static_cast<size_t>(ComputePath::kTf32Tensor)] = {80e12, RoofSource::kDatasheet, 0};
@@ -39,7 +39,7 @@ KernelGroup MemoryKernel(const std::string& functor, double gpu_ns, double bytes
   w.path = ComputePath::kFp32;
   w.gpu_time_ns = gpu_ns;
   w.mean_launch_ns = 1000;
-  g.placement = PlaceOnRoofline(Roofs(), w);
+  g.placement = PlaceOnRoofline(AdviceRoofs(), w);
   return g;
 }
 
@@ -67,7 +67,7 @@ TEST(Advice, ExplainsWhySinCostsAsMuchAsMul) {
   // Both move 512 MB; at 1 TB/s the roof time is 0.512 ms; both take ~0.6 ms.
   run.kernels.push_back(MemoryKernel("sin", 600'000, 512e6));
   run.kernels.push_back(MemoryKernel("mul", 620'000, 512e6));
-  const auto advice = AdviseRun(run, {{0, Roofs()}});
+  const auto advice = AdviseRun(run, {{0, AdviceRoofs()}});
   const Advice* a = Find(advice, AdviceKind::kMemoryBoundExplained);
   ASSERT_NE(a, nullptr);
   EXPECT_NE(a->finding.find("mul, sin"), std::string::npos) << a->finding;
@@ -182,7 +182,7 @@ TEST(Advice, FusionGainIsTheTimeAboveTheBandwidthRoof) {
   run.gpu_timing = true;
   run.kernels.push_back(MemoryKernel("sin", 600'000, 512e6));
   run.kernels.push_back(MemoryKernel("mul", 620'000, 512e6));
-  const auto advice = AdviseRun(run, {{0, Roofs()}});
+  const auto advice = AdviseRun(run, {{0, AdviceRoofs()}});
   const Advice* a = Find(advice, AdviceKind::kFuseElementwise);
   ASSERT_NE(a, nullptr);
   // Roof time 512e6 B / 1e12 B/s = 512 us each: (600 - 512) + (620 - 512) = 196 us above it.
@@ -207,9 +207,9 @@ TEST(Advice, Fp32GemmsCouldUseTensorCores) {
   w.bytes = g.timed_bytes;
   w.path = ComputePath::kFp32;
   w.gpu_time_ns = g.gpu_ns;
-  g.placement = PlaceOnRoofline(Roofs(), w);
+  g.placement = PlaceOnRoofline(AdviceRoofs(), w);
   run.libraries.push_back(g);
-  const auto advice = AdviseRun(run, {{0, Roofs()}});
+  const auto advice = AdviseRun(run, {{0, AdviceRoofs()}});
   const Advice* a = Find(advice, AdviceKind::kTensorCores);
   ASSERT_NE(a, nullptr);
   // 8 ms x 10/80 = 1 ms at the same efficiency; moving 100 MB takes 0.1 ms: gain 7 ms.
@@ -243,7 +243,7 @@ TraceAnalysis OneCublasGemm() {
   w.path = ComputePath::kFp32;
   w.gpu_time_ns = k.gpu_ns;
   w.calls = 1;
-  k.placement = PlaceOnRoofline(Roofs(), w);
+  k.placement = PlaceOnRoofline(AdviceRoofs(), w);
   run.kernels.push_back(k);
   LibraryGroup g;
   g.routine = "cublasSgemm_v2";
@@ -269,7 +269,7 @@ TraceAnalysis OneCublasGemm() {
 TEST(Advice, ALibraryKernelIsNeverToldToUseALibraryKernel) {
   const TraceAnalysis run = OneCublasGemm();
   ASSERT_EQ(run.kernels[0].placement->regime, Regime::kComputeBound);
-  const auto advice = AdviseRun(run, {{0, Roofs()}});
+  const auto advice = AdviseRun(run, {{0, AdviceRoofs()}});
   const Advice* far = Find(advice, AdviceKind::kFarFromRoof);
   ASSERT_NE(far, nullptr);
   EXPECT_EQ(far->action.find("library kernel"), std::string::npos) << far->action;
@@ -278,7 +278,7 @@ TEST(Advice, ALibraryKernelIsNeverToldToUseALibraryKernel) {
   TraceAnalysis own = OneCublasGemm();
   own.kernels[0].inside_library = false;
   own.libraries.clear();
-  const Advice* own_far = Find(AdviseRun(own, {{0, Roofs()}}), AdviceKind::kFarFromRoof);
+  const Advice* own_far = Find(AdviseRun(own, {{0, AdviceRoofs()}}), AdviceKind::kFarFromRoof);
   ASSERT_NE(own_far, nullptr);
   EXPECT_NE(own_far->action.find("library kernel"), std::string::npos);
   EXPECT_TRUE(own_far->overlaps.empty());
@@ -287,7 +287,7 @@ TEST(Advice, ALibraryKernelIsNeverToldToUseALibraryKernel) {
 
 TEST(Advice, GainsOnOneKernelOverlapAndTogetherStayWithinItsTime) {
   const TraceAnalysis run = OneCublasGemm();
-  const auto advice = AdviseRun(run, {{0, Roofs()}});
+  const auto advice = AdviseRun(run, {{0, AdviceRoofs()}});
   const Advice* far = Find(advice, AdviceKind::kFarFromRoof);
   const Advice* tensor = Find(advice, AdviceKind::kTensorCores);
   const Advice* shapes = Find(advice, AdviceKind::kGemmShapes);
@@ -320,7 +320,7 @@ TEST(Advice, GainsOnDifferentKernelsDoNotOverlap) {
   run.libraries[0].path = ComputePath::kTf32Tensor;  // no tensor-core finding either
   run.kernels.push_back(MemoryKernel("sin", 600'000, 512e6));
   run.kernels.push_back(MemoryKernel("mul", 620'000, 512e6));
-  const auto advice = AdviseRun(run, {{0, Roofs()}});
+  const auto advice = AdviseRun(run, {{0, AdviceRoofs()}});
   const Advice* far = Find(advice, AdviceKind::kFarFromRoof);
   const Advice* fuse = Find(advice, AdviceKind::kFuseElementwise);
   ASSERT_NE(far, nullptr);
@@ -378,7 +378,7 @@ TEST(Advice, LaunchBoundQuotesTheSteadyLaunchCost) {
   w.gpu_time_ns = g.gpu_ns;
   w.calls = 200;
   w.mean_launch_ns = SteadyLaunchNs(g);
-  g.placement = PlaceOnRoofline(Roofs(), w);
+  g.placement = PlaceOnRoofline(AdviceRoofs(), w);
   ASSERT_EQ(g.placement->regime, Regime::kOverheadBound);
   TraceAnalysis run;
   run.gpu_timing = true;
@@ -408,7 +408,7 @@ TEST(Advice, LargestGainFirst) {
   pinned.src = trace::MemoryKind::kPinned;
   pinned.ns = 50e6;
   run.copies = {pageable, pinned};
-  const auto advice = AdviseRun(run, {{0, Roofs()}});
+  const auto advice = AdviseRun(run, {{0, AdviceRoofs()}});
   ASSERT_GE(advice.size(), 2u);
   EXPECT_EQ(advice[0].kind, AdviceKind::kPinnedMemory);  // 150 ms beats 88 us
 }

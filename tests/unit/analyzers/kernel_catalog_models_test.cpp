@@ -163,7 +163,7 @@ TEST(KernelCatalogDropout, ElementsFromTheInputTensorInfo) {
 // ---------------------------------------------------------------------------------
 
 // [S27] demo/src/gpu_kernels.cuh, the seed workload at 8192 x 8192.
-constexpr int32_t kN = 8192 * 8192;
+constexpr int32_t kModelElements = 8192 * 8192;
 
 LaunchFacts DemoLaunch(int32_t n, uint32_t grid_x = 4224) {
   static Bytes b;
@@ -184,38 +184,39 @@ TEST(KernelCatalogDemo, UnaryOpsMoveEightBytesPerElement) {
                              op.name + ">(int, flopspy_demo::" + op.name +
                              ", float const*, float*)";
     SCOPED_TRACE(name);
-    const KernelEstimate e = EstimateKernel(name, DemoLaunch(kN));
+    const KernelEstimate e = EstimateKernel(name, DemoLaunch(kModelElements));
     EXPECT_EQ(e.family, KernelFamily::kDemo);
     EXPECT_EQ(e.functor, op.functor);
     EXPECT_EQ(e.source, FigureSource::kCatalog) << e.reason;
-    EXPECT_DOUBLE_EQ(e.bytes, 8.0 * kN);  // 536,870,912: one read, one write of fp32
-    EXPECT_DOUBLE_EQ(e.flops, op.flops * kN);
-    EXPECT_DOUBLE_EQ(e.special_ops, op.special * kN);
+    EXPECT_DOUBLE_EQ(e.bytes, 8.0 * kModelElements);  // 536,870,912: one read, one write of fp32
+    EXPECT_DOUBLE_EQ(e.flops, op.flops * kModelElements);
+    EXPECT_DOUBLE_EQ(e.special_ops, op.special * kModelElements);
     EXPECT_EQ(e.path, ComputePath::kFp32);
   }
 }
 
 TEST(KernelCatalogDemo, MulFillAndSum) {
-  const KernelEstimate mul =
-      EstimateKernel("_ZN12flopspy_demo13binary_kernelINS_5MulOpEEEviT_PKfS4_Pf", DemoLaunch(kN));
+  const KernelEstimate mul = EstimateKernel(
+      "_ZN12flopspy_demo13binary_kernelINS_5MulOpEEEviT_PKfS4_Pf", DemoLaunch(kModelElements));
   EXPECT_EQ(mul.functor, "mul");
   EXPECT_EQ(mul.operands, 3);
-  EXPECT_DOUBLE_EQ(mul.bytes, 12.0 * kN);
-  EXPECT_DOUBLE_EQ(mul.flops, kN);
+  EXPECT_DOUBLE_EQ(mul.bytes, 12.0 * kModelElements);
+  EXPECT_DOUBLE_EQ(mul.flops, kModelElements);
 
   const KernelEstimate fill =
-      EstimateKernel("flopspy_demo::fill_kernel(int, float, float*)", DemoLaunch(kN));
+      EstimateKernel("flopspy_demo::fill_kernel(int, float, float*)", DemoLaunch(kModelElements));
   EXPECT_EQ(fill.functor, "fill");
   EXPECT_EQ(fill.source, FigureSource::kCatalog) << fill.reason;
-  EXPECT_DOUBLE_EQ(fill.bytes, 4.0 * kN);
+  EXPECT_DOUBLE_EQ(fill.bytes, 4.0 * kModelElements);
   EXPECT_EQ(fill.flops, 0);
 
   // sum_kernel<256>: n reads and adds, one partial written per block (4224 blocks).
-  const KernelEstimate sum = EstimateKernel(
-      "void flopspy_demo::sum_kernel<256>(int, float const*, float*)", DemoLaunch(kN, 4224));
+  const KernelEstimate sum =
+      EstimateKernel("void flopspy_demo::sum_kernel<256>(int, float const*, float*)",
+                     DemoLaunch(kModelElements, 4224));
   EXPECT_EQ(sum.functor, "sum");
-  EXPECT_DOUBLE_EQ(sum.flops, kN);
-  EXPECT_DOUBLE_EQ(sum.bytes, 4.0 * kN + 4.0 * 4224);
+  EXPECT_DOUBLE_EQ(sum.flops, kModelElements);
+  EXPECT_DOUBLE_EQ(sum.bytes, 4.0 * kModelElements + 4.0 * 4224);
   EXPECT_EQ(ParamBytesWanted("void flopspy_demo::sum_kernel<256>(int, float const*, float*)"), 4);
 }
 

@@ -49,7 +49,7 @@ LaunchFacts ElementwiseLaunch(int32_t n) {
 }
 
 // The seed workload (jovsa/scalify flops.py): 8192 x 8192 fp32 tensors.
-constexpr int32_t kN = 8192 * 8192;  // 67,108,864 elements
+constexpr int32_t kElements = 8192 * 8192;  // 67,108,864 elements
 constexpr double kDN = 67108864.0;
 
 // [S06] torch.ones -> fill_.
@@ -121,7 +121,7 @@ void ExpectModelled(const KernelEstimate& e) {
 // --- The seed workload -----------------------------------------------------------------------
 
 TEST(KernelCatalogSeed, FillWritesOnly) {
-  const KernelEstimate e = EstimateKernel(kFillFloat, ElementwiseLaunch(kN));
+  const KernelEstimate e = EstimateKernel(kFillFloat, ElementwiseLaunch(kElements));
   ExpectModelled(e);
   EXPECT_EQ(e.family, KernelFamily::kFill);
   EXPECT_EQ(e.loop, ElementwiseLoop::kVectorized);
@@ -135,7 +135,7 @@ TEST(KernelCatalogSeed, FillWritesOnly) {
 }
 
 TEST(KernelCatalogSeed, MulOfTwoTensors) {
-  const KernelEstimate e = EstimateKernel(kMulFloat, ElementwiseLaunch(kN));
+  const KernelEstimate e = EstimateKernel(kMulFloat, ElementwiseLaunch(kElements));
   ExpectModelled(e);
   EXPECT_EQ(e.functor, "mul");
   EXPECT_EQ(e.operands, 3);
@@ -147,7 +147,7 @@ TEST(KernelCatalogSeed, MulOfTwoTensors) {
 }
 
 TEST(KernelCatalogSeed, MulByScalarStreamsTwoTensors) {
-  const KernelEstimate e = EstimateKernel(kMulScalarFloat, ElementwiseLaunch(kN));
+  const KernelEstimate e = EstimateKernel(kMulScalarFloat, ElementwiseLaunch(kElements));
   ExpectModelled(e);
   EXPECT_EQ(e.operands, 2);
   EXPECT_DOUBLE_EQ(e.flops, 67108864.0);   // N x 1
@@ -155,7 +155,7 @@ TEST(KernelCatalogSeed, MulByScalarStreamsTwoTensors) {
 }
 
 TEST(KernelCatalogSeed, Add) {
-  const KernelEstimate e = EstimateKernel(kAddFloat, ElementwiseLaunch(kN));
+  const KernelEstimate e = EstimateKernel(kAddFloat, ElementwiseLaunch(kElements));
   ExpectModelled(e);
   EXPECT_EQ(e.functor, "add");
   EXPECT_DOUBLE_EQ(e.flops, 67108864.0);   // N x 1 (alpha = 1; counters see an FFMA = 2)
@@ -165,7 +165,7 @@ TEST(KernelCatalogSeed, Add) {
 TEST(KernelCatalogSeed, TranscendentalsCostOneFlopAndOneSpecialOp) {
   for (const char* name : {kSinFloat, kSqrtFloat, kLog10Float, kPowFloat}) {
     SCOPED_TRACE(name);
-    const KernelEstimate e = EstimateKernel(name, ElementwiseLaunch(kN));
+    const KernelEstimate e = EstimateKernel(name, ElementwiseLaunch(kElements));
     ExpectModelled(e);
     EXPECT_DOUBLE_EQ(e.flops, kDN);          // N x 1
     EXPECT_DOUBLE_EQ(e.special_ops, kDN);    // N x 1, reported apart
@@ -179,7 +179,7 @@ TEST(KernelCatalogSeed, TranscendentalsCostOneFlopAndOneSpecialOp) {
 }
 
 TEST(KernelCatalogSeed, SigmoidIsThreeFlopsWithOneExp) {
-  const KernelEstimate e = EstimateKernel(kSigmoidMangled, ElementwiseLaunch(kN));
+  const KernelEstimate e = EstimateKernel(kSigmoidMangled, ElementwiseLaunch(kElements));
   ExpectModelled(e);
   EXPECT_EQ(e.functor, "sigmoid");
   EXPECT_EQ(e.kernel, "vectorized_elementwise_kernel");
@@ -189,7 +189,7 @@ TEST(KernelCatalogSeed, SigmoidIsThreeFlopsWithOneExp) {
 }
 
 TEST(KernelCatalogSeed, SquareIsOneMultiply) {
-  const KernelEstimate e = EstimateKernel(kSquareFloat, ElementwiseLaunch(kN));
+  const KernelEstimate e = EstimateKernel(kSquareFloat, ElementwiseLaunch(kElements));
   ExpectModelled(e);
   EXPECT_EQ(e.functor, "square");
   EXPECT_DOUBLE_EQ(e.flops, kDN);  // x * x
@@ -209,7 +209,7 @@ TEST(KernelCatalogSeed, SumReducesEveryElementOnce) {
       "native::func_wrapper_t<float, at::native::sum_functor<float, float, float>::operator()(at::"
       "TensorIterator&)::{lambda(float, float)#1}>, unsigned int, float, 4, 4>)";
   Params p;
-  p.Size(200).At<float>(4, 0.0f).At<int32_t>(8, 4).At<int32_t>(12, kN).At<int32_t>(16, 1);
+  p.Size(200).At<float>(4, 0.0f).At<int32_t>(8, 4).At<int32_t>(12, kElements).At<int32_t>(16, 1);
   const KernelEstimate e = EstimateKernel(name, p.Launch(1));
   ExpectModelled(e);
   EXPECT_EQ(e.family, KernelFamily::kReduce);

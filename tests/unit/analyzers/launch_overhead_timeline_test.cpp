@@ -8,17 +8,18 @@
 namespace flopspy::analyzers {
 namespace {
 
-constexpr uint64_t kUs = 1000;
+constexpr uint64_t kMicrosecond = 1000;
 
 GpuInterval Kernel(uint64_t start_us, uint64_t end_us) {
-  return GpuInterval::Make(start_us * kUs, end_us * kUs, GpuWorkKind::kKernel);
+  return GpuInterval::Make(start_us * kMicrosecond, end_us * kMicrosecond, GpuWorkKind::kKernel);
 }
 
 // A kernel whose launch call on `thread` ran [enter_us, exit_us].
 GpuInterval Launched(uint64_t start_us, uint64_t end_us, uint64_t enter_us, uint64_t exit_us,
                      uint16_t thread = 0) {
   GpuInterval iv = Kernel(start_us, end_us);
-  iv.SetSubmit(exit_us * kUs, thread, static_cast<uint32_t>((exit_us - enter_us) * kUs), true);
+  iv.SetSubmit(exit_us * kMicrosecond, thread,
+               static_cast<uint32_t>((exit_us - enter_us) * kMicrosecond), true);
   return iv;
 }
 
@@ -27,7 +28,7 @@ TEST(BusyBins, UnionSpreadOverBinsAndClipped) {
   // from 0 to 40 us.
   std::vector<GpuInterval> iv = {Kernel(5, 25), Kernel(10, 30), Kernel(35, 60)};
   SortIntervals(iv);
-  const std::vector<float> bins = BusyBins(iv, 0, 10 * kUs, 4);
+  const std::vector<float> bins = BusyBins(iv, 0, 10 * kMicrosecond, 4);
   ASSERT_EQ(bins.size(), 4u);
   EXPECT_FLOAT_EQ(bins[0], 0.5f);  // 5..10
   EXPECT_FLOAT_EQ(bins[1], 1.0f);  // union, not 1.5
@@ -36,7 +37,8 @@ TEST(BusyBins, UnionSpreadOverBinsAndClipped) {
   EXPECT_TRUE(BusyBins(iv, 0, 0, 4).empty());
   EXPECT_TRUE(BusyBins(iv, 0, 10, 0).empty());
   // Work before the window is clipped too.
-  EXPECT_EQ(BusyBins(iv, 40 * kUs, 10 * kUs, 2), (std::vector<float>{1.0f, 1.0f}));
+  EXPECT_EQ(BusyBins(iv, 40 * kMicrosecond, 10 * kMicrosecond, 2),
+            (std::vector<float>{1.0f, 1.0f}));
 }
 
 TEST(GpuInterval, PacksIntoTwentyFourBytes) {
@@ -88,29 +90,34 @@ TEST(SyncIndex, NestedAndPerThread) {
 TEST(ClassifyGap, EachKind) {
   const SyncIndex none;
   // The previous work ended at 100 us. The next kernel's launch returned at 105 us: starved.
-  EXPECT_EQ(ClassifyGap(100 * kUs, Launched(110, 112, 100, 105), none), GapKind::kStarved);
+  EXPECT_EQ(ClassifyGap(100 * kMicrosecond, Launched(110, 112, 100, 105), none), GapKind::kStarved);
   // Its launch began before 100 us but was still in progress then: starved too.
-  EXPECT_EQ(ClassifyGap(100 * kUs, Launched(110, 112, 96, 101), none), GapKind::kStarved);
+  EXPECT_EQ(ClassifyGap(100 * kMicrosecond, Launched(110, 112, 96, 101), none), GapKind::kStarved);
   // Its launch had returned at 90 us: the work was queued, so the GPU waited on something else.
-  EXPECT_EQ(ClassifyGap(100 * kUs, Launched(110, 112, 85, 90), none), GapKind::kOther);
+  EXPECT_EQ(ClassifyGap(100 * kMicrosecond, Launched(110, 112, 85, 90), none), GapKind::kOther);
   // Unknown origin: other, and flagged.
   bool unattributed = false;
-  EXPECT_EQ(ClassifyGap(100 * kUs, Kernel(110, 112), none, &unattributed), GapKind::kOther);
+  EXPECT_EQ(ClassifyGap(100 * kMicrosecond, Kernel(110, 112), none, &unattributed),
+            GapKind::kOther);
   EXPECT_TRUE(unattributed);
   // The launching thread (0) was in a sync from 50 to 101 us: synchronised, even though the
   // launch came after.
-  const SyncIndex sync({{50 * kUs, 101 * kUs, 0}});
-  EXPECT_EQ(ClassifyGap(100 * kUs, Launched(110, 112, 104, 105, 0), sync), GapKind::kSynchronized);
+  const SyncIndex sync({{50 * kMicrosecond, 101 * kMicrosecond, 0}});
+  EXPECT_EQ(ClassifyGap(100 * kMicrosecond, Launched(110, 112, 104, 105, 0), sync),
+            GapKind::kSynchronized);
   // ...but not when another thread (1) launched the next kernel.
-  EXPECT_EQ(ClassifyGap(100 * kUs, Launched(110, 112, 104, 105, 1), sync), GapKind::kStarved);
+  EXPECT_EQ(ClassifyGap(100 * kMicrosecond, Launched(110, 112, 104, 105, 1), sync),
+            GapKind::kStarved);
   // Work already queued when the GPU ran dry is not waiting for the sync: other.
-  EXPECT_EQ(ClassifyGap(100 * kUs, Launched(110, 112, 85, 90, 0), sync), GapKind::kOther);
+  EXPECT_EQ(ClassifyGap(100 * kMicrosecond, Launched(110, 112, 85, 90, 0), sync), GapKind::kOther);
   // Unknown origin while some thread was in a sync: synchronised.
-  EXPECT_EQ(ClassifyGap(100 * kUs, Kernel(110, 112), sync, &unattributed), GapKind::kSynchronized);
+  EXPECT_EQ(ClassifyGap(100 * kMicrosecond, Kernel(110, 112), sync, &unattributed),
+            GapKind::kSynchronized);
   EXPECT_FALSE(unattributed);
   // A sync that began after the GPU ran dry did not make it idle.
-  const SyncIndex late_sync({{101 * kUs, 102 * kUs, 0}});
-  EXPECT_EQ(ClassifyGap(100 * kUs, Launched(110, 112, 104, 105, 0), late_sync), GapKind::kStarved);
+  const SyncIndex late_sync({{101 * kMicrosecond, 102 * kMicrosecond, 0}});
+  EXPECT_EQ(ClassifyGap(100 * kMicrosecond, Launched(110, 112, 104, 105, 0), late_sync),
+            GapKind::kStarved);
 }
 
 TEST(DeviceTimeline, TwoStreamsUnionGapsAndGraphsEstimate) {
@@ -123,16 +130,16 @@ TEST(DeviceTimeline, TwoStreamsUnionGapsAndGraphsEstimate) {
   const std::vector<GpuInterval> b = {Kernel(50, 200), Kernel(350, 500)};
   const std::vector<std::span<const GpuInterval>> streams = {a, b};
   const DeviceTimeline t = AnalyzeDeviceTimeline(streams, SyncIndex{}, {1000});
-  EXPECT_EQ(t.window_ns(), 500 * kUs);
-  EXPECT_EQ(t.busy_ns, 400 * kUs);
+  EXPECT_EQ(t.window_ns(), 500 * kMicrosecond);
+  EXPECT_EQ(t.busy_ns, 400 * kMicrosecond);
   EXPECT_EQ(t.intervals, 4u);
   ASSERT_EQ(t.stream_busy_ns.size(), 2u);
-  EXPECT_EQ(t.stream_busy_ns[0], 200 * kUs);
-  EXPECT_EQ(t.stream_busy_ns[1], 300 * kUs);
+  EXPECT_EQ(t.stream_busy_ns[0], 200 * kMicrosecond);
+  EXPECT_EQ(t.stream_busy_ns[1], 300 * kMicrosecond);
   EXPECT_EQ(t.gaps[GapKind::kStarved].count, 1u);
-  EXPECT_EQ(t.gaps[GapKind::kStarved].ns, 100 * kUs);
-  EXPECT_EQ(t.gaps.TotalNs(), 100 * kUs);
-  EXPECT_DOUBLE_EQ(t.graphs_saved_ns, 9 * kUs);
+  EXPECT_EQ(t.gaps[GapKind::kStarved].ns, 100 * kMicrosecond);
+  EXPECT_EQ(t.gaps.TotalNs(), 100 * kMicrosecond);
+  EXPECT_DOUBLE_EQ(t.graphs_saved_ns, 9 * kMicrosecond);
   EXPECT_EQ(t.graphs_gaps, 1u);
 }
 
@@ -146,7 +153,7 @@ TEST(DeviceTimeline, EmptyAndAdjacent) {
   const std::vector<GpuInterval> s = {Kernel(0, 10), Kernel(10, 20), Kernel(20, 30)};
   const std::vector<std::span<const GpuInterval>> one = {s};
   const DeviceTimeline t = AnalyzeDeviceTimeline(one, SyncIndex{});
-  EXPECT_EQ(t.busy_ns, 30 * kUs);
+  EXPECT_EQ(t.busy_ns, 30 * kMicrosecond);
   EXPECT_EQ(t.gaps.TotalCount(), 0u);
 }
 

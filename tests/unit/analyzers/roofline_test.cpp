@@ -12,7 +12,7 @@ namespace {
 
 using P = ComputePath;
 
-DeviceRoofs T4Roofs() {
+DeviceRoofs T4Roofline() {
   DeviceRoofs r;
   r.name = "T4 (by hand)";
   r.Flops(P::kFp32) = {8.1e12, RoofSource::kDatasheet, 0};
@@ -34,7 +34,7 @@ DeviceRoofs V100Roofs() {
   return r;
 }
 
-DeviceRoofs A100Roofs() {
+DeviceRoofs A100Roofline() {
   DeviceRoofs r;
   r.Flops(P::kFp64) = {9.7e12, RoofSource::kDatasheet, 0};
   r.Flops(P::kFp64Tensor) = {19.5e12, RoofSource::kDatasheet, 0};
@@ -93,7 +93,7 @@ TEST(FallbackChain, Fp64TensorFallsBackToFp64WithoutFp64TensorCores) {
   EXPECT_TRUE(v100->FellBack());
   EXPECT_DOUBLE_EQ(v100->flops_per_s, 7.8e12);
 
-  const auto a100 = ResolvePeak(A100Roofs(), P::kFp64Tensor);
+  const auto a100 = ResolvePeak(A100Roofline(), P::kFp64Tensor);
   ASSERT_TRUE(a100);
   EXPECT_EQ(a100->path, P::kFp64Tensor);
   EXPECT_FALSE(a100->FellBack());
@@ -101,7 +101,7 @@ TEST(FallbackChain, Fp64TensorFallsBackToFp64WithoutFp64TensorCores) {
 }
 
 TEST(FallbackChain, HalfAccumulateFallsBackToTheFp32AccumulateFigure) {
-  const auto peak = ResolvePeak(A100Roofs(), P::kFp16TensorHalfAcc);
+  const auto peak = ResolvePeak(A100Roofline(), P::kFp16TensorHalfAcc);
   ASSERT_TRUE(peak);
   EXPECT_EQ(peak->path, P::kFp16Tensor);
   EXPECT_DOUBLE_EQ(peak->flops_per_s, 312e12);
@@ -112,18 +112,18 @@ TEST(FallbackChain, PathsMissingOnOlderPartsFallToCudaCores) {
   // TF32 on a V100 runs as FP32.
   EXPECT_EQ(ResolvePeak(V100Roofs(), P::kTf32Tensor)->path, P::kFp32);
   // BF16 on a T4: no BF16 tensor cores, no BF16 arithmetic: FP32.
-  EXPECT_EQ(ResolvePeak(T4Roofs(), P::kBf16Tensor)->path, P::kFp32);
+  EXPECT_EQ(ResolvePeak(T4Roofline(), P::kBf16Tensor)->path, P::kFp32);
   // FP8 and FP4 data on an A100 run at the FP16 tensor rate.
-  EXPECT_EQ(ResolvePeak(A100Roofs(), P::kFp8Tensor)->path, P::kFp16Tensor);
-  EXPECT_EQ(ResolvePeak(A100Roofs(), P::kFp4Tensor)->path, P::kFp16Tensor);
+  EXPECT_EQ(ResolvePeak(A100Roofline(), P::kFp8Tensor)->path, P::kFp16Tensor);
+  EXPECT_EQ(ResolvePeak(A100Roofline(), P::kFp4Tensor)->path, P::kFp16Tensor);
   // INT8 on a V100 (no IMMA): the FP32 roof.
   EXPECT_EQ(ResolvePeak(V100Roofs(), P::kInt8Tensor)->path, P::kFp32);
-  EXPECT_FALSE(ResolvePeak(A100Roofs(), P::kUnknown));
+  EXPECT_FALSE(ResolvePeak(A100Roofline(), P::kUnknown));
   EXPECT_FALSE(ResolvePeak(DeviceRoofs{}, P::kFp32));
 }
 
 TEST(FallbackChain, AMeasuredRoofOnTheRequestedPathIsUsed) {
-  DeviceRoofs roofs = A100Roofs();
+  DeviceRoofs roofs = A100Roofline();
   roofs.Flops(P::kFp16TensorHalfAcc).measured = 290e12;
   const auto preferred = ResolvePeak(roofs, P::kFp16TensorHalfAcc);
   EXPECT_EQ(preferred->path, P::kFp16TensorHalfAcc);
@@ -134,7 +134,7 @@ TEST(FallbackChain, AMeasuredRoofOnTheRequestedPathIsUsed) {
 
 // Seed note 000: T4 at 0.32 TB/s. Ridge = peak / bandwidth.
 TEST(RidgePoint, T4PerUnit) {
-  const DeviceRoofs t4 = T4Roofs();
+  const DeviceRoofs t4 = T4Roofline();
   // 8.1e12 / 320e9 = 25.3125 FLOP/B
   EXPECT_NEAR(*RidgePoint(t4, P::kFp32), 25.3125, 1e-9);
   // 65e12 / 320e9 = 203.125 FLOP/B
@@ -147,7 +147,7 @@ TEST(RidgePoint, T4PerUnit) {
 }
 
 TEST(RidgePoint, A100PerUnit) {
-  const DeviceRoofs a100 = A100Roofs();
+  const DeviceRoofs a100 = A100Roofline();
   EXPECT_NEAR(*RidgePoint(a100, P::kFp64), 9.7e12 / 1555e9, 1e-9);      // 6.238
   EXPECT_NEAR(*RidgePoint(a100, P::kFp32), 12.540192926, 1e-6);         // 19.5e12/1555e9
   EXPECT_NEAR(*RidgePoint(a100, P::kTf32Tensor), 100.321543408, 1e-6);  // 156e12/1555e9
@@ -159,15 +159,15 @@ TEST(RidgePoint, A100PerUnit) {
 // (4 * 8192^2) / (0.32e12) = 0.839 ms to read".
 TEST(MinSecondsToMove, SeedNoteT4MatrixRead) {
   const double bytes = 4.0 * 8192 * 8192;  // 268,435,456 B
-  const auto seconds = MinSecondsToMove(T4Roofs(), bytes);
+  const auto seconds = MinSecondsToMove(T4Roofline(), bytes);
   ASSERT_TRUE(seconds);
   // 268,435,456 / 320e9 = 8.388608e-4 s
   EXPECT_NEAR(*seconds, 8.388608e-4, 1e-12);
   EXPECT_NEAR(*seconds * 1e3, 0.839, 0.0005);
   // Read and write back: 1.678 ms (the note's "0.839*2").
-  EXPECT_NEAR(*MinSecondsToMove(T4Roofs(), 2 * bytes) * 1e3, 1.6777216, 1e-9);
+  EXPECT_NEAR(*MinSecondsToMove(T4Roofline(), 2 * bytes) * 1e3, 1.6777216, 1e-9);
   EXPECT_FALSE(MinSecondsToMove(DeviceRoofs{}, bytes));
-  EXPECT_FALSE(MinSecondsToMove(T4Roofs(), -1));
+  EXPECT_FALSE(MinSecondsToMove(T4Roofline(), -1));
 }
 
 }  // namespace

@@ -7,7 +7,7 @@
 namespace flopspy::analyzers {
 namespace {
 
-constexpr double kMs = 1e6;
+constexpr double kMsAsNs = 1e6;
 
 std::vector<std::optional<double>> Values(std::initializer_list<double> v) {
   return {v.begin(), v.end()};
@@ -92,14 +92,14 @@ RankTable FourRanks(bool with_steps) {
     row.rank = r;
     row.pid = 100 + r;
     row.host = "node0";
-    const double step = r == 3 ? 41.2 * kMs : 34.9 * kMs;
+    const double step = r == 3 ? 41.2 * kMsAsNs : 34.9 * kMsAsNs;
     if (with_steps) row.step = StepTime{100, step, step};
     row.gpu_window_ns = 1'000'000'000;
     row.busy_fraction = r == 3 ? 0.61 : 0.80;
     row.gpu_busy_ns = static_cast<uint64_t>(*row.busy_fraction * 1e9);
     // Per step: gemm 20 ms (rank 3: 26 ms), add 5 ms everywhere.
-    row.kernel_ns_by_key = {{"gemm-key", (r == 3 ? 26 : 20) * kMs * 100},
-                            {"add-key", 5 * kMs * 100}};
+    row.kernel_ns_by_key = {{"gemm-key", (r == 3 ? 26 : 20) * kMsAsNs * 100},
+                            {"add-key", 5 * kMsAsNs * 100}};
     row.kernel_ns = row.kernel_ns_by_key["gemm-key"] + row.kernel_ns_by_key["add-key"];
     t.rows.push_back(row);
   }
@@ -113,12 +113,12 @@ TEST(Stragglers, SlowStepIsNamedWithItsNumbers) {
   const Straggler& s = r.stragglers[0];
   EXPECT_EQ(s.metric, StragglerMetric::kStepTime);
   EXPECT_EQ(s.row, 3u);
-  EXPECT_DOUBLE_EQ(s.value, 41.2 * kMs);
-  EXPECT_DOUBLE_EQ(s.reference, 34.9 * kMs);
+  EXPECT_DOUBLE_EQ(s.value, 41.2 * kMsAsNs);
+  EXPECT_DOUBLE_EQ(s.reference, 34.9 * kMsAsNs);
   EXPECT_NEAR(s.excess, 6.3 / 34.9, 1e-12);
   EXPECT_EQ(s.kernel_label, "gemm");
-  EXPECT_DOUBLE_EQ(s.kernel_ns, 26 * kMs);
-  EXPECT_DOUBLE_EQ(s.kernel_reference_ns, 20 * kMs);
+  EXPECT_DOUBLE_EQ(s.kernel_ns, 26 * kMsAsNs);
+  EXPECT_DOUBLE_EQ(s.kernel_reference_ns, 20 * kMsAsNs);
   EXPECT_EQ(s.sentence,
             "rank 3 takes 41.2 ms per step, 18% over the median 34.9 ms; its GPU is busy 61% vs "
             "80%; the kernel time that differs most is gemm: 26 ms vs 20 ms per step.");

@@ -23,7 +23,7 @@ using trace::ChunkSource;
 using trace::FigureSource;
 
 // The catalog models this one (1 FLOP, 12 bytes per element)...
-constexpr const char* kMul = kAtenMulKernel;
+constexpr const char* kReportMulKernel = kAtenMulKernel;
 // ...but not this one.
 constexpr char kCustom[] = "my_custom_stencil(float const*, float*, int)";
 constexpr uint32_t kThread = 7;
@@ -31,7 +31,7 @@ constexpr uint32_t kThread = 7;
 class CounterReport : public ::testing::Test {
  protected:
   CounterReport() {
-    b_.String(1, kMul).String(2, kCustom);
+    b_.String(1, kReportMulKernel).String(2, kCustom);
     trace::FunctionDef mul{};
     mul.id = 1;
     mul.mangled_name = mul.demangled_name = 1;
@@ -178,7 +178,7 @@ TEST_F(CounterReport, WhereTheCatalogModelsTheKernelTheRowKeepsItAndTheCheckShow
     Gpu(1, c, 100'000);
   }
   const auto run = Analyze();
-  const KernelGroup* g = Named(run, kMul);
+  const KernelGroup* g = Named(run, kReportMulKernel);
   ASSERT_NE(g, nullptr);
   EXPECT_EQ(g->timed.flops_source, FigureSource::kCatalog);
   EXPECT_DOUBLE_EQ(g->timed.bytes, 4 * 12e6);
@@ -200,7 +200,7 @@ TEST_F(CounterReport, ACatalogWithinTenPercentIsNotFlagged) {
   Metrics(1, 1, 1, 1.05e6, 8e6, 4.5e6);  // FLOPs 5% off, bytes 4% off
   Gpu(1, 1, 100'000);
   const auto run = Analyze();
-  const tools::CounterCheck c = tools::CheckCounters(*Named(run, kMul));
+  const tools::CounterCheck c = tools::CheckCounters(*Named(run, kReportMulKernel));
   EXPECT_NEAR(*c.flops_diff_pct, 100 * (1e6 - 1.05e6) / 1.05e6, 1e-9);
   EXPECT_FALSE(c.catalog_off);
 }
@@ -301,7 +301,7 @@ TEST_F(CounterReport, TextAndJsonShowBothFiguresAndTheFlag) {
   const nlohmann::json* mul = nullptr;
   const nlohmann::json* custom = nullptr;
   for (const auto& k : j["traces"][0]["kernels"]) {
-    if (k["name"] == kMul) mul = &k;
+    if (k["name"] == kReportMulKernel) mul = &k;
     if (k["name"] == kCustom) custom = &k;
   }
   ASSERT_NE(mul, nullptr);

@@ -60,16 +60,16 @@ class RecordFile : public ::testing::Test {
   fs::path dir_;
 };
 
-constexpr char kVictim[] = "somebody else's file\n";
+constexpr char kVictimText[] = "somebody else's file\n";
 
 TEST_F(RecordFile, APlantedLinkIsNeverFollowed) {
   const std::string victim = Path("victim.txt");
-  std::ofstream(victim) << kVictim;
+  std::ofstream(victim) << kVictimText;
   const std::string planted = Path("cpu-" + std::to_string(getpid()) + ".jsonl");
   fs::create_symlink(victim, planted);
 
   const auto warnings = Record(Path("cpu-%p.jsonl"));
-  EXPECT_EQ(Read(victim), kVictim);
+  EXPECT_EQ(Read(victim), kVictimText);
   EXPECT_TRUE(fs::is_symlink(planted));
   ASSERT_EQ(warnings.size(), 1u);
   EXPECT_NE(warnings[0].find(planted + " already exists"), std::string::npos) << warnings[0];
@@ -78,12 +78,12 @@ TEST_F(RecordFile, APlantedLinkIsNeverFollowed) {
 
 TEST_F(RecordFile, APlantedLinkWithoutPidGetsTheRecordingBesideIt) {
   const std::string victim = Path("victim.txt");
-  std::ofstream(victim) << kVictim;
+  std::ofstream(victim) << kVictimText;
   const std::string planted = Path("cpu.jsonl");
   fs::create_symlink(victim, planted);
 
   const auto warnings = Record(planted);
-  EXPECT_EQ(Read(victim), kVictim);
+  EXPECT_EQ(Read(victim), kVictimText);
   const std::string beside = planted + "." + std::to_string(getpid());
   ASSERT_EQ(warnings.size(), 1u);
   EXPECT_NE(warnings[0].find("recording to " + beside), std::string::npos) << warnings[0];

@@ -3,6 +3,9 @@
 // and numbers never show an exponent.
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <limits>
+
 #include "report/format.h"
 #include "report/labels.h"
 #include "report/text_labels.h"
@@ -72,6 +75,18 @@ TEST(FigureLabels, NumbersNeverShowAnExponent) {
   EXPECT_EQ(SiValue(999.7), "1 k");
   EXPECT_EQ(Duration(999'700), "1 ms");
   EXPECT_EQ(Duration(515'200), "515 us");
+}
+
+// Counts reach the HTML page as JSON doubles, and a damaged trace can carry any number there; a
+// plain cast of 2^64 to uint64_t is undefined (the fuzzer found it in the lost-records fact).
+TEST(FigureLabels, CountsFromDoublesSaturateInsteadOfOverflowing) {
+  EXPECT_EQ(GroupedCount(1234567), "1,234,567");
+  EXPECT_EQ(GroupedCount(2.9), "2");
+  EXPECT_EQ(GroupedCount(-5), "0");
+  EXPECT_EQ(GroupedCount(std::nan("")), "0");
+  EXPECT_EQ(GroupedCount(18446744073709551616.0), "18,446,744,073,709,551,615");
+  EXPECT_EQ(GroupedCount(1e300), "18,446,744,073,709,551,615");
+  EXPECT_EQ(GroupedCount(std::numeric_limits<double>::infinity()), "18,446,744,073,709,551,615");
 }
 
 TEST(FigureLabels, ARoofShareReadsTheSameInTablesAndSentences) {

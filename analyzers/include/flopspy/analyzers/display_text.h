@@ -13,6 +13,9 @@ namespace flopspy::analyzers {
 
 // A percentage (53 = 53%): "53%", "3.2%", "0.43%", "<0.01%", "0%".
 std::string PercentText(double pct);
+// A share (0.434) as a whole percentage: "43%"; "-" when not finite. For sentences and columns
+// where a share is read at a glance (kernel-time splits, coverage).
+std::string WholePercentText(double fraction);
 
 // Nanoseconds: "850 ns", "12.3 us", "4.56 ms", "7.89 s"; "-" when not finite.
 std::string DurationText(double ns);
