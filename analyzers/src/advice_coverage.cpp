@@ -1,18 +1,20 @@
 // unknown_figures: kernel time whose FLOPs are unknown cannot be judged by any rule, and the
-// largest gain may sit there. Counted on the run regime's basis (run_regime.h), by family.
+// largest gain may sit there. The same figure as the run summary's FLOP coverage
+// (flop_coverage.h), by family.
 #include <algorithm>
 #include <map>
 
 #include "advice_internal.h"
-#include "flopspy/analyzers/run_regime.h"
+#include "flopspy/analyzers/flop_coverage.h"
 
 namespace flopspy::analyzers::advice_detail {
 namespace {
 
 constexpr double kMinUnknownShare = 0.25;  // of the kernel time
 
+// The run summary's FLOP coverage figure (flop_coverage.h), so that the two never differ.
 double WithoutFlopsNs(const std::vector<KernelGroup>& kernels) {
-  return ClassifyRun(kernels, OverheadJudgement{}).kernel_ns_without_flops;
+  return ComputeFlopCoverage(kernels).kernel_ns_by_source[0];
 }
 
 }  // namespace

@@ -9,6 +9,8 @@
 #include <string>
 
 #include "flopspy/analyzers/demangle.h"
+#include "flopspy/analyzers/inductor_kernel_name.h"
+#include "kernel_catalog_attention.h"
 #include "kernel_catalog_internal.h"
 
 namespace flopspy::analyzers {
@@ -694,14 +696,6 @@ bool IsAten(const FunctionNameParts& parts) {
          (parts.qualified.starts_with("(anonymous namespace)::softmax_warp_"));
 }
 
-std::string TritonKind(std::string_view name) {
-  if (name.starts_with("triton_poi_")) return "pointwise";
-  if (name.starts_with("triton_red_")) return "reduction";
-  if (name.starts_with("triton_per_")) return "persistent_reduction";
-  if (name.starts_with("triton_tem_")) return "template";
-  return "triton";
-}
-
 // What the ATen rules look at: the split name and whether parameter 0 is a scalar (N).
 struct AtenKernel {
   const FunctionNameParts& parts;
@@ -870,7 +864,11 @@ KernelClass ClassifyDemangled(const std::string& demangled) {
 
   if (kc.kernel.starts_with("triton_")) {
     kc.family = KernelFamily::kTriton;
-    kc.functor = TritonKind(kc.kernel);
+    // Inductor's names say the kind and the fused operations (docs/kernel-catalog.md, "Triton
+    // and torch.compile"); the op shows both, the functor the kind.
+    const std::optional<InductorKernelName> inductor = ParseInductorKernelName(kc.kernel);
+    kc.functor = inductor ? inductor->kind : "triton";
+    if (inductor) kc.op = InductorOpText(*inductor);
     kc.reason =
         "Triton kernel: generated code, no catalog model (hardware counters can measure it)";
     return kc;
@@ -880,6 +878,8 @@ KernelClass ClassifyDemangled(const std::string& demangled) {
     if (kc.model == KernelModel::kNone) kc.bytes_known = kc.flops_known = false;
     return kc;
   }
+  // Attention kernels sit in several namespaces (pytorch_flash::, flash::, none): by name.
+  if (catalog_detail::ClassifyAttention(kc, parts, demangled)) return kc;
   if (!IsAten(parts)) {
     kc.reason = "not a kernel the catalog knows";
     return kc;
@@ -907,7 +907,7 @@ KernelClass ClassifyDemangled(const std::string& demangled) {
 KernelClass ClassifyKernel(std::string_view name) {
   const std::string demangled = NormalizeDemangledName(Demangle(TrimBlanks(name)));
   KernelClass kc = ClassifyDemangled(demangled);
-  // Triton's functor is its kind ("pointwise"); its kernel name says the operation.
+  // Triton's functor is its kind ("pointwise"), never an operation: its op is set above.
   if (kc.op.empty() && kc.family != KernelFamily::kTriton) kc.op = kc.functor;
   kc.category = CategorizeKernel(kc, demangled);
   return kc;

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "flopspy/analyzers/kernel_catalog.h"
+#include "kernel_catalog_attention.h"
 #include "kernel_catalog_internal.h"
 
 namespace flopspy::analyzers {
@@ -389,6 +390,9 @@ KernelEstimate EstimateKernel(const KernelClass& kc, const LaunchFacts& launch) 
     case KernelModel::kDemoSum:
       f = DemoSum(kc, launch, &why);
       break;
+    case KernelModel::kFlashAttention2:
+    case KernelModel::kMemEffAttention:
+      return catalog_detail::EstimateAttention(kc, launch, std::move(e));
     case KernelModel::kNone:
       break;
   }

@@ -6,6 +6,7 @@
 #include <initializer_list>
 
 #include "flopspy/analyzers/kernel_catalog.h"
+#include "kernel_catalog_attention.h"
 #include "kernel_catalog_internal.h"
 
 namespace flopspy::analyzers {
@@ -64,6 +65,9 @@ int ParamBytesWanted(const KernelClass& kc) {
     case KernelModel::kIndexSelect:
     case KernelModel::kFusedDropout:
       return catalog_detail::kTensorInfoDimsAt + 4;  // the sizes and dims of parameter 0
+    case KernelModel::kFlashAttention2:
+    case KernelModel::kMemEffAttention:
+      return catalog_detail::AttentionParamBytesWanted(kc);
   }
   return 0;
 }

@@ -22,13 +22,14 @@ constexpr std::array<std::string_view, kKernelFamilyCount> kFamilyNames = {"unkn
                                                                            "fill",
                                                                            "multi_tensor_apply",
                                                                            "triton",
-                                                                           "demo"};
+                                                                           "demo",
+                                                                           "attention"};
 
-struct TypeInfo {
+struct DataTypeInfo {
   std::string_view name;
   int size;
 };
-constexpr std::array<TypeInfo, static_cast<size_t>(DataType::kCount)> kTypes = {{
+constexpr std::array<DataTypeInfo, static_cast<size_t>(DataType::kCount)> kDataTypes = {{
     {"unknown", 0},     {"bool", 1},        {"int8", 1},        {"uint8", 1},     {"int16", 2},
     {"int32", 4},       {"uint32", 4},      {"int64", 8},       {"uint64", 8},    {"float16", 2},
     {"bfloat16", 2},    {"float32", 4},     {"float64", 8},     {"complex32", 4}, {"complex64", 8},
@@ -121,19 +122,19 @@ std::string_view ElementwiseLoopName(ElementwiseLoop loop) {
 
 std::string_view DataTypeName(DataType type) {
   const auto i = static_cast<size_t>(type);
-  return i < kTypes.size() ? kTypes[i].name : "unknown";
+  return i < kDataTypes.size() ? kDataTypes[i].name : "unknown";
 }
 
 std::optional<DataType> DataTypeFromName(std::string_view name) {
-  for (size_t i = 0; i < kTypes.size(); ++i) {
-    if (kTypes[i].name == name) return static_cast<DataType>(i);
+  for (size_t i = 0; i < kDataTypes.size(); ++i) {
+    if (kDataTypes[i].name == name) return static_cast<DataType>(i);
   }
   return std::nullopt;
 }
 
 int DataTypeSize(DataType type) {
   const auto i = static_cast<size_t>(type);
-  return i < kTypes.size() ? kTypes[i].size : 0;
+  return i < kDataTypes.size() ? kDataTypes[i].size : 0;
 }
 
 bool IsComplex(DataType type) {

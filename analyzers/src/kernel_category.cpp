@@ -44,8 +44,8 @@ std::string_view StripPrefix(std::string_view s, std::string_view prefix) {
 // The innermost functor named in the text, without the generic wrappers that only adapt a
 // scalar operand (BinaryFunctor<..., MulFunctor<float>> names mul).
 std::string FunctorTypeOp(std::string_view text) {
-  static constexpr std::array<std::string_view, 4> kWrappers = {"BinaryFunctor", "AUnaryFunctor",
-                                                                "BUnaryFunctor", "UnaryFunctor"};
+  static constexpr std::array<std::string_view, 4> kFunctorWrappers = {
+      "BinaryFunctor", "AUnaryFunctor", "BUnaryFunctor", "UnaryFunctor"};
   std::string_view found;
   for (size_t i = 0; i < text.size();) {
     if (!IsIdentifierChar(text[i])) {
@@ -56,7 +56,8 @@ std::string FunctorTypeOp(std::string_view text) {
     while (end < text.size() && IsIdentifierChar(text[end])) ++end;
     const std::string_view id = text.substr(i, end - i);
     const bool functor = id.ends_with("Functor") || id.starts_with("CUDAFunctor");
-    if (functor && std::find(kWrappers.begin(), kWrappers.end(), id) == kWrappers.end()) {
+    if (functor &&
+        std::find(kFunctorWrappers.begin(), kFunctorWrappers.end(), id) == kFunctorWrappers.end()) {
       found = id;
     }
     i = end;
@@ -113,6 +114,8 @@ KernelCategory FromFamily(const KernelClass& kc) {
       return KernelCategory::kTriton;
     case KernelFamily::kIndex:
       return KernelCategory::kOther;
+    case KernelFamily::kAttention:
+      return KernelCategory::kAttention;
     case KernelFamily::kDemo:
       if (kc.model == KernelModel::kDemoSum) return KernelCategory::kReduction;
       if (kc.functor == "fill") return KernelCategory::kCopy;
@@ -162,6 +165,7 @@ std::string FunctorOpName(std::string_view functor_text) {
 
 KernelCategory CategorizeKernel(const KernelClass& kc, std::string_view demangled) {
   if (kc.family == KernelFamily::kTriton) return KernelCategory::kTriton;
+  if (kc.family == KernelFamily::kAttention) return KernelCategory::kAttention;
   const std::string name = helpers::AsciiLower(demangled);
   const std::string base = helpers::AsciiLower(kc.kernel);
   // Names first: a GEMM or attention kernel may sit in any namespace, and nothing the catalog

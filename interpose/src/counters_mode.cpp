@@ -210,6 +210,7 @@ bool MayUseTensorCores(analyzers::KernelFamily family) {
     case KernelFamily::kUnknown:
     case KernelFamily::kTriton:
     case KernelFamily::kDemo:
+    case KernelFamily::kAttention:
     case KernelFamily::kCount:
       return true;
   }

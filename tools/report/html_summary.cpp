@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "report/format.h"
+#include "report/html_coverage.h"
 #include "report/html_tables.h"
 #include "report/html_util.h"
 
@@ -64,6 +65,7 @@ std::vector<std::pair<std::string, std::string>> SummaryFacts(const json& trace)
     if (!by.empty()) text += " (" + by + ")";
     facts.push_back({"FLOPs", Escape(text)});
   }
+  for (auto& fact : CoverageFacts(summary)) facts.push_back(std::move(fact));
   if (const auto rate = Num(summary, "achieved_flops_per_s")) {
     facts.push_back({"achieved", Escape(Si(*rate, "FLOP/s") + " over the GPU window")});
   }

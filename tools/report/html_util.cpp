@@ -78,9 +78,9 @@ std::string RoofName(std::string_view name) {
 }
 
 std::string KernelLabel(const json& kernel) {
-  // The operation when the catalog has no functor for it ("gelu"), as the text report shows.
-  const std::string functor = Str(kernel, "functor");
-  return tools::KernelLabel(Str(kernel, "name"), functor.empty() ? Str(kernel, "op") : functor,
+  // The operation ("gelu", "pointwise add+mul"), else the functor, as the text report shows.
+  const std::string op = Str(kernel, "op");
+  return tools::KernelLabel(Str(kernel, "name"), op.empty() ? Str(kernel, "functor") : op,
                             Str(kernel, "shape"));
 }
 

@@ -153,7 +153,8 @@ std::string KernelLabel(std::string_view name, std::string_view functor, std::st
 }
 
 std::string KernelLabel(const analyzers::KernelGroup& g) {
-  return KernelLabel(g.name, g.functor.empty() ? g.op : g.functor, g.shape_key);
+  // The op first: it is the functor, or says more (a Triton kernel's kind and fused operations).
+  return KernelLabel(g.name, g.op.empty() ? g.functor : g.op, g.shape_key);
 }
 
 std::string LibraryDims(int64_t m, int64_t n, int64_t k, int64_t batch) {

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <fmt/ostream.h>
 
+#include "report/flop_coverage_report.h"
 #include "report/format.h"
 #include "report/text_labels.h"
 
@@ -61,6 +62,24 @@ std::string Utilization(const analyzers::DeviceActivity& a) {
   return text;
 }
 
+// The coverage line and the largest unknown rows under it (docs/flopspy-report.md, "FLOP
+// coverage").
+void PrintFlopCoverage(const analyzers::FlopCoverage& c, std::ostream& out) {
+  if (c.kernel_ns <= 0) return;
+  fmt::print(out, "{}", Paragraph(FlopCoverageSentence(c), "  coverage  ", kLabelPad));
+  for (const analyzers::UnknownFlopsKernel& k : c.largest_unknown) {
+    fmt::print(out, "{}", Paragraph(UnknownFlopsLine(k), "  unknown   ", kLabelPad));
+  }
+  if (c.unknown_rows > c.largest_unknown.size()) {
+    const size_t more = c.unknown_rows - c.largest_unknown.size();
+    fmt::print(
+        out, "{}",
+        Paragraph(fmt::format("... {} more kernel row{} without FLOPs (in the kernels table)",
+                              Grouped(more), more == 1 ? "" : "s"),
+                  kLabelPad, kLabelPad));
+  }
+}
+
 }  // namespace
 
 std::string RoofsDescription(const analyzers::DeviceRoofs& r) {
@@ -112,6 +131,7 @@ void PrintRunSummary(const TraceReport& t, const TraceTotals& s, std::ostream& o
     return;
   }
   fmt::print(out, "{}", Paragraph(Flops(s.flops), "  FLOPs     ", kLabelPad));
+  PrintFlopCoverage(s.coverage, out);
   if (s.devices.size() > 1) {
     std::string pooled = fmt::format("{} busy over the GPUs' pooled {} window",
                                      s.busy_fraction ? Percent(*s.busy_fraction) : "-",
@@ -147,17 +167,9 @@ void PrintRunSummary(const TraceReport& t, const TraceTotals& s, std::ostream& o
       fmt::print(out, "{}achieved {}FLOP/s over the active span\n", kLabelPad,
                  SiValue(*d.achieved_flops_per_s));
     }
-    const double total = a.kernel_ns_by_source[0] + a.kernel_ns_by_source[1] +
-                         a.kernel_ns_by_source[2] + a.kernel_ns_by_source[3];
-    if (total > 0) {
-      fmt::print(out, "{}",
-                 Paragraph(fmt::format("kernel time with FLOPs known from: analytic {:.0f}%, "
-                                       "catalog {:.0f}%, counters {:.0f}%, unknown {:.0f}%",
-                                       100 * a.kernel_ns_by_source[1] / total,
-                                       100 * a.kernel_ns_by_source[2] / total,
-                                       100 * a.kernel_ns_by_source[3] / total,
-                                       100 * a.kernel_ns_by_source[0] / total),
-                           kLabelPad, kLabelPad));
+    // One GPU's coverage is the trace's, printed above.
+    if (s.devices.size() > 1 && d.coverage.kernel_ns > 0) {
+      fmt::print(out, "{}", Paragraph(FlopCoverageSentence(d.coverage), kLabelPad, kLabelPad));
     }
     fmt::print(out, "{}", Paragraph(Utilization(a), kLabelPad, kLabelPad));
   }

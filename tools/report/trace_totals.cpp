@@ -2,6 +2,8 @@
 
 #include <string>
 
+#include "report/flop_coverage_report.h"
+
 namespace flopspy::tools {
 namespace {
 
@@ -59,6 +61,10 @@ TraceTotals ComputeTraceTotals(const TraceReport& t) {
     out.achieved_flops_per_s = out.flops.known() / static_cast<double>(out.gpu_window_ns) * 1e9;
   }
   out.regime = analyzers::ClassifyRun(t.run.kernels, t.launch_overhead.judgement);
+  out.coverage = analyzers::ComputeFlopCoverage(t.run.kernels);
+  for (DeviceTotals& d : out.devices) {
+    d.coverage = analyzers::ComputeFlopCoverage(t.run.kernels, d.device);
+  }
   return out;
 }
 
@@ -91,13 +97,21 @@ json TraceTotalsJson(const TraceTotals& t) {
                        {"kernel_ns", d.kernel_ns},
                        {"copy_ns", d.copy_ns},
                        {"flops", FlopsJson(d.flops)},
-                       {"achieved_flops_per_s", Opt(d.achieved_flops_per_s)}});
+                       {"achieved_flops_per_s", Opt(d.achieved_flops_per_s)},
+                       {"flop_coverage", FlopCoverageJson(d.coverage)}});
   }
-  return {{"wall_ns", t.wall_ns},         {"launches", t.launches},
-          {"kernel_gpu_ns", t.kernel_ns}, {"gpu_window_ns", t.gpu_window_ns},
-          {"gpu_busy_ns", t.gpu_busy_ns}, {"busy_fraction", Opt(t.busy_fraction)},
-          {"flops", FlopsJson(t.flops)},  {"achieved_flops_per_s", Opt(t.achieved_flops_per_s)},
-          {"devices", devices},           {"regime", RunRegimeJson(t.regime)}};
+  return {{"wall_ns", t.wall_ns},
+          {"launches", t.launches},
+          {"kernel_gpu_ns", t.kernel_ns},
+          {"gpu_window_ns", t.gpu_window_ns},
+          {"gpu_busy_ns", t.gpu_busy_ns},
+          {"busy_fraction", Opt(t.busy_fraction)},
+          {"flops", FlopsJson(t.flops)},
+          {"achieved_flops_per_s", Opt(t.achieved_flops_per_s)},
+          {"devices", devices},
+          {"regime", RunRegimeJson(t.regime)},
+          {"flop_coverage", FlopCoverageJson(t.coverage)},
+          {"unknown_flops_kernels", UnknownFlopsKernelsJson(t.coverage)}};
 }
 
 }  // namespace flopspy::tools

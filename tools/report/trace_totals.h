@@ -8,6 +8,7 @@
 #include <optional>
 #include <vector>
 
+#include "flopspy/analyzers/flop_coverage.h"
 #include "flopspy/analyzers/run_regime.h"
 #include "report/trace_report.h"
 
@@ -29,6 +30,7 @@ struct DeviceTotals {
   std::optional<double> busy_fraction;
   FlopsBySource flops;
   std::optional<double> achieved_flops_per_s;  // known FLOPs over the active span
+  analyzers::FlopCoverage coverage;            // its kernel rows only
 };
 
 struct TraceTotals {
@@ -43,6 +45,9 @@ struct TraceTotals {
   std::optional<double> achieved_flops_per_s;  // known FLOPs over the pooled window
   std::vector<DeviceTotals> devices;
   analyzers::RunRegime regime;
+  // The share of kernel time whose FLOPs are known, by source, and the largest unknown rows
+  // (docs/flopspy-report.md, "FLOP coverage").
+  analyzers::FlopCoverage coverage;
 };
 
 TraceTotals ComputeTraceTotals(const TraceReport& trace);

@@ -82,13 +82,13 @@ TEST(FunctorOpName, ClassificationShowsItEvenWithoutAModel) {
   EXPECT_EQ(kc.functor, "");  // the catalog has no model for it
   EXPECT_EQ(kc.op, "gelu");
   EXPECT_EQ(kc.category, KernelCategory::kElementwise);
-  // A catalogued functor's op is its catalog name; Triton's is left to its kernel name.
+  // A catalogued functor's op is its catalog name; an inductor kernel's, its kind and operations.
   EXPECT_EQ(ClassifyKernel("void at::native::vectorized_elementwise_kernel<4, "
                            "at::native::CUDAFunctor_add<float>, std::array<char*, 3ul> >(int, "
                            "at::native::CUDAFunctor_add<float>, std::array<char*, 3ul>)")
                 .op,
             "add");
-  EXPECT_EQ(ClassifyKernel("triton_poi_fused_add_mul_0").op, "");
+  EXPECT_EQ(ClassifyKernel("triton_poi_fused_add_mul_0").op, "pointwise add+mul");
 }
 
 TEST(SplitFunctionName, NeverShortensToABracketOnly) {
