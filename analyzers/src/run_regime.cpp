@@ -26,14 +26,17 @@ std::string Words(Regime regime) {
   return "unknown";
 }
 
-// Why unknown time is unknown: FLOPs, or (FLOPs known) bytes or a roof.
+// Why unknown time is unknown: FLOPs, or (FLOPs known) bytes or a roof. Worded as the time left
+// unplaced for want of FLOPs, not as "no FLOPs known": rows judged overhead bound need no FLOPs,
+// so this share can be below the coverage line's unknown share, and must not read as the same
+// figure.
 std::string UnknownWhy(const RunRegime& r) {
   const double unknown = r.kernel_ns_by_regime[static_cast<size_t>(Regime::kUnknown)];
   if (unknown <= 0 || r.kernel_ns <= 0) return "";
   if (r.kernel_ns_without_flops >= unknown) return " (no FLOPs known)";
   if (r.kernel_ns_without_flops <= 0) return " (FLOPs known, bytes or roof not)";
   return " (" + PercentOneDecimal(r.kernel_ns_without_flops / r.kernel_ns) +
-         " with no FLOPs known)";
+         " unplaced for want of FLOPs)";
 }
 
 std::string Split(const RunRegime& r) {
@@ -67,7 +70,8 @@ std::string Known(const RunRegime& r) {
   const double placed = 1 - f[static_cast<size_t>(Regime::kUnknown)];
   if (placed <= 0) return "";
   std::string text = "; " + PercentOneDecimal(r.kernel_ns_without_flops / r.kernel_ns) +
-                     " has no FLOPs known; of the " + PercentOneDecimal(placed) + " placed, ";
+                     " is unplaced for want of FLOPs; of the " + PercentOneDecimal(placed) +
+                     " placed, ";
   bool first = true;
   for (const Regime regime :
        {Regime::kComputeBound, Regime::kMemoryBound, Regime::kOverheadBound}) {

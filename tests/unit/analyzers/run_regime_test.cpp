@@ -64,9 +64,10 @@ TEST(RunRegime, ARegimeHoldsOnlyTheLaunchesWhoseFlopsAreKnown) {
   EXPECT_EQ(r.regime, Regime::kUnknown);
   EXPECT_EQ(r.rule, RunRegimeRule::kUnplaced);
   // 17 / 110 = 15.5% placed: 10 / 17 = 58.8% compute, 7 / 17 = 41.2% memory.
-  EXPECT_NE(r.sentence.find("84.5% has no FLOPs known; of the 15.5% placed, 58.8% is compute "
-                            "bound, 41.2% is memory bound"),
-            std::string::npos)
+  EXPECT_NE(
+      r.sentence.find("84.5% is unplaced for want of FLOPs; of the 15.5% placed, 58.8% is compute "
+                      "bound, 41.2% is memory bound"),
+      std::string::npos)
       << r.sentence;
 }
 
