@@ -655,6 +655,41 @@ TEST_F(LaunchTest, CatalogRaisesParameterBytesAfterFirstLaunches) {
             trace::FigureSource::kUnknown);
 }
 
+// FlashAttention 2's forward kernel takes Flash_fwd_params by value: once the flusher has named
+// it, later launches keep the 208 bytes its layout table reads, and the catalog models the
+// launch from them (docs/kernel-catalog.md, "Attention"): b 2, h 16 over h_k 4 (GQA), s 1024,
+// d 128, bf16.
+TEST_F(LaunchTest, AttentionLaunchKeepsTheBytesOfItsShape) {
+  const Runs r = RunBoth({DRIVER_APP, "attention"});
+  ASSERT_EQ(r.plain.exit_code, 0) << r.plain.out;
+  EXPECT_TRUE(Contains(r.traced.out, "cuLaunchKernel attention later -> 0")) << r.traced.out;
+  const LaunchTrace& t = r.trace;
+  ASSERT_EQ(t.launches.size(), 2u) << Describe(t);
+  const LaunchSeen& first = t.launches[0];
+  const LaunchSeen& later = t.launches[1];
+  EXPECT_EQ(later.name, fakecuda::kFlashAttnFwd);
+  EXPECT_EQ(first.params.size(), trace::kInlineParamBytes);
+  ASSERT_EQ(analyzers::ParamBytesWanted(later.demangled), 208);
+  ASSERT_EQ(later.params.size(), 208u);
+  EXPECT_TRUE(later.flags & trace::kLaunchParamsTruncated);  // the struct is 400 bytes
+
+  analyzers::LaunchFacts facts;
+  facts.params = later.params;
+  facts.layout.count = 1;
+  facts.layout.slots[0] = {0, fakecuda::kFlashParamsBytes};
+  facts.grid = {8, 32, 2};
+  const analyzers::KernelEstimate e = analyzers::EstimateKernel(later.demangled, facts);
+  ASSERT_EQ(e.source, trace::FigureSource::kCatalog) << e.reason;
+  // 4 b h s^2 d = 4 x 2 x 16 x 1024^2 x 128; bytes: Q and O of 2 x 16 x 1024 x 128 and K and V
+  // of 2 x 4 x 1024 x 128 bf16 elements, plus the float LSE of 2 x 16 x 1024.
+  EXPECT_DOUBLE_EQ(e.flops, 17179869184.0);
+  EXPECT_DOUBLE_EQ(e.bytes, 2.0 * (2 * 4194304.0 + 2 * 1048576.0) + 131072.0);
+  EXPECT_EQ(e.shape_key, "b=2,h=16,h_k=4,s_q=1024,s_k=1024,d=128,causal=0");
+  facts.params = first.params;
+  EXPECT_EQ(analyzers::EstimateKernel(first.demangled, facts).source,
+            trace::FigureSource::kUnknown);
+}
+
 // With FLOPSPY_PARAM_BYTES=0 (capture off) the catalog does not turn capture back on.
 TEST_F(LaunchTest, CatalogLeavesParameterCaptureOff) {
   const Runs r = RunBoth({DRIVER_APP, "catalog"}, {{"FLOPSPY_PARAM_BYTES", "0"}});

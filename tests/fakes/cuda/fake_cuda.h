@@ -69,6 +69,15 @@ inline constexpr const char* kGridSync = "_Z16grid_sync_kernelPii";
 inline constexpr const char* kAtenMeanDouble =
     "_ZN2at6native13reduce_kernelILi512ELi1ENS0_8ReduceOpIdNS0_7MeanOpsIddddEEjdLi4ELi4EEEEEvT1_";
 inline constexpr uint16_t kReduceOpBytes = 200;
+// FlashAttention 2's forward kernel (bf16, not causal), which takes Flash_fwd_params by value: its
+// shape fields end at byte 208 (tests/support/attention_params.h mirrors the layout). Named as
+// the demangled name reads, which the flusher's demangler passes through. The real struct is
+// larger than what is captured; 400 bytes stand for it.
+inline constexpr const char* kFlashAttnFwd =
+    "void flash::flash_fwd_kernel<Flash_fwd_kernel_traits<128, 128, 64, 4, false, false, "
+    "cutlass::bfloat16_t, Flash_kernel_traits<128, 128, 64, 4, cutlass::bfloat16_t> >, false, "
+    "false, false, false, false, true, false, false>(flash::Flash_fwd_params)";
+inline constexpr uint16_t kFlashParamsBytes = 400;
 
 inline constexpr KernelSpec kKernels[] = {
     {kAtenMul, 3, {0, 4, 16}, {4, 8, 16}, 0, 32},
@@ -77,6 +86,7 @@ inline constexpr KernelSpec kKernels[] = {
     {kEmptyKernel, 0, {}, {}, -1, 0},
     {kGridSync, 2, {0, 8}, {8, 4}, 1, 12},
     {kAtenMeanDouble, 1, {0}, {kReduceOpBytes}, -1, kReduceOpBytes},
+    {kFlashAttnFwd, 1, {0}, {kFlashParamsBytes}, -1, kFlashParamsBytes},
 };
 inline constexpr int kKernelCount = sizeof(kKernels) / sizeof(kKernels[0]);
 

@@ -92,9 +92,9 @@ CUresult ApiResult() {
 struct Object {
   int index;
 };
-Object g_functions[kKernelCount] = {{0}, {1}, {2}, {3}, {4}, {5}};
-Object g_kernels[kKernelCount] = {{0}, {1}, {2}, {3}, {4}, {5}};
-static_assert(kKernelCount == 6, "extend g_functions and g_kernels");
+Object g_functions[kKernelCount] = {{0}, {1}, {2}, {3}, {4}, {5}, {6}};
+Object g_kernels[kKernelCount] = {{0}, {1}, {2}, {3}, {4}, {5}, {6}};
+static_assert(kKernelCount == 7, "extend g_functions and g_kernels");
 Object g_module{0};
 Object g_library{0};
 
@@ -152,6 +152,17 @@ const Context* ContextOf(CUcontext c) {
 
 // Checks a launch as the driver would and counts it against its kernel. A CUkernel cast to
 // CUfunction is accepted, as cuLaunchKernel accepts it since CUDA 12.0.
+// Kernel parameters as a launch packs them: 4 KiB, as the driver's limit was for long, and more
+// than any kernel of the fake catalog takes.
+constexpr size_t kMaxPackedParams = 4096;
+constexpr bool EveryKernelFits() {
+  for (const KernelSpec& k : kKernels) {
+    if (k.total > kMaxPackedParams) return false;
+  }
+  return true;
+}
+static_assert(EveryKernelFits());
+
 CUresult Launch(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
                 unsigned bz, CUstream s, void** params, void** extra) {
   const KernelSpec* spec = SpecIn(g_functions, f);
@@ -161,7 +172,7 @@ CUresult Launch(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx
     return CUDA_ERROR_INVALID_VALUE;
   }
   if (!ValidStream(s)) return CUDA_ERROR_INVALID_HANDLE;
-  uint8_t packed[256] = {};
+  uint8_t packed[kMaxPackedParams] = {};
   if (extra != nullptr) {
     if (params != nullptr) return CUDA_ERROR_INVALID_VALUE;
     const void* buffer = nullptr;

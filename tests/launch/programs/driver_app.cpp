@@ -22,6 +22,7 @@
 #include <string>
 
 #include "app_util.h"
+#include "attention_params.h"
 #include "fake_cuda.h"
 
 namespace {
@@ -411,6 +412,35 @@ int RunCatalog() {
   return 0;
 }
 
+// FlashAttention 2's forward kernel with its parameter struct by value: b 2, h 16 (h_k 4: GQA),
+// s 1024, d 128. Launched twice, as RunCatalog, so that the later launch keeps the bytes the
+// catalog's attention layouts read.
+int RunAttention() {
+  void* h = dlopen("libcuda.so.1", RTLD_NOW);
+  if (h == nullptr) return 10;
+  const auto launch = Sym<PFN_cuLaunchKernel_v4000>(h, "cuLaunchKernel");
+  const auto init = Sym<PFN_cuInit_v2000>(h, "cuInit");
+  const auto load = Sym<PFN_cuModuleLoadData_v2000>(h, "cuModuleLoadData");
+  const auto get_function = Sym<PFN_cuModuleGetFunction_v2000>(h, "cuModuleGetFunction");
+  if (!launch || !init || !load || !get_function) return 11;
+  Print("cuInit", init(0));
+  CUmodule module = nullptr;
+  CUfunction f = nullptr;
+  Print("cuModuleLoadData", load(&module, "cubin"));
+  Print("cuModuleGetFunction", get_function(&f, module, fakecuda::kFlashAttnFwd));
+  const auto shape = flopspy::analyzers::attention_test::AttnFa2Of({2, 16, 4, 1024, 1024, 128});
+  unsigned char bytes[fakecuda::kFlashParamsBytes] = {};
+  static_assert(sizeof(shape) <= sizeof(bytes));
+  std::memcpy(bytes, &shape, sizeof(shape));
+  void* params[] = {bytes};
+  Print("cuLaunchKernel attention first",
+        launch(f, 8, 32, 2, 128, 1, 1, 0, nullptr, params, nullptr));
+  usleep(500 * 1000);  // the flusher defines the kernel (every 10 ms in the tests)
+  Print("cuLaunchKernel attention later",
+        launch(f, 8, 32, 2, 128, 1, 1, 0, nullptr, params, nullptr));
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -420,6 +450,7 @@ int main(int argc, char** argv) {
   if (mode == "triton") status = RunTriton();
   if (mode == "streams") status = RunStreams();
   if (mode == "catalog") status = RunCatalog();
+  if (mode == "attention") status = RunAttention();
   if (mode == "copies") status = RunCopies();
   launchtest::PrintFakeReports();
   return status;

@@ -157,4 +157,35 @@ T Zeroed() {
   return t;
 }
 
+struct AttnShape {
+  int b, h, h_k, s_q, s_k, d;
+};
+
+inline int AttnRoundUp(int v, int m) {
+  return (v + m - 1) / m * m;
+}
+
+// Flash_fwd_params (2.2+) for contiguous (b, s, h, d) tensors, as set_params_fprop fills it.
+inline Fa2Params64 AttnFa2Of(const AttnShape& s) {
+  auto p = Zeroed<Fa2Params64>();
+  p.q_batch_stride = int64_t{s.s_q} * s.h * s.d;
+  p.k_batch_stride = p.v_batch_stride = int64_t{s.s_k} * s.h_k * s.d;
+  p.q_row_stride = s.h * s.d;
+  p.k_row_stride = p.v_row_stride = s.h_k * s.d;
+  p.q_head_stride = p.k_head_stride = p.v_head_stride = s.d;
+  p.h = s.h;
+  p.h_k = s.h_k;
+  p.h_h_k_ratio = s.h / s.h_k;
+  p.b = s.b;
+  p.seqlen_q = s.s_q;
+  p.seqlen_k = s.s_k;
+  p.d = s.d;
+  p.seqlen_q_rounded = AttnRoundUp(s.s_q, 128);
+  p.seqlen_k_rounded = AttnRoundUp(s.s_k, 128);
+  p.d_rounded = AttnRoundUp(s.d, 32);
+  p.scale_softmax = 0.125f;
+  p.scale_softmax_log2 = 0.125f * 1.442695f;
+  return p;
+}
+
 }  // namespace flopspy::analyzers::attention_test
