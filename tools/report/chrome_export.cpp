@@ -29,7 +29,7 @@ std::string Quoted(std::string_view s) {
 
 // A number for the args, or null when it is unknown: FLOPs and bytes as they are, derived rates
 // and ratios to six significant digits (`digits`).
-std::string NumberOrNull(std::optional<double> value, bool digits = true) {
+std::string NumberOrNullText(std::optional<double> value, bool digits = true) {
   if (!value || !std::isfinite(*value)) return "null";
   return digits ? fmt::format("{:.6g}", *value) : fmt::format("{}", *value);
 }
@@ -63,8 +63,9 @@ KernelFigures FiguresOf(const analyzers::KernelGroup* g) {
   return {fmt::format(
               R"(,"flops":{},"bytes":{},"flops_source":"{}","bytes_source":"{}","intensity":{},)"
               R"("achieved_flops_per_s":{},"pct_of_roof":{},"regime":"{}")",
-              NumberOrNull(flops, false), NumberOrNull(bytes, false), flops_source, bytes_source,
-              NumberOrNull(intensity), NumberOrNull(achieved), NumberOrNull(pct), regime),
+              NumberOrNullText(flops, false), NumberOrNullText(bytes, false), flops_source,
+              bytes_source, NumberOrNullText(intensity), NumberOrNullText(achieved),
+              NumberOrNullText(pct), regime),
           flops && std::isfinite(*flops) ? *flops : -1};
 }
 
