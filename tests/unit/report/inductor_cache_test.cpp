@@ -45,12 +45,12 @@ std::string InductorModuleText(const std::string& name, const std::string& num_g
          "def get_args():\n    xnumel = 99\n    return []\n";
 }
 
-class InductorCacheTest : public testing::Test {
+class InductorCacheTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ =
-        fs::temp_directory_path() / ("flopspy_inductor_" + std::to_string(getpid()) + "_" +
-                                     testing::UnitTest::GetInstance()->current_test_info()->name());
+    dir_ = fs::temp_directory_path() /
+           ("flopspy_inductor_" + std::to_string(getpid()) + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::remove_all(dir_);
     fs::create_directories(dir_);
   }
