@@ -165,14 +165,17 @@ inline int AttnRoundUp(int v, int m) {
   return (v + m - 1) / m * m;
 }
 
-// Flash_fwd_params (2.2+) for contiguous (b, s, h, d) tensors, as set_params_fprop fills it.
-inline Fa2Params64 AttnFa2Of(const AttnShape& s) {
-  auto p = Zeroed<Fa2Params64>();
-  p.q_batch_stride = int64_t{s.s_q} * s.h * s.d;
-  p.k_batch_stride = p.v_batch_stride = int64_t{s.s_k} * s.h_k * s.d;
-  p.q_row_stride = s.h * s.d;
-  p.k_row_stride = p.v_row_stride = s.h_k * s.d;
-  p.q_head_stride = p.k_head_stride = p.v_head_stride = s.d;
+// Flash_fwd_params for contiguous (b, s, h, d) tensors, as set_params_fprop fills it: 2.2+
+// (Fa2Params64, 64-bit strides) or 2.0 (Fa2Params32).
+template <class Params>
+Params AttnFa2ParamsOf(const AttnShape& s) {
+  auto p = Zeroed<Params>();
+  using Stride = decltype(p.q_batch_stride);
+  p.q_batch_stride = static_cast<Stride>(int64_t{s.s_q} * s.h * s.d);
+  p.k_batch_stride = p.v_batch_stride = static_cast<Stride>(int64_t{s.s_k} * s.h_k * s.d);
+  p.q_row_stride = static_cast<Stride>(s.h * s.d);
+  p.k_row_stride = p.v_row_stride = static_cast<Stride>(s.h_k * s.d);
+  p.q_head_stride = p.k_head_stride = p.v_head_stride = static_cast<Stride>(s.d);
   p.h = s.h;
   p.h_k = s.h_k;
   p.h_h_k_ratio = s.h / s.h_k;
@@ -183,6 +186,11 @@ inline Fa2Params64 AttnFa2Of(const AttnShape& s) {
   p.seqlen_q_rounded = AttnRoundUp(s.s_q, 128);
   p.seqlen_k_rounded = AttnRoundUp(s.s_k, 128);
   p.d_rounded = AttnRoundUp(s.d, 32);
+  return p;
+}
+
+inline Fa2Params64 AttnFa2Of(const AttnShape& s) {
+  auto p = AttnFa2ParamsOf<Fa2Params64>(s);
   p.scale_softmax = 0.125f;
   p.scale_softmax_log2 = 0.125f * 1.442695f;
   return p;

@@ -383,7 +383,11 @@ int RunCopies() {
   return 0;
 }
 
-int RunCatalog() {
+// Loads `kernel` through the driver's symbols and launches it twice with one by-value parameter,
+// printing "cuLaunchKernel <what> first|later". The pause between lets the flusher (every 10 ms
+// in the tests) define the kernel, so that the later launch keeps the bytes the catalog asks for.
+int LaunchTwiceAfterItsDefinition(const char* kernel, void* param, const char* what, unsigned gx,
+                                  unsigned gy, unsigned gz, unsigned bx) {
   void* h = dlopen("libcuda.so.1", RTLD_NOW);
   if (h == nullptr) return 10;
   const auto launch = Sym<PFN_cuLaunchKernel_v4000>(h, "cuLaunchKernel");
@@ -395,7 +399,16 @@ int RunCatalog() {
   CUmodule module = nullptr;
   CUfunction f = nullptr;
   Print("cuModuleLoadData", load(&module, "cubin"));
-  Print("cuModuleGetFunction", get_function(&f, module, fakecuda::kAtenMeanDouble));
+  Print("cuModuleGetFunction", get_function(&f, module, kernel));
+  void* params[] = {param};
+  const std::string label = std::string("cuLaunchKernel ") + what;
+  Print((label + " first").c_str(), launch(f, gx, gy, gz, bx, 1, 1, 0, nullptr, params, nullptr));
+  usleep(500 * 1000);
+  Print((label + " later").c_str(), launch(f, gx, gy, gz, bx, 1, 1, 0, nullptr, params, nullptr));
+  return 0;
+}
+
+int RunCatalog() {
   // ReduceOp<double, MeanOps<double...>>: factor, ident, then ReduceConfig's
   // element_size_bytes = sizeof(double), num_inputs (per output), num_outputs.
   unsigned char op[fakecuda::kReduceOpBytes] = {};
@@ -404,41 +417,17 @@ int RunCatalog() {
   std::memcpy(op, &factor, 8);
   std::memcpy(op + 8, &ident, 8);
   std::memcpy(op + 16, config, sizeof(config));
-  void* params[] = {op};
-  Print("cuLaunchKernel reduce first", launch(f, 16, 1, 1, 512, 1, 1, 0, nullptr, params, nullptr));
-  // Long enough for the flusher (every 10 ms in the tests) to define the kernel.
-  usleep(500 * 1000);
-  Print("cuLaunchKernel reduce later", launch(f, 16, 1, 1, 512, 1, 1, 0, nullptr, params, nullptr));
-  return 0;
+  return LaunchTwiceAfterItsDefinition(fakecuda::kAtenMeanDouble, op, "reduce", 16, 1, 1, 512);
 }
 
 // FlashAttention 2's forward kernel with its parameter struct by value: b 2, h 16 (h_k 4: GQA),
-// s 1024, d 128. Launched twice, as RunCatalog, so that the later launch keeps the bytes the
-// catalog's attention layouts read.
+// s 1024, d 128.
 int RunAttention() {
-  void* h = dlopen("libcuda.so.1", RTLD_NOW);
-  if (h == nullptr) return 10;
-  const auto launch = Sym<PFN_cuLaunchKernel_v4000>(h, "cuLaunchKernel");
-  const auto init = Sym<PFN_cuInit_v2000>(h, "cuInit");
-  const auto load = Sym<PFN_cuModuleLoadData_v2000>(h, "cuModuleLoadData");
-  const auto get_function = Sym<PFN_cuModuleGetFunction_v2000>(h, "cuModuleGetFunction");
-  if (!launch || !init || !load || !get_function) return 11;
-  Print("cuInit", init(0));
-  CUmodule module = nullptr;
-  CUfunction f = nullptr;
-  Print("cuModuleLoadData", load(&module, "cubin"));
-  Print("cuModuleGetFunction", get_function(&f, module, fakecuda::kFlashAttnFwd));
   const auto shape = flopspy::analyzers::attention_test::AttnFa2Of({2, 16, 4, 1024, 1024, 128});
   unsigned char bytes[fakecuda::kFlashParamsBytes] = {};
   static_assert(sizeof(shape) <= sizeof(bytes));
   std::memcpy(bytes, &shape, sizeof(shape));
-  void* params[] = {bytes};
-  Print("cuLaunchKernel attention first",
-        launch(f, 8, 32, 2, 128, 1, 1, 0, nullptr, params, nullptr));
-  usleep(500 * 1000);  // the flusher defines the kernel (every 10 ms in the tests)
-  Print("cuLaunchKernel attention later",
-        launch(f, 8, 32, 2, 128, 1, 1, 0, nullptr, params, nullptr));
-  return 0;
+  return LaunchTwiceAfterItsDefinition(fakecuda::kFlashAttnFwd, bytes, "attention", 8, 32, 2, 128);
 }
 
 }  // namespace

@@ -16,7 +16,6 @@ namespace flopspy::analyzers {
 namespace {
 
 using attention_test::AttnFa2Of;
-using attention_test::AttnRoundUp;
 using attention_test::AttnShape;
 using attention_test::Captured;
 using attention_test::Fa2Params32;
@@ -93,23 +92,7 @@ constexpr char kAttnCudnnFprop[] = "cudnn_generated_fort_native_sdpa_sm90_flash_
 constexpr char kAttnCudnnBprop[] = "cudnn_generated_fort_native_sdpa_sm90_flash_bprop_wgmma_f16";
 
 Fa2Params32 AttnFa2Of32(const AttnShape& s) {
-  auto p = Zeroed<Fa2Params32>();
-  p.q_batch_stride = static_cast<uint32_t>(s.s_q * s.h * s.d);
-  p.k_batch_stride = p.v_batch_stride = static_cast<uint32_t>(s.s_k * s.h_k * s.d);
-  p.q_row_stride = static_cast<uint32_t>(s.h * s.d);
-  p.k_row_stride = p.v_row_stride = static_cast<uint32_t>(s.h_k * s.d);
-  p.q_head_stride = p.k_head_stride = p.v_head_stride = static_cast<uint32_t>(s.d);
-  p.h = s.h;
-  p.h_k = s.h_k;
-  p.h_h_k_ratio = s.h / s.h_k;
-  p.b = s.b;
-  p.seqlen_q = s.s_q;
-  p.seqlen_k = s.s_k;
-  p.d = s.d;
-  p.seqlen_q_rounded = AttnRoundUp(s.s_q, 128);
-  p.seqlen_k_rounded = AttnRoundUp(s.s_k, 128);
-  p.d_rounded = AttnRoundUp(s.d, 32);
-  return p;
+  return attention_test::AttnFa2ParamsOf<Fa2Params32>(s);
 }
 
 KernelEstimate AttnEstimate(const char* name, const std::vector<uint8_t>& bytes, Dim3 grid = {}) {
