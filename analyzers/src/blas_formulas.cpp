@@ -398,6 +398,13 @@ bool TypesKnown(const Call& c) {
     case BlasRoutine::kSyrkx:
     case BlasRoutine::kHerkx:
       return Known(r.type_a) && Known(r.type_b) && Known(r.type_c);
+    // cuDNN records carry their own figures (ComputeBlasFigures returns them first).
+    case BlasRoutine::kDnnConvForward:
+    case BlasRoutine::kDnnConvBackwardData:
+    case BlasRoutine::kDnnConvBackwardFilter:
+    case BlasRoutine::kDnnConvBiasActivation:
+    case BlasRoutine::kDnnGraph:
+      return false;
     case BlasRoutine::kTrsm:
     case BlasRoutine::kTrsmBatched:
       return Known(r.type_a) && Known(r.type_b);
@@ -495,6 +502,17 @@ BlasFigures ComputeBlasFigures(const LibraryCallRecord& r) {
   if ((r.flags & trace::kLibUnknownRoutine) || routine == BlasRoutine::kUnknown) {
     zero.notes = kBlasNoteUnknownRoutine;
     return zero;
+  }
+  if (IsDnnRoutine(routine)) {
+    // The hook computed them from descriptors that are gone now (dnn_formulas.h).
+    BlasFigures own;
+    own.flops = r.flops;
+    own.epilogue_flops = r.epilogue_flops;
+    own.bytes = r.bytes;
+    own.source = static_cast<FigureSource>(r.source);
+    own.path = BlasComputePath(r);
+    if (r.flags & trace::kLibDescriptorIncomplete) own.notes |= kBlasNoteDescriptorIncomplete;
+    return own;
   }
   const bool batched = IsBatchedForm(routine);
   Call c{r,
@@ -599,6 +617,11 @@ BlasFigures ComputeBlasFigures(const LibraryCallRecord& r) {
     case BlasRoutine::kNrm2:
       Level1Figures(c);
       break;
+    case BlasRoutine::kDnnConvForward:
+    case BlasRoutine::kDnnConvBackwardData:
+    case BlasRoutine::kDnnConvBackwardFilter:
+    case BlasRoutine::kDnnConvBiasActivation:
+    case BlasRoutine::kDnnGraph:
     case BlasRoutine::kUnknown:
       break;
   }

@@ -15,7 +15,7 @@ struct RoutineName {
   std::string_view name;
 };
 
-constexpr std::array<RoutineName, 28> kRoutineNames = {{
+constexpr std::array<RoutineName, 33> kRoutineNames = {{
     {BlasRoutine::kUnknown, "unknown"},
     {BlasRoutine::kGemm, "gemm"},
     {BlasRoutine::kGemm3m, "gemm3m"},
@@ -44,6 +44,11 @@ constexpr std::array<RoutineName, 28> kRoutineNames = {{
     {BlasRoutine::kScal, "scal"},
     {BlasRoutine::kNrm2, "nrm2"},
     {BlasRoutine::kLtMatmul, "lt_matmul"},
+    {BlasRoutine::kDnnConvForward, "conv_forward"},
+    {BlasRoutine::kDnnConvBackwardData, "conv_backward_data"},
+    {BlasRoutine::kDnnConvBackwardFilter, "conv_backward_filter"},
+    {BlasRoutine::kDnnConvBiasActivation, "conv_bias_activation"},
+    {BlasRoutine::kDnnGraph, "dnn_graph"},
 }};
 
 // Short local names keep one table row per line.
@@ -138,6 +143,13 @@ BlasLevel LevelOf(BlasRoutine routine) {
     case kSyrkx:
     case kHerkx:
     case kLtMatmul:
+    // A convolution is a GEMM in disguise (docs/cudnn-hooks.md §2): its types pick the roof as a
+    // level-3 routine's do.
+    case kDnnConvForward:
+    case kDnnConvBackwardData:
+    case kDnnConvBackwardFilter:
+    case kDnnConvBiasActivation:
+    case kDnnGraph:
       return BlasLevel::kLevel3;
     case kGemv:
     case kGemvBatched:
@@ -168,6 +180,27 @@ bool IsGemmLike(BlasRoutine routine) {
       return true;
     default:
       return false;
+  }
+}
+
+bool IsDnnRoutine(BlasRoutine routine) {
+  return !DnnEntryPointName(routine).empty();
+}
+
+std::string_view DnnEntryPointName(BlasRoutine routine) {
+  switch (routine) {
+    case kDnnConvForward:
+      return "cudnnConvolutionForward";
+    case kDnnConvBackwardData:
+      return "cudnnConvolutionBackwardData";
+    case kDnnConvBackwardFilter:
+      return "cudnnConvolutionBackwardFilter";
+    case kDnnConvBiasActivation:
+      return "cudnnConvolutionBiasActivationForward";
+    case kDnnGraph:
+      return "cudnnBackendExecute";
+    default:
+      return {};
   }
 }
 

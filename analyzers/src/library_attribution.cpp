@@ -33,6 +33,9 @@ LibraryShapeKey LibraryShapeKeyOf(const trace::LibraryCallRecord& c) {
   key.m = c.m, key.n = c.n, key.k = c.k, key.batch = c.batch;
   key.types = {c.type_a, c.type_b, c.type_c, c.type_d, c.compute_type, c.scale_type};
   key.ops = {c.trans_a, c.trans_b, c.side, c.uplo, c.diag};
+  if (IsDnnRoutine(BlasRoutineFromId(c.routine))) {
+    key.dnn_dims = {c.lda, c.ldb, c.ldc, c.ldd, c.stride_a, c.stride_b, c.stride_c, c.stride_d};
+  }
   key.epilogue = c.epilogue;
   key.flags = c.flags & kLibShapeFlags;
   return key;

@@ -100,6 +100,7 @@ std::string LibraryKey(const LibraryGroup& g) {
   const LibraryShapeKey shape = LibraryShapeKeyOf(s);
   for (const uint8_t v : shape.types) key += kSep + std::to_string(v);
   for (const uint8_t v : shape.ops) key += kSep + std::to_string(v);
+  for (const int64_t v : shape.dnn_dims) key += kSep + std::to_string(v);
   for (const uint32_t v : {shape.epilogue, shape.flags}) key += kSep + std::to_string(v);
   return key;
 }

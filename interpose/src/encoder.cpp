@@ -165,7 +165,14 @@ trace::LibraryCallRecord Encoder::LibraryCall(const RawLibraryCall& raw,
   out.h = trace::MakeHeader<trace::LibraryCallRecord>(raw.record.h.flags);
   const auto entries = analyzers::BlasEntryPoints();
   const uint32_t entry = raw.record.name;
-  out.name = entry >= 1 && entry <= entries.size() ? Intern(entries[entry - 1].name, chunk) : 0;
+  // A cuDNN record is named after its routine (one entry point each); a cuBLAS one by its entry.
+  const std::string_view dnn =
+      analyzers::DnnEntryPointName(analyzers::BlasRoutineFromId(out.routine));
+  if (!dnn.empty()) {
+    out.name = Intern(dnn, chunk);
+  } else {
+    out.name = entry >= 1 && entry <= entries.size() ? Intern(entries[entry - 1].name, chunk) : 0;
+  }
   out.stream = (out.flags & trace::kLibStreamUnknown) != 0
                    ? 0
                    : StreamId(raw.stream_handle, out.device, 0, chunk);

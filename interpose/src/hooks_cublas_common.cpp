@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <string_view>
 
+#include "library_call_defaults.h"
 #include "library_resolver.h"
 #include "log.h"
 
@@ -99,15 +100,8 @@ void ReportMissing(HookId id) noexcept {
 }
 
 void InitRecord(HookId id, RawLibraryCall& raw) {
-  raw = RawLibraryCall{};
+  ResetLibraryCall(raw);
   trace::LibraryCallRecord& r = raw.record;
-  r.device = -1;
-  r.batch = 1;
-  r.type_a = r.type_b = r.type_c = r.type_d = analyzers::kNotApplicable;
-  r.compute_type = r.scale_type = analyzers::kNotApplicable;
-  r.trans_a = r.trans_b = analyzers::kNotApplicable;
-  r.side = r.uplo = r.diag = analyzers::kNotApplicable;
-  r.epilogue = analyzers::lt_epilogue::kDefault;
   const uint16_t e = EntryIndex(id);
   if (e == kNoEntry) {
     r.flags = trace::kLibUnknownRoutine;

@@ -253,7 +253,8 @@ __attribute__((always_inline)) inline R RunHook(const void* caller, A... args) {
     ReportMissing(kId);
     return MissingResult<R>();
   }
-  if (!RecordingCalls()) return real(args...);
+  // Inside a cuDNN call the work is the cuDNN call's (library_scope.h).
+  if (!RecordingCalls() || InsideDnnCall()) return real(args...);
 
   // CUPTI gives this id to the kernels the call launches through the runtime linked into cuBLAS,
   // which no hook of flopspy's sees begin (the report joins them to the call's launches).

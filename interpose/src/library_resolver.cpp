@@ -43,6 +43,8 @@ const char* LibraryStem(CudaLibrary library) {
       return "libcublasLt.so";
     case CudaLibrary::kCupti:
       return "libcupti.so";
+    case CudaLibrary::kDnn:
+      return "libcudnn.so";  // the front library: libcudnn_graph.so.9 and the rest lie behind
   }
   return "";
 }

@@ -629,25 +629,12 @@ TEST(Disabled, HooksPassStraightThrough) {
 }
 
 TEST(Exports, LibflopspyAndTheFakesExportEveryEntryPoint) {
-  const auto exported = [](const std::string& file) {
-    std::set<std::string> names;
-    FILE* p = popen(("nm -D --defined-only " + file).c_str(), "r");
-    if (p == nullptr) return names;
-    char line[512];
-    while (std::fgets(line, sizeof line, p) != nullptr) {
-      std::string s(line);
-      s = s.substr(s.rfind(' ') + 1);
-      s = s.substr(0, s.find_first_of("@\n"));
-      names.insert(s);
-    }
-    pclose(p);
-    return names;
-  };
-  const auto flopspy = exported(kLibrary);
+  const auto flopspy = ExportedSymbols(kLibrary);
   for (const std::string& dir : {kFakes12, kFakes13}) {
-    auto fakes = exported(dir + "/" + (dir == kFakes12 ? "libcublas.so.12" : "libcublas.so.13"));
+    auto fakes =
+        ExportedSymbols(dir + "/" + (dir == kFakes12 ? "libcublas.so.12" : "libcublas.so.13"));
     const auto lt =
-        exported(dir + "/" + (dir == kFakes12 ? "libcublasLt.so.12" : "libcublasLt.so.13"));
+        ExportedSymbols(dir + "/" + (dir == kFakes12 ? "libcublasLt.so.12" : "libcublasLt.so.13"));
     fakes.insert(lt.begin(), lt.end());
     for (const auto& entry : BlasEntryPoints()) {
       const std::string name(entry.name);

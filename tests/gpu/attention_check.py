@@ -152,23 +152,8 @@ def main():
     check, tools = common.begin(args, "attention",
                                 "attention kernels: catalog FLOPs vs flop_counter",
                                 needs_torch=True)
-    cmd = [sys.executable, os.path.abspath(__file__), "--workload", check.path("cases.json"),
-           "--repeat", str(args.repeat)]
-    traces = check.path("traces")
-    r = common.flopspy_run(tools, traces, cmd, check.path("flopspy.log"), timeout=args.timeout)
-    if r.rc == common.SKIP:
-        check.skip("the workload says: " + r.message())
-    check.expect(r.rc == 0, "the workload under flopspy failed: %s" % r.describe())
-    if check.failures:
-        check.finish()
-    manifest = common.load_json(check.path("cases.json"))
-    report = common.report_json(tools, traces, check.path("report.json"), check.path("report.log"))
-    check.expect(manifest is not None, "the case manifest is missing")
-    check.expect(report is not None, "flopspy-report --json failed (report.log)")
-    if check.failures:
-        check.finish()
-    for p in common.trace_problems(report):
-        check.fail(p)
+    manifest, report = common.run_manifest_workload(check, tools, __file__,
+                                                    ["--repeat", str(args.repeat)], args.timeout)
     check.number("torch", manifest.get("torch"))
     kernels = [k for t in report.get("traces", []) for k in t.get("kernels", [])]
     attention = [k for k in kernels if k.get("family") == "attention"]

@@ -302,6 +302,31 @@ def report_json(tools, trace_dir, out_path, log, timeout=300):
         return None
 
 
+def run_manifest_workload(check, tools, script, extra_args, timeout):
+    """Runs `script --workload <out>/cases.json EXTRA...` under flopspy (a check whose workload
+    writes a manifest of its cases), then flopspy-report --json over its traces. Returns
+    (manifest, report); ends the check (skipped or failed) when either is missing, and fails it
+    for every problem the traces show."""
+    cmd = [sys.executable, os.path.abspath(script), "--workload", check.path("cases.json")]
+    cmd += list(extra_args)
+    traces = check.path("traces")
+    r = flopspy_run(tools, traces, cmd, check.path("flopspy.log"), timeout=timeout)
+    if r.rc == SKIP:
+        check.skip("the workload says: " + r.message())
+    check.expect(r.rc == 0, "the workload under flopspy failed: %s" % r.describe())
+    if check.failures:
+        check.finish()
+    manifest = load_json(check.path("cases.json"))
+    report = report_json(tools, traces, check.path("report.json"), check.path("report.log"))
+    check.expect(manifest is not None, "the case manifest is missing")
+    check.expect(report is not None, "flopspy-report --json failed (report.log)")
+    if check.failures:
+        check.finish()
+    for p in trace_problems(report):
+        check.fail(p)
+    return manifest, report
+
+
 def load_json(path):
     try:
         with open(path) as f:

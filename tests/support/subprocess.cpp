@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -123,6 +124,20 @@ std::vector<std::string> TempDir::Files(const std::string& extension) const {
   }
   std::sort(files.begin(), files.end());
   return files;
+}
+
+std::set<std::string> ExportedSymbols(const std::string& file) {
+  std::set<std::string> names;
+  FILE* p = popen(("nm -D --defined-only " + file).c_str(), "r");
+  if (p == nullptr) return names;
+  char line[512];
+  while (std::fgets(line, sizeof line, p) != nullptr) {
+    std::string name(line);
+    name = name.substr(name.rfind(' ') + 1);
+    names.insert(name.substr(0, name.find_first_of("@\n")));
+  }
+  pclose(p);
+  return names;
 }
 
 }  // namespace flopspy::testing

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <functional>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -35,6 +36,10 @@ struct ChildOptions {
 };
 
 ChildResult RunChild(const std::vector<std::string>& argv, const ChildOptions& options = {});
+
+// The names of the functions and objects a shared library defines and exports (`nm -D
+// --defined-only`, without version suffixes); empty when nm cannot read it.
+std::set<std::string> ExportedSymbols(const std::string& file);
 
 // A fresh empty folder under the system temp folder, removed by the destructor.
 class TempDir {

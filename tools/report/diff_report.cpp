@@ -284,7 +284,7 @@ void WriteDiffText(const DiffRun& a, const DiffRun& b, const analyzers::RunDiff&
   const std::string kernels =
       d.match == analyzers::DiffMatch::kName ? "Kernels by name" : "Kernels by signature";
   PrintRows(d.kernels, d.basis, kernels, "kernel", out, limit);
-  PrintRows(d.libraries, d.basis, "cuBLAS / cuBLASLt shapes", "call", out, limit);
+  PrintRows(d.libraries, d.basis, "cuBLAS, cuBLASLt and cuDNN shapes", "call", out, limit);
   const std::string legend =
       d.basis == analyzers::DiffBasis::kPerStep
           ? "change: GPU time per step, B - A, and % of A's; step: GPU time per step; mean: per "

@@ -299,7 +299,7 @@ std::vector<PageSection> TraceParts(const json& trace, size_t index) {
          true});
   }
   if (const std::string l = LibraryTable(trace, index); !l.empty()) {
-    parts.push_back({id + "-s-library", "cuBLAS / cuBLASLt calls",
+    parts.push_back({id + "-s-library", "cuBLAS, cuBLASLt and cuDNN calls",
                      "<p class=\"note\">One row per routine and shape; FLOPs are analytic "
                      "(docs/blas-formulas.md); open a row's diagnostics for what its shape "
                      "costs.</p>" +

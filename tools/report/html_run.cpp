@@ -94,7 +94,7 @@ std::string AggregateSection(const json& a, size_t index) {
          k;
   }
   if (const std::string l = LibraryTable(a, index); !l.empty()) {
-    s += "<h3>cuBLAS / cuBLASLt shapes, merged across traces</h3>" + l;
+    s += "<h3>cuBLAS, cuBLASLt and cuDNN shapes, merged across traces</h3>" + l;
   }
   return s;
 }
@@ -255,7 +255,7 @@ std::string DiffSection(const json& d) {
     s += "<h3>" + Escape(title) + "</h3>" + t.Render();
   };
   table("kernels", "Kernels, largest change in GPU time first");
-  table("library_calls", "cuBLAS / cuBLASLt shapes, largest change in GPU time first");
+  table("library_calls", "cuBLAS, cuBLASLt and cuDNN shapes, largest change in GPU time first");
   return s;
 }
 

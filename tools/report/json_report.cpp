@@ -205,6 +205,7 @@ json LibraryJson(const analyzers::LibraryGroup& g) {
           {"n", s.n},
           {"k", s.k},
           {"batch", s.batch},
+          {"shape_text", LibraryShapeText(g)},
           {"groups", GroupsJson(g)},
           {"types",
            {std::string(analyzers::DataTypeName(s.type_a)),

@@ -7,6 +7,7 @@
 
 #include "flopspy/analyzers/demangle.h"
 #include "flopspy/analyzers/display_text.h"
+#include "flopspy/analyzers/dnn_formulas.h"
 #include "report/format.h"
 
 namespace flopspy::tools {
@@ -165,6 +166,9 @@ std::string LibraryDims(int64_t m, int64_t n, int64_t k, int64_t batch) {
 
 std::string LibraryShapeText(const analyzers::LibraryGroup& g) {
   const trace::LibraryCallRecord& s = g.shape;
+  if (analyzers::IsDnnRoutine(analyzers::BlasRoutineFromId(s.routine))) {
+    return analyzers::DnnShapeText(s);
+  }
   if (!(s.flags & trace::kLibGrouped)) return LibraryDims(s.m, s.n, s.k, s.batch);
   const std::string groups = fmt::format("{} group{}", s.batch, s.batch == 1 ? "" : "s");
   if (s.m < 0 || s.n < 0 || s.k < 0) return groups + ", shapes not read";

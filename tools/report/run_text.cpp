@@ -139,7 +139,7 @@ void PrintMergedKernels(const analyzers::RunAggregate& a, std::ostream& out, siz
 
 void PrintMergedLibraries(const analyzers::RunAggregate& a, std::ostream& out, size_t limit) {
   if (a.libraries.empty()) return;
-  fmt::print(out, "\n  cuBLAS / cuBLASLt shapes merged across traces, by GPU time\n");
+  fmt::print(out, "\n  cuBLAS, cuBLASLt and cuDNN shapes merged across traces, by GPU time\n");
   TextTable table({{"calls"},
                    {"GPU"},
                    {"FLOPs"},

@@ -53,7 +53,7 @@ std::string Intensity(const LibraryGroup& g) {
 
 void PrintLibraryTable(const TraceReport& t, std::ostream& out, size_t limit) {
   if (t.run.libraries.empty()) return;
-  fmt::print(out, "\n  cuBLAS / cuBLASLt calls by GPU time\n");
+  fmt::print(out, "\n  cuBLAS, cuBLASLt and cuDNN calls by GPU time\n");
   TextTable table({{"calls"},
                    {"GPU"},
                    {"mean"},

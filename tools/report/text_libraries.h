@@ -1,5 +1,5 @@
-// The cuBLAS / cuBLASLt table of the terminal report: one row per routine and shape, with its
-// types, roof and shape diagnostics under it.
+// The cuBLAS, cuBLASLt and cuDNN table of the terminal report: one row per routine and shape, with
+// its types, roof and shape diagnostics under it.
 #pragma once
 
 #include <cstddef>

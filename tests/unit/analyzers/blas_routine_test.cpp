@@ -62,6 +62,11 @@ TEST(BlasRoutine, NumbersAreStable) {
   EXPECT_EQ(static_cast<int>(BlasRoutine::kScal), 66);
   EXPECT_EQ(static_cast<int>(BlasRoutine::kNrm2), 67);
   EXPECT_EQ(static_cast<int>(BlasRoutine::kLtMatmul), 128);
+  EXPECT_EQ(static_cast<int>(BlasRoutine::kDnnConvForward), 192);
+  EXPECT_EQ(static_cast<int>(BlasRoutine::kDnnConvBackwardData), 193);
+  EXPECT_EQ(static_cast<int>(BlasRoutine::kDnnConvBackwardFilter), 194);
+  EXPECT_EQ(static_cast<int>(BlasRoutine::kDnnConvBiasActivation), 195);
+  EXPECT_EQ(static_cast<int>(BlasRoutine::kDnnGraph), 208);
 }
 
 TEST(BlasRoutine, NamesRoundTrip) {
@@ -75,7 +80,7 @@ TEST(BlasRoutine, NamesRoundTrip) {
     EXPECT_TRUE(seen.insert(name).second) << name;
     EXPECT_EQ(BlasRoutineFromName(name), r) << name;
   }
-  EXPECT_EQ(seen.size(), 27u);  // every family but kUnknown
+  EXPECT_EQ(seen.size(), 32u);  // every family but kUnknown: 27 cuBLAS, 5 cuDNN
   EXPECT_EQ(BlasRoutineName(BlasRoutine::kGemmStridedBatched), "gemm_strided_batched");
   EXPECT_EQ(BlasRoutineName(BlasRoutine::kLtMatmul), "lt_matmul");
   EXPECT_EQ(BlasRoutineFromId(999), BlasRoutine::kUnknown);

@@ -52,6 +52,12 @@ enum class BlasRoutine : uint16_t {
   kNrm2 = 67,  // nrm2, Scnrm2, Dznrm2, Nrm2Ex
   // cuBLASLt.
   kLtMatmul = 128,
+  // cuDNN (docs/cudnn-hooks.md says how a record describes each; analyzers/dnn_formulas.h).
+  kDnnConvForward = 192,         // cudnnConvolutionForward
+  kDnnConvBackwardData = 193,    // cudnnConvolutionBackwardData
+  kDnnConvBackwardFilter = 194,  // cudnnConvolutionBackwardFilter
+  kDnnConvBiasActivation = 195,  // cudnnConvolutionBiasActivationForward
+  kDnnGraph = 208,               // cudnnBackendExecute: one run of an execution plan's graph
 };
 
 // Stable lower-case names for reports and JSON: "gemm", "gemm_strided_batched", "lt_matmul", ...
@@ -64,6 +70,10 @@ enum class BlasLevel : uint8_t { kUnknown = 0, kLevel1 = 1, kLevel2 = 2, kLevel3
 BlasLevel LevelOf(BlasRoutine routine);
 // The GEMM family and cublasLtMatmul: routines with m, n, k and the shape diagnostics.
 bool IsGemmLike(BlasRoutine routine);
+// The cuDNN routines: their records follow docs/cudnn-hooks.md, not the BLAS conventions.
+bool IsDnnRoutine(BlasRoutine routine);
+// The exported cuDNN function behind a cuDNN routine ("cudnnConvolutionForward"); empty otherwise.
+std::string_view DnnEntryPointName(BlasRoutine routine);
 
 enum class BlasApi : uint8_t {
   kV2 = 1,      // cublas_api.h: handle first, scalars by pointer, cublasStatus_t result

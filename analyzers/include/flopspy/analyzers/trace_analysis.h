@@ -100,6 +100,8 @@ struct LibraryShapeKey {
   int64_t m = 0, n = 0, k = 0, batch = 0;
   std::array<uint8_t, 6> types{};  // a, b, c, d, compute, scale
   std::array<uint8_t, 5> ops{};    // trans_a, trans_b, side, uplo, diag
+  // cuDNN records: the spatial sizes beside m, n, k (docs/cudnn-hooks.md §2); 0 for cuBLAS.
+  std::array<int64_t, 8> dnn_dims{};
   uint32_t epilogue = 0;
   uint32_t flags = 0;  // the record's flags masked by kLibShapeFlags
   auto operator<=>(const LibraryShapeKey&) const = default;

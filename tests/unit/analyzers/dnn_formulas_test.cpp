@@ -1,0 +1,237 @@
+// cuDNN convolution and graph figures against hand-computed values (docs/cudnn-hooks.md §2, §3).
+#include "flopspy/analyzers/dnn_formulas.h"
+
+#include <gtest/gtest.h>
+
+#include <initializer_list>
+
+#include "flopspy/analyzers/blas_formulas.h"
+#include "flopspy/analyzers/blas_types.h"
+#include "flopspy/analyzers/compute_path.h"
+
+namespace flopspy::analyzers {
+namespace {
+
+namespace ct = cuda_type;
+using trace::FigureSource;
+using trace::LibraryCallRecord;
+
+// A packed (NCHW or NHWC) tensor of `type`, dims in cuDNN's N, C, spatial order.
+DnnTensor Tensor(uint8_t type, std::initializer_list<int64_t> dims, bool channels_last = false) {
+  DnnTensor t;
+  t.type = type;
+  t.rank = static_cast<int>(dims.size());
+  int i = 0;
+  for (int64_t d : dims) t.dims[i++] = d;
+  if (!channels_last) {
+    int64_t stride = 1;
+    for (int j = t.rank - 1; j >= 0; --j) {
+      t.strides[j] = stride;
+      stride *= t.dims[j];
+    }
+  } else {
+    int64_t stride = t.dims[1];
+    t.strides[1] = 1;
+    for (int j = t.rank - 1; j >= 2; --j) {
+      t.strides[j] = stride;
+      stride *= t.dims[j];
+    }
+    t.strides[0] = stride;
+  }
+  return t;
+}
+
+DnnConvolution ResNetConv() {  // 8x64x56x56 by 128 3x3 filters, pad 1, stride 1, FP32
+  DnnConvolution c;
+  c.x = Tensor(ct::kR32F, {8, 64, 56, 56});
+  c.w = Tensor(ct::kR32F, {128, 64, 3, 3});
+  c.y = Tensor(ct::kR32F, {8, 128, 56, 56});
+  c.compute_type = DnnComputeType(ct::kR32F, ct::kR32F, dnn_math::kDefault);
+  c.beta_known = true;
+  return c;
+}
+
+TEST(DnnFormulasTest, ForwardConvolutionIsTwoNKCRSPQ) {
+  LibraryCallRecord r{};
+  DescribeConvolution(ResNetConv(), r);
+  EXPECT_EQ(r.routine, static_cast<uint16_t>(BlasRoutine::kDnnConvForward));
+  EXPECT_EQ(r.source, static_cast<uint8_t>(FigureSource::kAnalytic));
+  // 2 * 8 * 128 * 64 * 3*3 * 56*56 = 3,699,376,128
+  EXPECT_DOUBLE_EQ(r.flops, 3699376128.0);
+  // x 8*64*56*56 + w 128*64*9 + y 8*128*56*56, four bytes each; beta 0: y not read.
+  EXPECT_DOUBLE_EQ(r.bytes, 4.0 * (1605632 + 73728 + 3211264));
+  EXPECT_EQ(r.m, 8);
+  EXPECT_EQ(r.n, 128);
+  EXPECT_EQ(r.k, 64);
+  EXPECT_EQ(r.batch, 1);
+  EXPECT_EQ(DnnShapeText(r), "N8 C64 56x56 -> K128 56x56, filter 3x3");
+  // FP32 data with the default math type runs on TF32 tensor cores; FMA math does not.
+  EXPECT_EQ(BlasComputePath(r), ComputePath::kTf32Tensor);
+  DnnConvolution fma = ResNetConv();
+  fma.compute_type = DnnComputeType(ct::kR32F, ct::kR32F, dnn_math::kFma);
+  LibraryCallRecord f{};
+  DescribeConvolution(fma, f);
+  EXPECT_EQ(BlasComputePath(f), ComputePath::kFp32);
+}
+
+TEST(DnnFormulasTest, BackwardPassesCountTheSameProductsAndReadWhatTheyAccumulate) {
+  DnnConvolution data = ResNetConv();
+  data.pass = ConvPass::kBackwardData;
+  LibraryCallRecord d{};
+  DescribeConvolution(data, d);
+  EXPECT_EQ(d.routine, static_cast<uint16_t>(BlasRoutine::kDnnConvBackwardData));
+  EXPECT_DOUBLE_EQ(d.flops, 3699376128.0);
+
+  DnnConvolution filter = ResNetConv();
+  filter.pass = ConvPass::kBackwardFilter;
+  filter.beta_non_zero = true;  // dw += ...: the old dw is read as well
+  LibraryCallRecord w{};
+  DescribeConvolution(filter, w);
+  EXPECT_DOUBLE_EQ(w.flops, 3699376128.0);
+  EXPECT_DOUBLE_EQ(w.bytes, 4.0 * (1605632 + 73728 + 3211264 + 73728));
+  EXPECT_TRUE(w.flags & trace::kLibBetaNonZero);
+}
+
+TEST(DnnFormulasTest, GroupsStridesAndChannelsLastEnterTheShape) {
+  // 16x256x28x28 FP16 channels last, 32 groups of 8 channels, 3x3, stride 2 -> 14x14.
+  DnnConvolution c;
+  c.x = Tensor(ct::kR16F, {16, 256, 28, 28}, true);
+  c.w = Tensor(ct::kR16F, {256, 8, 3, 3}, true);
+  c.y = Tensor(ct::kR16F, {16, 256, 14, 14}, true);
+  c.groups = 32;
+  c.conv_strides = {2, 2, 1};
+  c.compute_type = DnnComputeType(ct::kR16F, ct::kR32F, dnn_math::kTensorOp);
+  c.beta_known = true;
+  LibraryCallRecord r{};
+  DescribeConvolution(c, r);
+  // 2 * 16 * 256 * 8 * 9 * 14*14 = 115,605,504
+  EXPECT_DOUBLE_EQ(r.flops, 115605504.0);
+  EXPECT_DOUBLE_EQ(r.bytes, 2.0 * (16 * 256 * 28 * 28 + 256 * 8 * 9 + 16 * 256 * 14 * 14));
+  EXPECT_EQ(r.batch, 32);
+  EXPECT_EQ(DnnShapeText(r),
+            "N16 C256 28x28 -> K256 14x14, filter 3x3, stride 2x2, 32 groups, channels last");
+  EXPECT_EQ(BlasComputePath(r), ComputePath::kFp16Tensor);
+}
+
+TEST(DnnFormulasTest, ThreeDimensionalConvolution) {
+  DnnConvolution c;
+  c.x = Tensor(ct::kR32F, {2, 16, 8, 32, 32});
+  c.w = Tensor(ct::kR32F, {32, 16, 3, 3, 3});
+  c.y = Tensor(ct::kR32F, {2, 32, 8, 32, 32});
+  LibraryCallRecord r{};
+  DescribeConvolution(c, r);
+  // 2 * 2 * 32 * 16 * 27 * 8*32*32 = 452,984,832
+  EXPECT_DOUBLE_EQ(r.flops, 452984832.0);
+  // beta unknown: the output's old value counts as read.
+  EXPECT_DOUBLE_EQ(r.bytes, 4.0 * (2 * 16 * 8192 + 32 * 16 * 27 + 2 * 2 * 32 * 8192));
+  EXPECT_EQ(DnnShapeText(r), "N2 C16 8x32x32 -> K32 8x32x32, filter 3x3x3");
+}
+
+TEST(DnnFormulasTest, BiasActivationCountsItsEpilogueApart) {
+  DnnConvolution c = ResNetConv();
+  c.pass = ConvPass::kBiasActivation;
+  c.activation = 2;  // CUDNN_ACTIVATION_RELU + 1
+  c.bias_elements = 128;
+  LibraryCallRecord r{};
+  DescribeConvolution(c, r);
+  EXPECT_DOUBLE_EQ(r.flops, 3699376128.0);
+  EXPECT_DOUBLE_EQ(r.epilogue_flops, 2.0 * 3211264);  // bias add and ReLU per output
+  EXPECT_DOUBLE_EQ(r.bytes, 4.0 * (1605632 + 73728 + 3211264 + 128));
+}
+
+TEST(DnnFormulasTest, InconsistentShapesAreRefusedNotGuessed) {
+  DnnConvolution c = ResNetConv();
+  c.w.dims[1] = 32;  // a filter for 32 channels on a 64-channel input, one group
+  LibraryCallRecord r{};
+  DescribeConvolution(c, r);
+  EXPECT_EQ(r.source, static_cast<uint8_t>(FigureSource::kUnknown));
+  EXPECT_EQ(r.flops, 0);
+  EXPECT_TRUE(r.flags & trace::kLibDescriptorIncomplete);
+
+  DnnConvolution flat = ResNetConv();
+  flat.x.rank = 2;
+  LibraryCallRecord f{};
+  DescribeConvolution(flat, f);
+  EXPECT_EQ(f.source, static_cast<uint8_t>(FigureSource::kUnknown));
+  EXPECT_EQ(DnnShapeText(f), "shape not read");
+}
+
+TEST(DnnFormulasTest, GraphSumsItsOpsAndCountsOnlyRealTensorsAsTraffic) {
+  // Convolution into a virtual tensor, then ReLU into Z: the fused graph reads X and W and
+  // writes Z; Y never reaches DRAM.
+  DnnConvolution conv;
+  conv.x = Tensor(ct::kR16F, {8, 64, 56, 56}, true);
+  conv.x.uid = 1;
+  conv.w = Tensor(ct::kR16F, {128, 64, 3, 3}, true);
+  conv.w.uid = 2;
+  conv.y = Tensor(ct::kR16F, {8, 128, 56, 56}, true);
+  conv.y.uid = 3;
+  conv.y.is_virtual = true;
+  conv.beta_known = true;
+  conv.compute_type = DnnComputeType(ct::kR16F, ct::kR32F, -1);
+  DnnTensor z = conv.y;
+  z.uid = 4;
+  z.is_virtual = false;
+  DnnGraphSummary graph;
+  graph.AddConvolution(conv);
+  graph.AddPointwise(z, {&conv.y});
+  const LibraryCallRecord r = graph.Record();
+  EXPECT_EQ(r.routine, static_cast<uint16_t>(BlasRoutine::kDnnGraph));
+  EXPECT_EQ(r.source, static_cast<uint8_t>(FigureSource::kAnalytic));
+  EXPECT_DOUBLE_EQ(r.flops, 3699376128.0);
+  EXPECT_DOUBLE_EQ(r.epilogue_flops, 3211264.0);
+  EXPECT_DOUBLE_EQ(r.bytes, 2.0 * (1605632 + 73728 + 3211264));
+  EXPECT_FALSE(r.flags & trace::kLibDescriptorIncomplete);
+  EXPECT_EQ(DnnShapeText(r),
+            "graph of 2 ops, conv_forward N8 C64 56x56 -> K128 56x56, filter 3x3, channels last");
+  EXPECT_EQ(BlasComputePath(r), ComputePath::kFp16Tensor);
+}
+
+TEST(DnnFormulasTest, AttentionAsTwoMatmulsIsFourBHSSD) {
+  // S = Q K^T, O = P V for 16 (batch x heads), s = 128, d = 64: 4 * 16 * 128 * 128 * 64.
+  DnnTensor q = Tensor(ct::kR16F, {16, 128, 64});
+  q.uid = 1;
+  DnnTensor kt = Tensor(ct::kR16F, {16, 64, 128});
+  kt.uid = 2;
+  DnnTensor s = Tensor(ct::kR32F, {16, 128, 128});
+  s.is_virtual = true;
+  DnnTensor p = s;
+  DnnTensor v = Tensor(ct::kR16F, {16, 128, 64});
+  v.uid = 3;
+  DnnTensor o = Tensor(ct::kR16F, {16, 128, 64});
+  o.uid = 4;
+  DnnGraphSummary graph;
+  graph.AddMatmul(q, kt, s, DnnComputeType(ct::kR16F, ct::kR32F, -1));
+  graph.AddPointwise(p, {&s});
+  graph.AddMatmul(p, v, o, DnnComputeType(ct::kR16F, ct::kR32F, -1));
+  graph.AddUnknown();
+  const LibraryCallRecord r = graph.Record();
+  EXPECT_DOUBLE_EQ(r.flops, 4.0 * 16 * 128 * 128 * 64);
+  EXPECT_DOUBLE_EQ(r.bytes, 2.0 * 4 * 16 * 128 * 64);  // Q, K, V, O once each
+  EXPECT_TRUE(r.flags & trace::kLibDescriptorIncomplete);
+  EXPECT_EQ(DnnShapeText(r), "graph of 4 ops, matmul 128x128x64 b16, 1 without a model");
+}
+
+TEST(DnnFormulasTest, GraphOfUnknownOpsHasNoFigures) {
+  DnnGraphSummary graph;
+  graph.AddUnknown();
+  const LibraryCallRecord r = graph.Record();
+  EXPECT_EQ(r.source, static_cast<uint8_t>(FigureSource::kUnknown));
+  EXPECT_EQ(r.flops, 0);
+  EXPECT_EQ(DnnShapeText(r), "graph of 1 op, 1 without a model");
+}
+
+TEST(DnnFormulasTest, DataTypesMapToTheRecordsCudaTypes) {
+  EXPECT_EQ(CudaTypeOfDnnType(0), ct::kR32F);
+  EXPECT_EQ(CudaTypeOfDnnType(2), ct::kR16F);
+  EXPECT_EQ(CudaTypeOfDnnType(9), ct::kR16BF);
+  EXPECT_EQ(CudaTypeOfDnnType(12), ct::kR8FE4M3);
+  EXPECT_EQ(CudaTypeOfDnnType(5), kNotApplicable);  // INT8x4: packed, no equivalent
+  EXPECT_EQ(BlasRoutineName(BlasRoutine::kDnnGraph), "dnn_graph");
+  EXPECT_EQ(DnnEntryPointName(BlasRoutine::kDnnConvBackwardFilter),
+            "cudnnConvolutionBackwardFilter");
+  EXPECT_FALSE(IsDnnRoutine(BlasRoutine::kGemm));
+}
+
+}  // namespace
+}  // namespace flopspy::analyzers
