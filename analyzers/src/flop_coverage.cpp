@@ -44,8 +44,8 @@ std::string_view CoverageRemedyText(CoverageRemedy remedy) {
     case CoverageRemedy::kCountersAllMetrics:
       return "GPU counters with every metric (FLOPSPY_COUNTERS_METRICS=all)";
     case CoverageRemedy::kInductorCache:
-      return "an inductor cache with kernel metadata (TORCHINDUCTOR_BENCHMARK_KERNEL=1), or GPU "
-             "counters";
+      return "the inductor cache of a run with TORCHINDUCTOR_BENCHMARK_KERNEL=1 "
+             "(flopspy-report --inductor-cache), or GPU counters";
     case CoverageRemedy::kCatalogEntry:
       return "a catalog entry (docs/kernel-catalog.md), or GPU counters";
   }
@@ -55,8 +55,10 @@ std::string_view CoverageRemedyText(CoverageRemedy remedy) {
 CoverageRemedy RemedyFor(const KernelGroup& g) {
   // Counters ran on this kernel and did not complete its FLOPs: the metrics were too few.
   if (g.counter_samples > 0) return CoverageRemedy::kCountersAllMetrics;
-  // Triton kernels: counters. Inductor's recorded FLOPs (templates only) are not read yet
-  // (docs/kernel-catalog.md, "Triton and torch.compile"), so no inductor cache would know them.
+  // Inductor's templates (triton_tem_*: matmuls, convolutions) record their FLOPs in the inductor
+  // cache when it benchmarks kernels (flopspy-report --inductor-cache); its other kernels record
+  // bytes only, so counters are what would know their FLOPs.
+  if (g.name.starts_with("triton_tem_")) return CoverageRemedy::kInductorCache;
   if (CatalogCouldModel(g)) return CoverageRemedy::kCatalogEntry;
   return CoverageRemedy::kCounters;
 }

@@ -86,6 +86,10 @@ TraceAnalyzer::~TraceAnalyzer() = default;
 TraceAnalyzer::TraceAnalyzer(TraceAnalyzer&&) noexcept = default;
 TraceAnalyzer& TraceAnalyzer::operator=(TraceAnalyzer&&) noexcept = default;
 
+void TraceAnalyzer::UseExternalFigures(const ExternalKernelFigures* figures) {
+  state_->external_ = figures;
+}
+
 void TraceAnalyzer::Add(const trace::RecordView& record, const StringLookup& strings) {
   state_->Add(record, strings);
 }
@@ -181,6 +185,7 @@ void TraceAnalyzer::State::AddLaunch(BufferedLaunch b) {
     facts.grid = {sig.grid[0], sig.grid[1], sig.grid[2]};
     facts.block = {sig.block[0], sig.block[1], sig.block[2]};
     estimate = EstimateKernel(f->kernel_class, facts);
+    if (external_ != nullptr) ApplyExternalFigures(*external_, f->mangled, estimate);
   }
   const uint32_t group = GroupFor(l.signature, estimate.shape_key);
   last_launch_[b.thread] = {l.correlation, group};

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "flopspy/analyzers/correlator.h"
+#include "flopspy/analyzers/external_figures.h"
 #include "flopspy/analyzers/trace_analysis.h"
 #include "flopspy/analyzers/trace_index.h"
 #include "flopspy/trace/library_groups.h"
@@ -124,6 +125,7 @@ struct TraceAnalyzer::State {
 
   std::unique_ptr<TraceIndex> own_index_;
   const TraceIndex& index_;  // definitions: names, layouts, classes, signatures
+  const ExternalKernelFigures* external_ = nullptr;  // UseExternalFigures; may be null
   std::unordered_set<uint32_t> launched_functions_;  // FunctionDef ids seen in a launch
   std::map<std::pair<uint32_t, std::string>, uint32_t> group_index_;
   std::vector<KernelGroup> kernels_;

@@ -11,6 +11,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 
@@ -48,6 +49,53 @@ void ExpectUsageError(const std::vector<std::string>& args, const std::string& m
   EXPECT_EQ(r.err.rfind("flopspy-report: ", 0), 0u) << r.err;
   EXPECT_NE(r.err.find(mentions), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("--help"), std::string::npos) << r.err;
+}
+
+// --inductor-cache: a Triton kernel takes the bytes inductor recorded for it; a folder that is
+// not there costs one line and nothing else.
+TEST_F(ReportCliTest, InductorCacheGivesTritonKernelsTheirRecordedBytes) {
+  const std::string trace_path = dir_.path() + "/triton.fspy";
+  TraceBuilder b;
+  b.String(1, "triton_poi_fused_add_0").String(2, "worker");
+  b.Add(KernelFunction(1, 1)).Add(KernelSignature(1, 1, 4096, 1, 256));
+  b.Chunk(trace::ChunkSource::kThread, 7).Add(KernelLaunch(1, 10, 1'000'000, 4000, 0));
+  b.Chunk(trace::ChunkSource::kGpuActivity).Add(KernelExecution(1, 10, 1'010'000, 25'000, 1));
+  trace::TraceEndRecord end{};
+  end.reason = static_cast<uint8_t>(trace::EndReason::kExit);
+  b.Chunk(trace::ChunkSource::kProcess).Add(end);
+  b.WriteTo(trace_path);
+  const std::string cache = dir_.path() + "/inductor";
+  std::filesystem::create_directories(cache + "/ab");
+  std::ofstream(cache + "/ab/cab.py")
+      << "import triton\n@triton_heuristics.pointwise(\n    size_hints={'x': 1048576},\n"
+         "    inductor_meta={'kernel_name': 'triton_poi_fused_add_0', 'kernel_num_gb': "
+         "0.012582912, 'kernel_flop': 0},\n)\n@triton.jit\n"
+         "def triton_poi_fused_add_0(in_ptr0, out_ptr0, xnumel, XBLOCK : tl.constexpr):\n"
+         "    xnumel = 1048576\n    xoffset = tl.program_id(0) * XBLOCK\n";
+
+  const ChildResult r = RunChild({kReport, "--json", "--inductor-cache", cache, trace_path});
+  ASSERT_TRUE(r.exited && r.exit_code == 0) << r.err;
+  EXPECT_NE(r.err.find("inductor cache " + cache +
+                       ": 1 modules read, 1 kernels with recorded "
+                       "figures"),
+            std::string::npos)
+      << r.err;
+  const nlohmann::json report = nlohmann::json::parse(r.out);
+  const nlohmann::json& kernel = report["traces"][0]["kernels"][0];
+  EXPECT_EQ(kernel["name"], "triton_poi_fused_add_0");
+  EXPECT_EQ(kernel["all"]["bytes_source"], "catalog");
+  EXPECT_DOUBLE_EQ(kernel["all"]["bytes"].get<double>(), 12582912.0);
+  EXPECT_EQ(kernel["all"]["flops_source"], "unknown");  // inductor records no pointwise FLOPs
+
+  const ChildResult missing =
+      RunChild({kReport, "--inductor-cache", dir_.path() + "/nowhere", trace_path});
+  ASSERT_TRUE(missing.exited);
+  EXPECT_EQ(missing.exit_code, 0);
+  EXPECT_NE(missing.err.find("--inductor-cache " + dir_.path() +
+                             "/nowhere: not a folder; Triton kernels keep the figures the "
+                             "catalog gives"),
+            std::string::npos)
+      << missing.err;
 }
 
 TEST_F(ReportCliTest, NoTraceIsAUsageError) {

@@ -170,4 +170,24 @@ InductorCache ScanInductorCache(const std::string& dir, const std::set<std::stri
   return cache;
 }
 
+analyzers::ExternalKernelFigures InductorFigures(const InductorCache& cache) {
+  analyzers::ExternalKernelFigures figures;
+  for (const auto& [name, meta] : cache.kernels) {
+    if (!meta.flops && !meta.bytes) continue;
+    analyzers::ExternalKernelFigure f;
+    f.flops = meta.flops;
+    f.bytes = meta.bytes;
+    if (meta.xnumel) f.shape_key = "xnumel=" + std::to_string(*meta.xnumel);
+    if (meta.rnumel) {
+      f.shape_key +=
+          (f.shape_key.empty() ? "" : ",") + std::string("rnumel=") + std::to_string(*meta.rnumel);
+    }
+    f.reason = std::string("inductor cache: ") + (meta.flops ? "kernel_flop" : "") +
+               (meta.flops && meta.bytes ? " and " : "") + (meta.bytes ? "kernel_num_gb" : "") +
+               " of " + meta.file;
+    figures.emplace(name, std::move(f));
+  }
+  return figures;
+}
+
 }  // namespace flopspy::tools

@@ -2,7 +2,8 @@
 // (the inductor cache): per kernel name, the bytes and FLOPs of `inductor_meta` (kernel_num_gb,
 // kernel_flop: TORCHINDUCTOR_BENCHMARK_KERNEL=1 or config.profile_bandwidth) and the element
 // counts fixed in its body (xnumel, r0_numel). docs/kernel-catalog.md, "Triton and
-// torch.compile", says what they hold; the report's analysis does not take them yet.
+// torch.compile", says what they hold; `flopspy-report --inductor-cache DIR` gives them to the
+// analysis (InductorFigures) for the kernels the catalog cannot model.
 //
 // Bounded: only *.py files up to a size cap are read, at most a number of them, and only the
 // kernels asked for are kept. A file that cannot be read gives one "flopspy:" warning. A name
@@ -19,6 +20,8 @@
 #include <string_view>
 #include <utility>
 #include <vector>
+
+#include "flopspy/analyzers/external_figures.h"
 
 namespace flopspy::tools {
 
@@ -59,5 +62,9 @@ std::vector<std::pair<std::string, InductorKernelMeta>> ParseInductorModule(std:
 // Scans `dir` for the kernels named in `wanted` (every one found when `wanted` is empty).
 InductorCache ScanInductorCache(const std::string& dir, const std::set<std::string>& wanted,
                                 const InductorCacheLimits& limits = {});
+
+// The cache's per-launch figures for the analysis: a kernel with bytes or FLOPs recorded (names
+// in conflict are left out), its element counts as the shape key, the file in the reason.
+analyzers::ExternalKernelFigures InductorFigures(const InductorCache& cache);
 
 }  // namespace flopspy::tools

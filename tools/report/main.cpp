@@ -4,6 +4,7 @@
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cstdlib>
+#include <filesystem>
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -18,6 +19,7 @@
 #include "report/cli_style.h"
 #include "report/crash_handler.h"
 #include "report/diff_report.h"
+#include "report/inductor_cache.h"
 #include "report/output_files.h"
 #include "report/progress.h"
 #include "report/report_model.h"
@@ -80,6 +82,28 @@ void SayReadProblems(const std::vector<TraceReport>& traces) {
       std::cerr << "flopspy-report: " << Shown(t.path) << ": " << Shown(problem) << "\n";
     }
   }
+}
+
+// --inductor-cache: what the cache's modules record, with one stderr line on what was read (or
+// why nothing was: the report goes on without it).
+std::shared_ptr<const analyzers::ExternalKernelFigures> InductorCacheFigures(std::string dir) {
+  if (dir == "default") dir = DefaultInductorCacheDir();
+  std::error_code ec;
+  if (!std::filesystem::is_directory(dir, ec)) {
+    std::cerr << "flopspy-report: --inductor-cache " << Shown(dir)
+              << ": not a folder; Triton kernels keep the figures the catalog gives\n";
+    return nullptr;
+  }
+  const InductorCache cache = ScanInductorCache(dir, {});
+  for (const std::string& w : cache.warnings) std::cerr << Shown(w) << "\n";
+  auto figures = std::make_shared<analyzers::ExternalKernelFigures>(InductorFigures(cache));
+  std::cerr << "flopspy-report: inductor cache " << Shown(dir) << ": " << cache.files_read
+            << " modules read, " << figures->size() << " kernels with recorded figures"
+            << (cache.conflicts.empty() ? std::string()
+                                        : ", " + std::to_string(cache.conflicts.size()) +
+                                              " left out (defined twice with different metadata)")
+            << (cache.truncated ? ", stopped at the file limit" : "") << "\n";
+  return figures;
 }
 
 int Main(int argc, char** argv) {
@@ -184,6 +208,12 @@ int Main(int argc, char** argv) {
                  "the model's FLOPs per training step, for MFU (default: FLOPSPY_MODEL_FLOPS "
                  "as the trace recorded it)")
       ->type_name("F");
+  std::string inductor_cache;
+  app.add_option("--inductor-cache", inductor_cache,
+                 "torch.compile's inductor cache: bytes (and template FLOPs) its generated "
+                 "modules record for Triton kernels the catalog cannot model; 'default' for "
+                 "$TORCHINDUCTOR_CACHE_DIR or /tmp/torchinductor_<user> (docs/kernel-catalog.md)")
+      ->type_name("DIR");
   app.set_version_flag("--version", VersionText("flopspy-report"));
   try {
     app.parse(argc, argv);
@@ -251,6 +281,7 @@ int Main(int argc, char** argv) {
       !error.empty()) {
     return UsageError(error);
   }
+  if (!inductor_cache.empty()) options.kernel_figures = InductorCacheFigures(inductor_cache);
   if (diff) {
     if (arguments.size() != 2) {
       std::cerr << "flopspy-report: --diff compares two runs: give exactly two paths, A and B "

@@ -211,6 +211,7 @@ TraceReport AnalyzeTrace(trace::TraceReader reader, const std::string& path,
   analyzers::TraceIndex index;
   analyzers::TraceSummarizer summarizer;
   analyzers::TraceAnalyzer run(index);
+  run.UseExternalFigures(options.kernel_figures.get());
   analyzers::RegionAnalyzer regions;
   analyzers::RangeCollector ranges;
   analyzers::CallSiteCollector call_sites;

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -77,6 +78,8 @@ struct ReportOptions {
   analyzers::StepOptions steps;
   // --frames-from; AnalyzeTrace sets the native resolver (libdw) itself.
   analyzers::CallSiteOptions call_sites;
+  // --inductor-cache: figures of Triton kernels the catalog cannot model (may be null).
+  std::shared_ptr<const analyzers::ExternalKernelFigures> kernel_figures;
 };
 
 // Where measured ceilings are kept: $FLOPSPY_CEILINGS, else $XDG_CACHE_HOME/flopspy (or

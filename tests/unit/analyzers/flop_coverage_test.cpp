@@ -67,7 +67,9 @@ TEST(FlopCoverage, ListsTheLargestUnknownKernelsFirstWithWhatWouldKnowThem) {
   EXPECT_EQ(c.unknown_rows, 3u);
   EXPECT_EQ(c.largest_unknown[0].row, 1u);  // the Triton template, 20 ms = 20%
   EXPECT_DOUBLE_EQ(c.largest_unknown[0].share, 0.20);
-  EXPECT_EQ(c.largest_unknown[0].remedy, CoverageRemedy::kCounters);
+  // A template's FLOPs are in the inductor cache when inductor benchmarked it.
+  EXPECT_EQ(c.largest_unknown[0].remedy, CoverageRemedy::kInductorCache);
+  EXPECT_EQ(CoverageRemedyName(c.largest_unknown[0].remedy), "inductor_cache");
   EXPECT_EQ(c.largest_unknown[1].row, 3u);  // nothing knows its name: counters
   EXPECT_EQ(c.largest_unknown[1].remedy, CoverageRemedy::kCounters);
   EXPECT_EQ(c.largest_unknown[2].row, 4u);  // an ATen kernel: a catalog entry

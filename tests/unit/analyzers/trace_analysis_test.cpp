@@ -115,9 +115,11 @@ class TraceAnalysisTest : public ::testing::Test {
     Call(SgemmRecord(correlation, enter_ns, n));
   }
 
-  TraceAnalysis Analyze(size_t max_pending = 1u << 20) {
+  TraceAnalysis Analyze(size_t max_pending = 1u << 20,
+                        const ExternalKernelFigures* external = nullptr) {
     trace::TraceReader reader(trace::MemorySource(b_.Bytes()));
     TraceAnalyzer analyzer(max_pending);
+    analyzer.UseExternalFigures(external);
     const StringLookup strings = [&](uint32_t id) { return reader.String(id); };
     const auto summary =
         reader.ForEachRecord([&](const trace::RecordView& r) { analyzer.Add(r, strings); });
@@ -127,6 +129,50 @@ class TraceAnalysisTest : public ::testing::Test {
 
   TraceBuilder b_;
 };
+
+// A Triton kernel the catalog cannot model takes the figures an inductor cache recorded for it
+// (tools/report/inductor_cache.h); a kernel the catalog models keeps the catalog's.
+TEST_F(TraceAnalysisTest, ExternalFiguresFillWhatTheCatalogDoesNotKnow) {
+  b_.String(5, "triton_poi_fused_add_mul_0").String(6, "triton_tem_fused_mm_1");
+  for (uint32_t id : {5u, 6u}) {
+    trace::FunctionDef f{};
+    f.id = f.mangled_name = id;
+    f.param_count = 0xFFFF;
+    b_.Add(f);
+    AddSignature(id, id, 64, 128);
+  }
+  ExternalKernelFigures external;
+  external["triton_poi_fused_add_mul_0"] = {std::nullopt, 12e6, "xnumel=1000000",
+                                            "inductor cache: kernel_num_gb of a.py"};
+  external["triton_tem_fused_mm_1"] = {2e9, 3e6, "",
+                                       "inductor cache: kernel_flop and "
+                                       "kernel_num_gb of b.py"};
+  external[kMul] = {1.0, 1.0, "", "must not replace the catalog's figures"};
+  Launch(5, 100, 1'000'000, 0);
+  Gpu(5, 100, 1'010'000, 20'000);
+  Launch(6, 101, 1'100'000, 0);
+  Gpu(6, 101, 1'110'000, 50'000);
+  Launch(1, 102, 1'200'000, 1'000'000);
+  Gpu(1, 102, 1'210'000, 10'000);
+  const TraceAnalysis run = Analyze(1u << 20, &external);
+  ASSERT_EQ(run.kernels.size(), 3u);
+  for (const KernelGroup& g : run.kernels) {
+    if (g.name == "triton_poi_fused_add_mul_0") {
+      EXPECT_EQ(g.all.flops_source, FigureSource::kUnknown);  // inductor records no FLOPs here
+      EXPECT_EQ(g.all.bytes_source, FigureSource::kCatalog);
+      EXPECT_DOUBLE_EQ(g.all.bytes, 12e6);
+      EXPECT_EQ(g.shape_key, "xnumel=1000000");
+      EXPECT_EQ(g.reason, "inductor cache: kernel_num_gb of a.py");
+    } else if (g.name == "triton_tem_fused_mm_1") {
+      EXPECT_EQ(g.all.flops_source, FigureSource::kCatalog);
+      EXPECT_DOUBLE_EQ(g.timed.flops, 2e9);
+      EXPECT_DOUBLE_EQ(g.timed.bytes, 3e6);
+    } else {
+      EXPECT_DOUBLE_EQ(g.all.flops, 1'000'000);  // the catalog's: one multiply per element
+      EXPECT_NE(g.reason, "must not replace the catalog's figures");
+    }
+  }
+}
 
 TEST_F(TraceAnalysisTest, ElementwiseKernelIsMemoryBoundWithCatalogFigures) {
   Launch(1, 100, 1'000'000, 1'000'000);

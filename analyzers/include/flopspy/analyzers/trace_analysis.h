@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "flopspy/analyzers/compute_path.h"
+#include "flopspy/analyzers/external_figures.h"
 #include "flopspy/analyzers/gemm_diagnostics.h"
 #include "flopspy/analyzers/kernel_catalog.h"
 #include "flopspy/analyzers/launch_histogram.h"
@@ -273,6 +274,10 @@ class TraceAnalyzer {
   TraceAnalyzer& operator=(TraceAnalyzer&&) noexcept;
 
   void Add(const trace::RecordView& record, const StringLookup& strings);
+
+  // Figures for kernels the catalog cannot model (an inductor cache's), used where the catalog's
+  // figure is unknown. `figures` must outlive the analyzer; nullptr: none. Call before Add.
+  void UseExternalFigures(const ExternalKernelFigures* figures);
 
   // Places every group on its device's roofs (devices missing from `roofs` stay unplaced) and
   // sorts the tables.
