@@ -403,6 +403,11 @@ bool TypesKnown(const Call& c) {
     case BlasRoutine::kDnnConvBackwardData:
     case BlasRoutine::kDnnConvBackwardFilter:
     case BlasRoutine::kDnnConvBiasActivation:
+    case BlasRoutine::kDnnBatchNormForwardTraining:
+    case BlasRoutine::kDnnBatchNormForwardInference:
+    case BlasRoutine::kDnnBatchNormBackward:
+    case BlasRoutine::kDnnBatchNormForwardTrainingEx:
+    case BlasRoutine::kDnnBatchNormBackwardEx:
     case BlasRoutine::kDnnGraph:
       return false;
     case BlasRoutine::kTrsm:
@@ -621,6 +626,11 @@ BlasFigures ComputeBlasFigures(const LibraryCallRecord& r) {
     case BlasRoutine::kDnnConvBackwardData:
     case BlasRoutine::kDnnConvBackwardFilter:
     case BlasRoutine::kDnnConvBiasActivation:
+    case BlasRoutine::kDnnBatchNormForwardTraining:
+    case BlasRoutine::kDnnBatchNormForwardInference:
+    case BlasRoutine::kDnnBatchNormBackward:
+    case BlasRoutine::kDnnBatchNormForwardTrainingEx:
+    case BlasRoutine::kDnnBatchNormBackwardEx:
     case BlasRoutine::kDnnGraph:
     case BlasRoutine::kUnknown:
       break;

@@ -15,7 +15,7 @@ struct RoutineName {
   std::string_view name;
 };
 
-constexpr std::array<RoutineName, 33> kRoutineNames = {{
+constexpr std::array<RoutineName, 38> kRoutineNames = {{
     {BlasRoutine::kUnknown, "unknown"},
     {BlasRoutine::kGemm, "gemm"},
     {BlasRoutine::kGemm3m, "gemm3m"},
@@ -48,6 +48,11 @@ constexpr std::array<RoutineName, 33> kRoutineNames = {{
     {BlasRoutine::kDnnConvBackwardData, "conv_backward_data"},
     {BlasRoutine::kDnnConvBackwardFilter, "conv_backward_filter"},
     {BlasRoutine::kDnnConvBiasActivation, "conv_bias_activation"},
+    {BlasRoutine::kDnnBatchNormForwardTraining, "batch_norm_forward_training"},
+    {BlasRoutine::kDnnBatchNormForwardInference, "batch_norm_forward_inference"},
+    {BlasRoutine::kDnnBatchNormBackward, "batch_norm_backward"},
+    {BlasRoutine::kDnnBatchNormForwardTrainingEx, "batch_norm_forward_training_ex"},
+    {BlasRoutine::kDnnBatchNormBackwardEx, "batch_norm_backward_ex"},
     {BlasRoutine::kDnnGraph, "dnn_graph"},
 }};
 
@@ -160,6 +165,12 @@ BlasLevel LevelOf(BlasRoutine routine) {
     case kAxpy:
     case kScal:
     case kNrm2:
+    // Batch normalisation is vector arithmetic on CUDA cores, in the execution type (type_d).
+    case kDnnBatchNormForwardTraining:
+    case kDnnBatchNormForwardInference:
+    case kDnnBatchNormBackward:
+    case kDnnBatchNormForwardTrainingEx:
+    case kDnnBatchNormBackwardEx:
       return BlasLevel::kLevel1;
     case kUnknown:
       break;
@@ -197,6 +208,16 @@ std::string_view DnnEntryPointName(BlasRoutine routine) {
       return "cudnnConvolutionBackwardFilter";
     case kDnnConvBiasActivation:
       return "cudnnConvolutionBiasActivationForward";
+    case kDnnBatchNormForwardTraining:
+      return "cudnnBatchNormalizationForwardTraining";
+    case kDnnBatchNormForwardInference:
+      return "cudnnBatchNormalizationForwardInference";
+    case kDnnBatchNormBackward:
+      return "cudnnBatchNormalizationBackward";
+    case kDnnBatchNormForwardTrainingEx:
+      return "cudnnBatchNormalizationForwardTrainingEx";
+    case kDnnBatchNormBackwardEx:
+      return "cudnnBatchNormalizationBackwardEx";
     case kDnnGraph:
       return "cudnnBackendExecute";
     default:

@@ -199,6 +199,65 @@ void DescribeConvolution(const DnnConvolution& conv, LibraryCallRecord& r) {
   r.source = static_cast<uint8_t>(trace::FigureSource::kAnalytic);
 }
 
+void DescribeBatchNorm(const DnnBatchNorm& norm, LibraryCallRecord& r) {
+  const bool training = norm.pass == NormPass::kForwardTraining;
+  const bool backward = norm.pass == NormPass::kBackward;
+  const bool ex = norm.ex && !(norm.pass == NormPass::kForwardInference);
+  r.routine = static_cast<uint16_t>(
+      training   ? (ex ? BlasRoutine::kDnnBatchNormForwardTrainingEx
+                       : BlasRoutine::kDnnBatchNormForwardTraining)
+      : backward ? (ex ? BlasRoutine::kDnnBatchNormBackwardEx : BlasRoutine::kDnnBatchNormBackward)
+                 : BlasRoutine::kDnnBatchNormForwardInference);
+  const DnnTensor& x = norm.x;
+  r.type_a = x.type;
+  r.type_b = norm.params.type;
+  r.type_c = x.type;
+  r.type_d = cuda_type::kR32F;  // cuDNN computes in float (double for double data)
+  if (x.type == cuda_type::kR64F) r.type_d = cuda_type::kR64F;
+  r.side = x.ChannelsLast() ? 1 : 0;
+  r.trans_b = static_cast<uint8_t>(std::clamp(norm.mode, 0, 0xFE));
+  r.uplo = ex ? static_cast<uint8_t>(std::clamp(norm.ops, 0, 0xFE)) : kNotApplicable;
+  const int spatial = x.rank - 2;
+  const double elements = x.Elements();
+  const double params = norm.params.Elements();
+  if (spatial < 0 || spatial > 3 || elements <= 0 || params <= 0) {
+    GiveUp(r);
+    return;
+  }
+  r.m = x.dims[0];
+  r.n = x.dims[1];
+  r.k = x.dims[1];
+  r.lda = static_cast<int64_t>(Product(x, 2, x.rank));
+  r.ldd = spatial;
+  r.stride_a = Pack(&x.dims[2], spatial);
+  const double per_element = training ? 8 : backward ? 10 : 4;
+  const double fused = ex ? (norm.ops >= 1 ? 1 : 0) + (norm.ops >= 2 ? 1 : 0) : 0;
+  r.flops = elements * per_element + params;  // one rsqrt per parameter element
+  r.epilogue_flops = elements * fused;
+  const double data = DataTypeBytes(x.type);
+  const double param = DataTypeBytes(norm.params.type);
+  const bool reads_old = !norm.beta_known || norm.beta_non_zero;
+  if (training) {
+    // x in, y out (z in for the add); scale and bias in, running mean and variance in and out,
+    // saved mean and inverse variance out.
+    r.bytes = elements * data * (2 + (ex && norm.ops >= 2 ? 1 : 0) + (reads_old ? 1 : 0)) +
+              params * param * 8;
+  } else if (backward) {
+    // x and dy in, dx out (y in for an activation, dz out for the add); scale and the saved
+    // statistics in, the scale and bias gradients out.
+    r.bytes = elements * data *
+                  (3 + (ex && norm.ops >= 1 ? 1 : 0) + (ex && norm.ops >= 2 ? 1 : 0) +
+                   (reads_old ? 1 : 0)) +
+              params * param * 5;
+  } else {
+    r.bytes = elements * data * (2 + (reads_old ? 1 : 0)) + params * param * 4;
+  }
+  if (norm.beta_known) {
+    r.flags |= trace::kLibBetaKnown | (norm.beta_non_zero ? trace::kLibBetaNonZero : 0u);
+  }
+  r.source = static_cast<uint8_t>(trace::FigureSource::kAnalytic);
+}
+
 std::string_view DnnOpKindName(DnnOpKind kind) {
   switch (kind) {
     case DnnOpKind::kConvForward:
@@ -348,10 +407,32 @@ std::string ConvText(const LibraryCallRecord& r) {
   return text;
 }
 
+std::string NormText(const LibraryCallRecord& r) {
+  const int spatial = static_cast<int>(r.ldd);
+  if (spatial < 0 || spatial > 3) return "shape not read";
+  std::string text = "N" + std::to_string(r.m) + " C" + std::to_string(r.n);
+  if (spatial > 0) text += " " + Unpack(r.stride_a, spatial);
+  text += r.trans_b == 0 ? ", per activation" : ", spatial";
+  if (r.uplo == 1) text += ", + activation";
+  if (r.uplo == 2) text += ", + add + activation";
+  if (r.side == 1) text += ", channels last";
+  return text;
+}
+
 }  // namespace
 
 std::string DnnShapeText(const LibraryCallRecord& r) {
   const BlasRoutine routine = BlasRoutineFromId(r.routine);
+  switch (routine) {
+    case BlasRoutine::kDnnBatchNormForwardTraining:
+    case BlasRoutine::kDnnBatchNormForwardInference:
+    case BlasRoutine::kDnnBatchNormBackward:
+    case BlasRoutine::kDnnBatchNormForwardTrainingEx:
+    case BlasRoutine::kDnnBatchNormBackwardEx:
+      return NormText(r);
+    default:
+      break;
+  }
   if (routine != BlasRoutine::kDnnGraph) return ConvText(r);
   const auto kind = static_cast<DnnOpKind>(r.trans_b);
   if (r.uplo == 0 || r.uplo == kNotApplicable) return "plan not seen built: no shapes";

@@ -66,6 +66,30 @@ void* Beside(LibraryCopy* copy, BesideSlot slot) {
   return f;
 }
 
+bool ReadTensorDescriptor(LibraryCopy* copy, cudnnTensorDescriptor_t desc,
+                          analyzers::DnnTensor& t) {
+  namespace a = flopspy::analyzers;
+  using GetTensorNd =
+      cudnnStatus_t (*)(cudnnTensorDescriptor_t, int, cudnnDataType_t*, int*, int*, int*);
+  const auto get = BesideAs<GetTensorNd>(copy, kSlotGetTensorNd);
+  if (get == nullptr || desc == nullptr) return false;
+  cudnnDataType_t type{};
+  int rank = 0;
+  int dims[a::kMaxDnnRank] = {};
+  int strides[a::kMaxDnnRank] = {};
+  if (get(desc, a::kMaxDnnRank, &type, &rank, dims, strides) != CUDNN_STATUS_SUCCESS || rank < 1 ||
+      rank > a::kMaxDnnRank) {
+    return false;
+  }
+  t.type = a::CudaTypeOfDnnType(type);
+  t.rank = rank;
+  for (int i = 0; i < rank; ++i) {
+    t.dims[i] = dims[i];
+    t.strides[i] = strides[i];
+  }
+  return true;
+}
+
 void ReadStream(RawLibraryCall& raw, LibraryCopy* copy, cudnnHandle_t handle) {
   using GetStream = cudnnStatus_t (*)(cudnnHandle_t, cudaStream_t*);
   const auto get = BesideAs<GetStream>(copy, kSlotGetStream);

@@ -15,6 +15,7 @@
 #include "capture_window.h"
 #include "clock.h"
 #include "current_device.h"
+#include "flopspy/analyzers/dnn_formulas.h"
 #include "launch_record.h"
 #include "library_scope.h"
 #include "raw_events.h"
@@ -24,16 +25,21 @@
 
 // Every cuDNN entry point flopspy hooks. interpose/CMakeLists.txt reads the names from this list
 // for libflopspy.so's version script.
-#define FLOPSPY_CUDNN_HOOKS(X)             \
-  X(cudnnConvolutionForward)               \
-  X(cudnnConvolutionBackwardData)          \
-  X(cudnnConvolutionBackwardFilter)        \
-  X(cudnnConvolutionBiasActivationForward) \
-  X(cudnnBackendCreateDescriptor)          \
-  X(cudnnBackendDestroyDescriptor)         \
-  X(cudnnBackendSetAttribute)              \
-  X(cudnnBackendGetAttribute)              \
-  X(cudnnBackendFinalize)                  \
+#define FLOPSPY_CUDNN_HOOKS(X)                \
+  X(cudnnConvolutionForward)                  \
+  X(cudnnConvolutionBackwardData)             \
+  X(cudnnConvolutionBackwardFilter)           \
+  X(cudnnConvolutionBiasActivationForward)    \
+  X(cudnnBatchNormalizationForwardTraining)   \
+  X(cudnnBatchNormalizationForwardTrainingEx) \
+  X(cudnnBatchNormalizationForwardInference)  \
+  X(cudnnBatchNormalizationBackward)          \
+  X(cudnnBatchNormalizationBackwardEx)        \
+  X(cudnnBackendCreateDescriptor)             \
+  X(cudnnBackendDestroyDescriptor)            \
+  X(cudnnBackendSetAttribute)                 \
+  X(cudnnBackendGetAttribute)                 \
+  X(cudnnBackendFinalize)                     \
   X(cudnnBackendExecute)
 
 namespace flopspy::interpose::cudnn {
@@ -70,6 +76,11 @@ template <class Fn>
 Fn BesideAs(LibraryCopy* copy, BesideSlot slot) {
   return reinterpret_cast<Fn>(Beside(copy, slot));
 }
+
+// Reads a legacy tensor descriptor (cudnnGetTensorNdDescriptor of the copy): its type, dims and
+// strides. False when it cannot be read (null, not the copy's, more than 8 dimensions).
+bool ReadTensorDescriptor(LibraryCopy* copy, cudnnTensorDescriptor_t desc,
+                          analyzers::DnnTensor& tensor);
 
 // Sets raw.stream_handle from the handle's stream (cudnnGetStream of the copy), or marks the
 // stream unknown.

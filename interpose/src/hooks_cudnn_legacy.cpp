@@ -15,8 +15,6 @@ namespace a = flopspy::analyzers;
 
 // The getters' types, written out: the header marks some deprecated, and only calls through
 // these pointers are made.
-using GetTensorNd = cudnnStatus_t (*)(cudnnTensorDescriptor_t, int, cudnnDataType_t*, int*, int*,
-                                      int*);
 using GetFilterNd = cudnnStatus_t (*)(cudnnFilterDescriptor_t, int, cudnnDataType_t*,
                                       cudnnTensorFormat_t*, int*, int*);
 using GetConvolutionNd = cudnnStatus_t (*)(cudnnConvolutionDescriptor_t, int, int*, int*, int*,
@@ -25,26 +23,6 @@ using GetGroupCount = cudnnStatus_t (*)(cudnnConvolutionDescriptor_t, int*);
 using GetMathType = cudnnStatus_t (*)(cudnnConvolutionDescriptor_t, cudnnMathType_t*);
 using GetActivation = cudnnStatus_t (*)(cudnnActivationDescriptor_t, cudnnActivationMode_t*,
                                         cudnnNanPropagation_t*, double*);
-
-bool ReadTensor(LibraryCopy* copy, cudnnTensorDescriptor_t desc, a::DnnTensor& t) {
-  const auto get = BesideAs<GetTensorNd>(copy, kSlotGetTensorNd);
-  if (get == nullptr || desc == nullptr) return false;
-  cudnnDataType_t type{};
-  int rank = 0;
-  int dims[a::kMaxDnnRank] = {};
-  int strides[a::kMaxDnnRank] = {};
-  if (get(desc, a::kMaxDnnRank, &type, &rank, dims, strides) != CUDNN_STATUS_SUCCESS || rank < 1 ||
-      rank > a::kMaxDnnRank) {
-    return false;
-  }
-  t.type = a::CudaTypeOfDnnType(type);
-  t.rank = rank;
-  for (int i = 0; i < rank; ++i) {
-    t.dims[i] = dims[i];
-    t.strides[i] = strides[i];
-  }
-  return true;
-}
 
 // A filter has no strides, only a format: packed K, C, spatial (NCHW) or K, spatial, C (NHWC).
 bool ReadFilter(LibraryCopy* copy, cudnnFilterDescriptor_t desc, a::DnnTensor& t) {
@@ -128,8 +106,8 @@ void DecodeConvolution(RawLibraryCall& raw, LibraryCopy* copy, cudnnHandle_t han
                        const void* beta, a::DnnConvolution conv = {}) {
   ReadStream(raw, copy, handle);
   conv.pass = pass;
-  const bool read = ReadTensor(copy, x, conv.x) && ReadFilter(copy, w, conv.w) &&
-                    ReadTensor(copy, y, conv.y) && ReadConvolution(copy, conv_desc, conv);
+  const bool read = ReadTensorDescriptor(copy, x, conv.x) && ReadFilter(copy, w, conv.w) &&
+                    ReadTensorDescriptor(copy, y, conv.y) && ReadConvolution(copy, conv_desc, conv);
   if (!read) conv.x.rank = 0;  // DescribeConvolution refuses it
   if (pass != a::ConvPass::kBiasActivation) {
     conv.beta_known = beta != nullptr;
@@ -146,10 +124,10 @@ a::DnnConvolution BiasActivation(LibraryCopy* copy, const void* alpha2,
   a::DnnConvolution conv;
   conv.beta_known = true;  // y is written, not accumulated: alpha2 · z plays beta's part
   a::DnnTensor z;          // alpha2's type follows z's (double for double tensors, else float)
-  ReadTensor(copy, z_desc, z);
+  ReadTensorDescriptor(copy, z_desc, z);
   conv.adds_z = alpha2 == nullptr || HostScalarNonZero(alpha2, z.type);
   a::DnnTensor bias;
-  if (ReadTensor(copy, bias_desc, bias)) conv.bias_elements = bias.Elements();
+  if (ReadTensorDescriptor(copy, bias_desc, bias)) conv.bias_elements = bias.Elements();
   const auto get = BesideAs<GetActivation>(copy, kSlotGetActivation);
   cudnnActivationMode_t mode{};
   cudnnNanPropagation_t nan{};

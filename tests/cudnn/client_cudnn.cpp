@@ -154,6 +154,41 @@ void LegacyBiasActivation() {
   CUDNN(cudnnDestroyTensorDescriptor, bias);
 }
 
+// Batch normalisation of half NHWC images 16x64x56x56 with float parameters 1x64x1x1 (spatial):
+// forward training, inference and backward; with `ex`, the Ex forms with an add (z) and a ReLU.
+void LegacyBatchNorm(bool ex) {
+  Session s;
+  cudnnTensorDescriptor_t x = nullptr, params = nullptr;
+  cudnnActivationDescriptor_t relu = nullptr;
+  CUDNN(cudnnCreateTensorDescriptor, &x);
+  CUDNN(cudnnCreateTensorDescriptor, &params);
+  CUDNN(cudnnCreateActivationDescriptor, &relu);
+  CUDNN(cudnnSetTensor4dDescriptor, x, CUDNN_TENSOR_NHWC, CUDNN_DATA_HALF, 16, 64, 56, 56);
+  CUDNN(cudnnSetTensor4dDescriptor, params, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, 1, 64, 1, 1);
+  CUDNN(cudnnSetActivationDescriptor, relu, CUDNN_ACTIVATION_RELU, CUDNN_NOT_PROPAGATE_NAN, 0.0);
+  void* const stats = kBias;  // scale, bias, means and variances: device pointers never read
+  const auto mode = CUDNN_BATCHNORM_SPATIAL;
+  if (!ex) {
+    CUDNN(cudnnBatchNormalizationForwardTraining, s.handle, mode, &kOne, &kZero, x, kX, x, kY,
+          params, stats, stats, 0.1, stats, stats, 1e-5, stats, stats);
+    CUDNN(cudnnBatchNormalizationForwardInference, s.handle, mode, &kOne, &kZero, x, kX, x, kY,
+          params, stats, stats, stats, stats, 1e-5);
+    CUDNN(cudnnBatchNormalizationBackward, s.handle, mode, &kOne, &kZero, &kOne, &kZero, x, kX, x,
+          kY, x, kZ, params, stats, stats, stats, 1e-5, stats, stats);
+  } else {
+    const auto ops = CUDNN_BATCHNORM_OPS_BN_ADD_ACTIVATION;
+    CUDNN(cudnnBatchNormalizationForwardTrainingEx, s.handle, mode, ops, &kOne, &kZero, x, kX, x,
+          kZ, x, kY, params, stats, stats, 0.1, stats, stats, 1e-5, stats, stats, relu, kWorkspace,
+          kWorkspaceBytes, kWorkspace, kWorkspaceBytes);
+    CUDNN(cudnnBatchNormalizationBackwardEx, s.handle, mode, ops, &kOne, &kZero, &kOne, &kZero, x,
+          kX, x, kY, x, kY, x, kZ, x, kX, params, stats, stats, stats, stats, 1e-5, stats, stats,
+          relu, kWorkspace, kWorkspaceBytes, kWorkspace, kWorkspaceBytes);
+  }
+  CUDNN(cudnnDestroyActivationDescriptor, relu);
+  CUDNN(cudnnDestroyTensorDescriptor, params);
+  CUDNN(cudnnDestroyTensorDescriptor, x);
+}
+
 using Desc = cudnnBackendDescriptor_t;
 
 // The backend API as cudnn_frontend drives it; every descriptor made is destroyed at the end.
@@ -378,6 +413,8 @@ constexpr Scenario kScenarios[] = {
     {"legacy-bias-activation", LegacyBiasActivation},
     {"legacy-failing", [] { ResNetForward(CUDNN_STATUS_EXECUTION_FAILED, false); }},
     {"legacy-bad-descriptor", [] { ResNetForward(CUDNN_STATUS_SUCCESS, true); }},
+    {"legacy-batch-norm", [] { LegacyBatchNorm(false); }},
+    {"legacy-batch-norm-ex", [] { LegacyBatchNorm(true); }},
     {"backend-conv", [] { ConvRelu(false, true, 3); }},
     {"backend-matmul", BackendMatmul},
     {"backend-unknown-op", BackendUnknownOp},

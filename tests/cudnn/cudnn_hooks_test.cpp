@@ -184,6 +184,41 @@ TEST(CudnnHooks, AnUnreadableDescriptorIsRecordedAsSuch) {
   EXPECT_EQ(r.flops, 0);
 }
 
+// 16x64x56x56 half images (3,211,264 elements), 64 float parameters (docs/cudnn-hooks.md §2.1).
+constexpr double kNormElements = 16.0 * 64 * 56 * 56;
+
+TEST(CudnnHooks, BatchNormPassesFollowTheLayerNormConvention) {
+  const Outcome run = Scenario("legacy-batch-norm");
+  ASSERT_EQ(run.calls.size(), 3u);
+  EXPECT_EQ(run.calls[0].name, "cudnnBatchNormalizationForwardTraining");
+  EXPECT_DOUBLE_EQ(run.calls[0].record.flops, kNormElements * 8 + 64);
+  EXPECT_DOUBLE_EQ(run.calls[0].record.bytes, kNormElements * 2 * 2 + 64 * 4 * 8);
+  EXPECT_EQ(run.calls[1].name, "cudnnBatchNormalizationForwardInference");
+  EXPECT_DOUBLE_EQ(run.calls[1].record.flops, kNormElements * 4 + 64);
+  EXPECT_EQ(run.calls[2].name, "cudnnBatchNormalizationBackward");
+  EXPECT_DOUBLE_EQ(run.calls[2].record.flops, kNormElements * 10 + 64);
+  EXPECT_DOUBLE_EQ(run.calls[2].record.bytes, kNormElements * 2 * 3 + 64 * 4 * 5);
+  for (const TracedCall& c : run.calls) {
+    EXPECT_EQ(c.record.source, Source(FigureSource::kAnalytic));
+    EXPECT_EQ(c.stream_handle, 0x5000u);
+    EXPECT_EQ(analyzers::DnnShapeText(c.record), "N16 C64 56x56, spatial, channels last");
+    EXPECT_EQ(analyzers::BlasComputePath(c.record), analyzers::ComputePath::kFp32);
+  }
+}
+
+TEST(CudnnHooks, BatchNormExCountsItsAddAndActivationApart) {
+  const Outcome run = Scenario("legacy-batch-norm-ex");
+  ASSERT_EQ(run.calls.size(), 2u);
+  EXPECT_EQ(run.calls[0].name, "cudnnBatchNormalizationForwardTrainingEx");
+  EXPECT_DOUBLE_EQ(run.calls[0].record.flops, kNormElements * 8 + 64);
+  EXPECT_DOUBLE_EQ(run.calls[0].record.epilogue_flops, kNormElements * 2);
+  EXPECT_DOUBLE_EQ(run.calls[0].record.bytes, kNormElements * 2 * 3 + 64 * 4 * 8);  // z too
+  EXPECT_EQ(run.calls[1].name, "cudnnBatchNormalizationBackwardEx");
+  EXPECT_DOUBLE_EQ(run.calls[1].record.bytes, kNormElements * 2 * 5 + 64 * 4 * 5);
+  EXPECT_EQ(analyzers::DnnShapeText(run.calls[1].record),
+            "N16 C64 56x56, spatial, + add + activation, channels last");
+}
+
 // Half X and W, ReLU into half Z through a virtual Y: the fused graph's traffic is X, W and Z.
 void ExpectConvReluGraph(const TracedCall& c) {
   EXPECT_EQ(c.name, "cudnnBackendExecute");
@@ -267,12 +302,14 @@ TEST(CudnnHooks, EveryHookIsExportedAndNamesARealEntryPoint) {
   for (const std::string& name : flopspy) {
     if (name.rfind("cudnn", 0) == 0) hooks.insert(name);
   }
-  EXPECT_EQ(hooks.size(), 10u);
+  EXPECT_EQ(hooks.size(), 15u);
   for (const char* name :
        {"cudnnConvolutionForward", "cudnnConvolutionBackwardData", "cudnnConvolutionBackwardFilter",
-        "cudnnConvolutionBiasActivationForward", "cudnnBackendCreateDescriptor",
-        "cudnnBackendDestroyDescriptor", "cudnnBackendSetAttribute", "cudnnBackendGetAttribute",
-        "cudnnBackendFinalize", "cudnnBackendExecute"}) {
+        "cudnnConvolutionBiasActivationForward", "cudnnBatchNormalizationForwardTraining",
+        "cudnnBatchNormalizationForwardTrainingEx", "cudnnBatchNormalizationForwardInference",
+        "cudnnBatchNormalizationBackward", "cudnnBatchNormalizationBackwardEx",
+        "cudnnBackendCreateDescriptor", "cudnnBackendDestroyDescriptor", "cudnnBackendSetAttribute",
+        "cudnnBackendGetAttribute", "cudnnBackendFinalize", "cudnnBackendExecute"}) {
     EXPECT_TRUE(hooks.contains(name)) << name;
   }
   const std::string real = FLOPSPY_CUDNN_REAL_LIBRARY;

@@ -46,6 +46,9 @@ namespace flopspy_fake_cudnn {
   X(cudnnSetActivationDescriptor) X(cudnnGetActivationDescriptor)                               \
   X(cudnnConvolutionForward) X(cudnnConvolutionBackwardData) X(cudnnConvolutionBackwardFilter)  \
   X(cudnnConvolutionBiasActivationForward)                                                      \
+  X(cudnnBatchNormalizationForwardTraining) X(cudnnBatchNormalizationForwardTrainingEx)         \
+  X(cudnnBatchNormalizationForwardInference) X(cudnnBatchNormalizationBackward)                 \
+  X(cudnnBatchNormalizationBackwardEx)                                                          \
   X(cudnnBackendCreateDescriptor) X(cudnnBackendDestroyDescriptor) X(cudnnBackendSetAttribute)  \
   X(cudnnBackendGetAttribute) X(cudnnBackendFinalize) X(cudnnBackendExecute)
 // clang-format on

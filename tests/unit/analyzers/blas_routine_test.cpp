@@ -66,6 +66,8 @@ TEST(BlasRoutine, NumbersAreStable) {
   EXPECT_EQ(static_cast<int>(BlasRoutine::kDnnConvBackwardData), 193);
   EXPECT_EQ(static_cast<int>(BlasRoutine::kDnnConvBackwardFilter), 194);
   EXPECT_EQ(static_cast<int>(BlasRoutine::kDnnConvBiasActivation), 195);
+  EXPECT_EQ(static_cast<int>(BlasRoutine::kDnnBatchNormForwardTraining), 196);
+  EXPECT_EQ(static_cast<int>(BlasRoutine::kDnnBatchNormBackwardEx), 200);
   EXPECT_EQ(static_cast<int>(BlasRoutine::kDnnGraph), 208);
 }
 
@@ -80,7 +82,7 @@ TEST(BlasRoutine, NamesRoundTrip) {
     EXPECT_TRUE(seen.insert(name).second) << name;
     EXPECT_EQ(BlasRoutineFromName(name), r) << name;
   }
-  EXPECT_EQ(seen.size(), 32u);  // every family but kUnknown: 27 cuBLAS, 5 cuDNN
+  EXPECT_EQ(seen.size(), 37u);  // every family but kUnknown: 27 cuBLAS, 10 cuDNN
   EXPECT_EQ(BlasRoutineName(BlasRoutine::kGemmStridedBatched), "gemm_strided_batched");
   EXPECT_EQ(BlasRoutineName(BlasRoutine::kLtMatmul), "lt_matmul");
   EXPECT_EQ(BlasRoutineFromId(999), BlasRoutine::kUnknown);

@@ -156,6 +156,52 @@ TEST(DnnFormulasTest, InconsistentShapesAreRefusedNotGuessed) {
   EXPECT_EQ(DnnShapeText(f), "shape not read");
 }
 
+// 16x64x56x56 FP16 images (3,211,264 elements), FP32 parameters of 64 channels.
+DnnBatchNorm ResNetNorm(NormPass pass) {
+  DnnBatchNorm n;
+  n.pass = pass;
+  n.x = Tensor(ct::kR16F, {16, 64, 56, 56});
+  n.params = Tensor(ct::kR32F, {1, 64, 1, 1});
+  n.beta_known = true;  // beta 0: the output's old value is not read
+  return n;
+}
+
+TEST(DnnFormulasTest, BatchNormFollowsTheLayerNormConvention) {
+  LibraryCallRecord training{};
+  DescribeBatchNorm(ResNetNorm(NormPass::kForwardTraining), training);
+  EXPECT_EQ(training.routine, static_cast<uint16_t>(BlasRoutine::kDnnBatchNormForwardTraining));
+  EXPECT_DOUBLE_EQ(training.flops, 3211264.0 * 8 + 64);  // 8 per element, a rsqrt per channel
+  // x in and y out (2 bytes each), 8 parameter vectors of 64 floats.
+  EXPECT_DOUBLE_EQ(training.bytes, 3211264.0 * 2 * 2 + 64 * 4 * 8);
+  EXPECT_EQ(DnnShapeText(training), "N16 C64 56x56, spatial");
+  // Vector arithmetic in float on CUDA cores, whatever the data type.
+  EXPECT_EQ(BlasComputePath(training), ComputePath::kFp32);
+
+  LibraryCallRecord inference{};
+  DescribeBatchNorm(ResNetNorm(NormPass::kForwardInference), inference);
+  EXPECT_DOUBLE_EQ(inference.flops, 3211264.0 * 4 + 64);
+  EXPECT_DOUBLE_EQ(inference.bytes, 3211264.0 * 2 * 2 + 64 * 4 * 4);
+
+  DnnBatchNorm fused = ResNetNorm(NormPass::kBackward);
+  fused.ex = true;
+  fused.ops = 2;  // CUDNN_BATCHNORM_OPS_BN_ADD_ACTIVATION
+  fused.x = Tensor(ct::kR16F, {16, 64, 56, 56}, true);
+  LibraryCallRecord backward{};
+  DescribeBatchNorm(fused, backward);
+  EXPECT_EQ(backward.routine, static_cast<uint16_t>(BlasRoutine::kDnnBatchNormBackwardEx));
+  EXPECT_DOUBLE_EQ(backward.flops, 3211264.0 * 10 + 64);
+  EXPECT_DOUBLE_EQ(backward.epilogue_flops, 3211264.0 * 2);  // the add and the activation
+  // x, dy, y in, dx, dz out; scale and saved statistics in, two gradients out.
+  EXPECT_DOUBLE_EQ(backward.bytes, 3211264.0 * 2 * 5 + 64 * 4 * 5);
+  EXPECT_EQ(DnnShapeText(backward), "N16 C64 56x56, spatial, + add + activation, channels last");
+
+  DnnBatchNorm empty = ResNetNorm(NormPass::kForwardTraining);
+  empty.params.rank = 0;  // the parameter descriptor could not be read
+  LibraryCallRecord refused{};
+  DescribeBatchNorm(empty, refused);
+  EXPECT_EQ(refused.source, static_cast<uint8_t>(FigureSource::kUnknown));
+}
+
 TEST(DnnFormulasTest, GraphSumsItsOpsAndCountsOnlyRealTensorsAsTraffic) {
   // Convolution into a virtual tensor, then ReLU into Z: the fused graph reads X and W and
   // writes Z; Y never reaches DRAM.

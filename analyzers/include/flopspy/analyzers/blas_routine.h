@@ -53,11 +53,16 @@ enum class BlasRoutine : uint16_t {
   // cuBLASLt.
   kLtMatmul = 128,
   // cuDNN (docs/cudnn-hooks.md says how a record describes each; analyzers/dnn_formulas.h).
-  kDnnConvForward = 192,         // cudnnConvolutionForward
-  kDnnConvBackwardData = 193,    // cudnnConvolutionBackwardData
-  kDnnConvBackwardFilter = 194,  // cudnnConvolutionBackwardFilter
-  kDnnConvBiasActivation = 195,  // cudnnConvolutionBiasActivationForward
-  kDnnGraph = 208,               // cudnnBackendExecute: one run of an execution plan's graph
+  kDnnConvForward = 192,                 // cudnnConvolutionForward
+  kDnnConvBackwardData = 193,            // cudnnConvolutionBackwardData
+  kDnnConvBackwardFilter = 194,          // cudnnConvolutionBackwardFilter
+  kDnnConvBiasActivation = 195,          // cudnnConvolutionBiasActivationForward
+  kDnnBatchNormForwardTraining = 196,    // cudnnBatchNormalizationForwardTraining
+  kDnnBatchNormForwardInference = 197,   // cudnnBatchNormalizationForwardInference
+  kDnnBatchNormBackward = 198,           // cudnnBatchNormalizationBackward
+  kDnnBatchNormForwardTrainingEx = 199,  // cudnnBatchNormalizationForwardTrainingEx
+  kDnnBatchNormBackwardEx = 200,         // cudnnBatchNormalizationBackwardEx
+  kDnnGraph = 208,  // cudnnBackendExecute: one run of an execution plan's graph
 };
 
 // Stable lower-case names for reports and JSON: "gemm", "gemm_strided_batched", "lt_matmul", ...

@@ -81,6 +81,28 @@ struct DnnConvolution {
 // kLibDescriptorIncomplete.
 void DescribeConvolution(const DnnConvolution& conv, trace::LibraryCallRecord& record);
 
+// One batch-normalisation call (docs/cudnn-hooks.md §2.1). x has the image's shape (dx in the
+// backward pass has the same); the parameters (scale, bias, means, variances) share one shape:
+// 1xCx1x1 (spatial modes) or 1xCxHxW (per activation).
+enum class NormPass : uint8_t { kForwardTraining, kForwardInference, kBackward };
+struct DnnBatchNorm {
+  NormPass pass = NormPass::kForwardTraining;
+  bool ex = false;  // the Ex form (bnOps, z, activation)
+  DnnTensor x;
+  DnnTensor params;
+  int mode = 1;             // cudnnBatchNormMode_t: 0 per activation, 1 spatial, 2 persistent
+  int ops = 0;              // Ex: cudnnBatchNormOps_t: 0 BN, 1 + activation, 2 + add + activation
+  bool beta_known = false;  // the data blend factor: the output's old value is read when non-zero
+  bool beta_non_zero = false;
+};
+
+// Fills a record from a batch-normalisation call, by the counting convention of layer norm
+// (docs/kernel-catalog.md): forward training 8 FLOPs per element, inference 4, backward 10,
+// plus one reciprocal square root per parameter element; the Ex forms add 1 per element for the
+// add and 1 for the activation. Bytes: x and the output once each, the parameters as each pass
+// reads and writes them.
+void DescribeBatchNorm(const DnnBatchNorm& norm, trace::LibraryCallRecord& record);
+
 // Operation kinds of a backend graph, as the graph record stores its main one (record.epilogue).
 enum class DnnOpKind : uint8_t {
   kNone = 0,
