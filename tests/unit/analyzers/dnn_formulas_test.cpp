@@ -12,12 +12,13 @@
 namespace flopspy::analyzers {
 namespace {
 
-namespace ct = cuda_type;
+namespace cuda_types = cuda_type;
 using trace::FigureSource;
 using trace::LibraryCallRecord;
 
 // A packed (NCHW or NHWC) tensor of `type`, dims in cuDNN's N, C, spatial order.
-DnnTensor Tensor(uint8_t type, std::initializer_list<int64_t> dims, bool channels_last = false) {
+DnnTensor DnnTestTensor(uint8_t type, std::initializer_list<int64_t> dims,
+                        bool channels_last = false) {
   DnnTensor t;
   t.type = type;
   t.rank = static_cast<int>(dims.size());
@@ -41,19 +42,19 @@ DnnTensor Tensor(uint8_t type, std::initializer_list<int64_t> dims, bool channel
   return t;
 }
 
-DnnConvolution ResNetConv() {  // 8x64x56x56 by 128 3x3 filters, pad 1, stride 1, FP32
+DnnConvolution DnnResNetConv() {  // 8x64x56x56 by 128 3x3 filters, pad 1, stride 1, FP32
   DnnConvolution c;
-  c.x = Tensor(ct::kR32F, {8, 64, 56, 56});
-  c.w = Tensor(ct::kR32F, {128, 64, 3, 3});
-  c.y = Tensor(ct::kR32F, {8, 128, 56, 56});
-  c.compute_type = DnnComputeType(ct::kR32F, ct::kR32F, dnn_math::kDefault);
+  c.x = DnnTestTensor(cuda_types::kR32F, {8, 64, 56, 56});
+  c.w = DnnTestTensor(cuda_types::kR32F, {128, 64, 3, 3});
+  c.y = DnnTestTensor(cuda_types::kR32F, {8, 128, 56, 56});
+  c.compute_type = DnnComputeType(cuda_types::kR32F, cuda_types::kR32F, dnn_math::kDefault);
   c.beta_known = true;
   return c;
 }
 
 TEST(DnnFormulasTest, ForwardConvolutionIsTwoNKCRSPQ) {
   LibraryCallRecord r{};
-  DescribeConvolution(ResNetConv(), r);
+  DescribeConvolution(DnnResNetConv(), r);
   EXPECT_EQ(r.routine, static_cast<uint16_t>(BlasRoutine::kDnnConvForward));
   EXPECT_EQ(r.source, static_cast<uint8_t>(FigureSource::kAnalytic));
   // 2 * 8 * 128 * 64 * 3*3 * 56*56 = 3,699,376,128
@@ -67,22 +68,22 @@ TEST(DnnFormulasTest, ForwardConvolutionIsTwoNKCRSPQ) {
   EXPECT_EQ(DnnShapeText(r), "N8 C64 56x56 -> K128 56x56, filter 3x3");
   // FP32 data with the default math type runs on TF32 tensor cores; FMA math does not.
   EXPECT_EQ(BlasComputePath(r), ComputePath::kTf32Tensor);
-  DnnConvolution fma = ResNetConv();
-  fma.compute_type = DnnComputeType(ct::kR32F, ct::kR32F, dnn_math::kFma);
+  DnnConvolution fma = DnnResNetConv();
+  fma.compute_type = DnnComputeType(cuda_types::kR32F, cuda_types::kR32F, dnn_math::kFma);
   LibraryCallRecord f{};
   DescribeConvolution(fma, f);
   EXPECT_EQ(BlasComputePath(f), ComputePath::kFp32);
 }
 
 TEST(DnnFormulasTest, BackwardPassesCountTheSameProductsAndReadWhatTheyAccumulate) {
-  DnnConvolution data = ResNetConv();
+  DnnConvolution data = DnnResNetConv();
   data.pass = ConvPass::kBackwardData;
   LibraryCallRecord d{};
   DescribeConvolution(data, d);
   EXPECT_EQ(d.routine, static_cast<uint16_t>(BlasRoutine::kDnnConvBackwardData));
   EXPECT_DOUBLE_EQ(d.flops, 3699376128.0);
 
-  DnnConvolution filter = ResNetConv();
+  DnnConvolution filter = DnnResNetConv();
   filter.pass = ConvPass::kBackwardFilter;
   filter.beta_non_zero = true;  // dw += ...: the old dw is read as well
   LibraryCallRecord w{};
@@ -95,12 +96,12 @@ TEST(DnnFormulasTest, BackwardPassesCountTheSameProductsAndReadWhatTheyAccumulat
 TEST(DnnFormulasTest, GroupsStridesAndChannelsLastEnterTheShape) {
   // 16x256x28x28 FP16 channels last, 32 groups of 8 channels, 3x3, stride 2 -> 14x14.
   DnnConvolution c;
-  c.x = Tensor(ct::kR16F, {16, 256, 28, 28}, true);
-  c.w = Tensor(ct::kR16F, {256, 8, 3, 3}, true);
-  c.y = Tensor(ct::kR16F, {16, 256, 14, 14}, true);
+  c.x = DnnTestTensor(cuda_types::kR16F, {16, 256, 28, 28}, true);
+  c.w = DnnTestTensor(cuda_types::kR16F, {256, 8, 3, 3}, true);
+  c.y = DnnTestTensor(cuda_types::kR16F, {16, 256, 14, 14}, true);
   c.groups = 32;
   c.conv_strides = {2, 2, 1};
-  c.compute_type = DnnComputeType(ct::kR16F, ct::kR32F, dnn_math::kTensorOp);
+  c.compute_type = DnnComputeType(cuda_types::kR16F, cuda_types::kR32F, dnn_math::kTensorOp);
   c.beta_known = true;
   LibraryCallRecord r{};
   DescribeConvolution(c, r);
@@ -115,9 +116,9 @@ TEST(DnnFormulasTest, GroupsStridesAndChannelsLastEnterTheShape) {
 
 TEST(DnnFormulasTest, ThreeDimensionalConvolution) {
   DnnConvolution c;
-  c.x = Tensor(ct::kR32F, {2, 16, 8, 32, 32});
-  c.w = Tensor(ct::kR32F, {32, 16, 3, 3, 3});
-  c.y = Tensor(ct::kR32F, {2, 32, 8, 32, 32});
+  c.x = DnnTestTensor(cuda_types::kR32F, {2, 16, 8, 32, 32});
+  c.w = DnnTestTensor(cuda_types::kR32F, {32, 16, 3, 3, 3});
+  c.y = DnnTestTensor(cuda_types::kR32F, {2, 32, 8, 32, 32});
   LibraryCallRecord r{};
   DescribeConvolution(c, r);
   // 2 * 2 * 32 * 16 * 27 * 8*32*32 = 452,984,832
@@ -128,7 +129,7 @@ TEST(DnnFormulasTest, ThreeDimensionalConvolution) {
 }
 
 TEST(DnnFormulasTest, BiasActivationCountsItsEpilogueApart) {
-  DnnConvolution c = ResNetConv();
+  DnnConvolution c = DnnResNetConv();
   c.pass = ConvPass::kBiasActivation;
   c.activation = 2;  // CUDNN_ACTIVATION_RELU + 1
   c.bias_elements = 128;
@@ -140,7 +141,7 @@ TEST(DnnFormulasTest, BiasActivationCountsItsEpilogueApart) {
 }
 
 TEST(DnnFormulasTest, InconsistentShapesAreRefusedNotGuessed) {
-  DnnConvolution c = ResNetConv();
+  DnnConvolution c = DnnResNetConv();
   c.w.dims[1] = 32;  // a filter for 32 channels on a 64-channel input, one group
   LibraryCallRecord r{};
   DescribeConvolution(c, r);
@@ -148,7 +149,7 @@ TEST(DnnFormulasTest, InconsistentShapesAreRefusedNotGuessed) {
   EXPECT_EQ(r.flops, 0);
   EXPECT_TRUE(r.flags & trace::kLibDescriptorIncomplete);
 
-  DnnConvolution flat = ResNetConv();
+  DnnConvolution flat = DnnResNetConv();
   flat.x.rank = 2;
   LibraryCallRecord f{};
   DescribeConvolution(flat, f);
@@ -157,18 +158,18 @@ TEST(DnnFormulasTest, InconsistentShapesAreRefusedNotGuessed) {
 }
 
 // 16x64x56x56 FP16 images (3,211,264 elements), FP32 parameters of 64 channels.
-DnnBatchNorm ResNetNorm(NormPass pass) {
+DnnBatchNorm DnnResNetNorm(NormPass pass) {
   DnnBatchNorm n;
   n.pass = pass;
-  n.x = Tensor(ct::kR16F, {16, 64, 56, 56});
-  n.params = Tensor(ct::kR32F, {1, 64, 1, 1});
+  n.x = DnnTestTensor(cuda_types::kR16F, {16, 64, 56, 56});
+  n.params = DnnTestTensor(cuda_types::kR32F, {1, 64, 1, 1});
   n.beta_known = true;  // beta 0: the output's old value is not read
   return n;
 }
 
 TEST(DnnFormulasTest, BatchNormFollowsTheLayerNormConvention) {
   LibraryCallRecord training{};
-  DescribeBatchNorm(ResNetNorm(NormPass::kForwardTraining), training);
+  DescribeBatchNorm(DnnResNetNorm(NormPass::kForwardTraining), training);
   EXPECT_EQ(training.routine, static_cast<uint16_t>(BlasRoutine::kDnnBatchNormForwardTraining));
   EXPECT_DOUBLE_EQ(training.flops, 3211264.0 * 8 + 64);  // 8 per element, a rsqrt per channel
   // x in and y out (2 bytes each), 8 parameter vectors of 64 floats.
@@ -178,14 +179,14 @@ TEST(DnnFormulasTest, BatchNormFollowsTheLayerNormConvention) {
   EXPECT_EQ(BlasComputePath(training), ComputePath::kFp32);
 
   LibraryCallRecord inference{};
-  DescribeBatchNorm(ResNetNorm(NormPass::kForwardInference), inference);
+  DescribeBatchNorm(DnnResNetNorm(NormPass::kForwardInference), inference);
   EXPECT_DOUBLE_EQ(inference.flops, 3211264.0 * 4 + 64);
   EXPECT_DOUBLE_EQ(inference.bytes, 3211264.0 * 2 * 2 + 64 * 4 * 4);
 
-  DnnBatchNorm fused = ResNetNorm(NormPass::kBackward);
+  DnnBatchNorm fused = DnnResNetNorm(NormPass::kBackward);
   fused.ex = true;
   fused.ops = 2;  // CUDNN_BATCHNORM_OPS_BN_ADD_ACTIVATION
-  fused.x = Tensor(ct::kR16F, {16, 64, 56, 56}, true);
+  fused.x = DnnTestTensor(cuda_types::kR16F, {16, 64, 56, 56}, true);
   LibraryCallRecord backward{};
   DescribeBatchNorm(fused, backward);
   EXPECT_EQ(backward.routine, static_cast<uint16_t>(BlasRoutine::kDnnBatchNormBackwardEx));
@@ -195,7 +196,7 @@ TEST(DnnFormulasTest, BatchNormFollowsTheLayerNormConvention) {
   EXPECT_DOUBLE_EQ(backward.bytes, 3211264.0 * 2 * 5 + 64 * 4 * 5);
   EXPECT_EQ(DnnShapeText(backward), "N16 C64 56x56, spatial, + add + activation, channels last");
 
-  DnnBatchNorm empty = ResNetNorm(NormPass::kForwardTraining);
+  DnnBatchNorm empty = DnnResNetNorm(NormPass::kForwardTraining);
   empty.params.rank = 0;  // the parameter descriptor could not be read
   LibraryCallRecord refused{};
   DescribeBatchNorm(empty, refused);
@@ -206,15 +207,15 @@ TEST(DnnFormulasTest, GraphSumsItsOpsAndCountsOnlyRealTensorsAsTraffic) {
   // Convolution into a virtual tensor, then ReLU into Z: the fused graph reads X and W and
   // writes Z; Y never reaches DRAM.
   DnnConvolution conv;
-  conv.x = Tensor(ct::kR16F, {8, 64, 56, 56}, true);
+  conv.x = DnnTestTensor(cuda_types::kR16F, {8, 64, 56, 56}, true);
   conv.x.uid = 1;
-  conv.w = Tensor(ct::kR16F, {128, 64, 3, 3}, true);
+  conv.w = DnnTestTensor(cuda_types::kR16F, {128, 64, 3, 3}, true);
   conv.w.uid = 2;
-  conv.y = Tensor(ct::kR16F, {8, 128, 56, 56}, true);
+  conv.y = DnnTestTensor(cuda_types::kR16F, {8, 128, 56, 56}, true);
   conv.y.uid = 3;
   conv.y.is_virtual = true;
   conv.beta_known = true;
-  conv.compute_type = DnnComputeType(ct::kR16F, ct::kR32F, -1);
+  conv.compute_type = DnnComputeType(cuda_types::kR16F, cuda_types::kR32F, -1);
   DnnTensor z = conv.y;
   z.uid = 4;
   z.is_virtual = false;
@@ -235,21 +236,21 @@ TEST(DnnFormulasTest, GraphSumsItsOpsAndCountsOnlyRealTensorsAsTraffic) {
 
 TEST(DnnFormulasTest, AttentionAsTwoMatmulsIsFourBHSSD) {
   // S = Q K^T, O = P V for 16 (batch x heads), s = 128, d = 64: 4 * 16 * 128 * 128 * 64.
-  DnnTensor q = Tensor(ct::kR16F, {16, 128, 64});
+  DnnTensor q = DnnTestTensor(cuda_types::kR16F, {16, 128, 64});
   q.uid = 1;
-  DnnTensor kt = Tensor(ct::kR16F, {16, 64, 128});
+  DnnTensor kt = DnnTestTensor(cuda_types::kR16F, {16, 64, 128});
   kt.uid = 2;
-  DnnTensor s = Tensor(ct::kR32F, {16, 128, 128});
+  DnnTensor s = DnnTestTensor(cuda_types::kR32F, {16, 128, 128});
   s.is_virtual = true;
   DnnTensor p = s;
-  DnnTensor v = Tensor(ct::kR16F, {16, 128, 64});
+  DnnTensor v = DnnTestTensor(cuda_types::kR16F, {16, 128, 64});
   v.uid = 3;
-  DnnTensor o = Tensor(ct::kR16F, {16, 128, 64});
+  DnnTensor o = DnnTestTensor(cuda_types::kR16F, {16, 128, 64});
   o.uid = 4;
   DnnGraphSummary graph;
-  graph.AddMatmul(q, kt, s, DnnComputeType(ct::kR16F, ct::kR32F, -1));
+  graph.AddMatmul(q, kt, s, DnnComputeType(cuda_types::kR16F, cuda_types::kR32F, -1));
   graph.AddPointwise(p, {&s});
-  graph.AddMatmul(p, v, o, DnnComputeType(ct::kR16F, ct::kR32F, -1));
+  graph.AddMatmul(p, v, o, DnnComputeType(cuda_types::kR16F, cuda_types::kR32F, -1));
   graph.AddUnknown();
   const LibraryCallRecord r = graph.Record();
   EXPECT_DOUBLE_EQ(r.flops, 4.0 * 16 * 128 * 128 * 64);
@@ -268,10 +269,10 @@ TEST(DnnFormulasTest, GraphOfUnknownOpsHasNoFigures) {
 }
 
 TEST(DnnFormulasTest, DataTypesMapToTheRecordsCudaTypes) {
-  EXPECT_EQ(CudaTypeOfDnnType(0), ct::kR32F);
-  EXPECT_EQ(CudaTypeOfDnnType(2), ct::kR16F);
-  EXPECT_EQ(CudaTypeOfDnnType(9), ct::kR16BF);
-  EXPECT_EQ(CudaTypeOfDnnType(12), ct::kR8FE4M3);
+  EXPECT_EQ(CudaTypeOfDnnType(0), cuda_types::kR32F);
+  EXPECT_EQ(CudaTypeOfDnnType(2), cuda_types::kR16F);
+  EXPECT_EQ(CudaTypeOfDnnType(9), cuda_types::kR16BF);
+  EXPECT_EQ(CudaTypeOfDnnType(12), cuda_types::kR8FE4M3);
   EXPECT_EQ(CudaTypeOfDnnType(5), kNotApplicable);  // INT8x4: packed, no equivalent
   EXPECT_EQ(BlasRoutineName(BlasRoutine::kDnnGraph), "dnn_graph");
   EXPECT_EQ(DnnEntryPointName(BlasRoutine::kDnnConvBackwardFilter),
