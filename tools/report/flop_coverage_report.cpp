@@ -2,6 +2,7 @@
 #include "report/flop_coverage_report.h"
 
 #include <fmt/format.h>
+#include <fmt/ostream.h>
 
 #include "report/format.h"
 #include "report/labels.h"
@@ -37,6 +38,24 @@ std::string UnknownFlopsLine(const analyzers::UnknownFlopsKernel& k) {
   return fmt::format("{} ({}) {}: would be known from {}", CoveragePercent(k.share),
                      Duration(k.unknown_ns), UnknownKernelLabel(k),
                      analyzers::CoverageRemedyText(k.remedy));
+}
+
+// The coverage line and the largest unknown rows under it (docs/flopspy-report.md, "FLOP
+// coverage").
+void PrintFlopCoverage(const FlopCoverage& c, std::ostream& out) {
+  if (c.kernel_ns <= 0) return;
+  fmt::print(out, "{}", Paragraph(FlopCoverageSentence(c), "  coverage  ", kLabelPad));
+  for (const analyzers::UnknownFlopsKernel& k : c.largest_unknown) {
+    fmt::print(out, "{}", Paragraph(UnknownFlopsLine(k), "  unknown   ", kLabelPad));
+  }
+  if (c.unknown_rows > c.largest_unknown.size()) {
+    const size_t more = c.unknown_rows - c.largest_unknown.size();
+    fmt::print(
+        out, "{}",
+        Paragraph(fmt::format("... {} more kernel row{} without FLOPs (in the kernels table)",
+                              Grouped(more), more == 1 ? "" : "s"),
+                  kLabelPad, kLabelPad));
+  }
 }
 
 nlohmann::json FlopCoverageJson(const FlopCoverage& c) {

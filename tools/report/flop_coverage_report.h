@@ -4,6 +4,7 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
+#include <ostream>
 #include <string>
 
 #include "flopspy/analyzers/flop_coverage.h"
@@ -17,6 +18,10 @@ std::string FlopCoverageSentence(const analyzers::FlopCoverage& coverage);
 // One listed kernel: "20.0% (20.0 ms) reduction _softmax · triton_red_fused__softmax_1: would be
 // known from an inductor cache with kernel metadata ...".
 std::string UnknownFlopsLine(const analyzers::UnknownFlopsKernel& kernel);
+
+// The coverage line of a text summary, and the largest unknown rows under it; nothing without
+// kernel time.
+void PrintFlopCoverage(const analyzers::FlopCoverage& coverage, std::ostream& out);
 
 // The summary's "flop_coverage" object: {kernel_ns, known, analytic, catalog, counters, unknown
 // (shares of kernel_ns), unknown_rows, sentence}.

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "flopspy/analyzers/compute_path.h"
+#include "report/flop_coverage_report.h"
 #include "report/json_report.h"
 #include "report/json_values.h"
 #include "report/trace_totals.h"
@@ -175,6 +176,8 @@ void AddRunSections(json& doc, const RunViews& views) {
       views.ranks.step_region.empty() ? json(nullptr) : json(views.ranks.step_region);
   aggregate["straggler_checks"] = views.stragglers.checks;
   aggregate["regime"] = RunRegimeJson(views.regime);
+  aggregate["flop_coverage"] = FlopCoverageJson(views.coverage);
+  aggregate["unknown_flops_kernels"] = UnknownFlopsKernelsJson(views.coverage);
   aggregate["lost_exact"] = views.lost.exact;
   if (!views.rollup.empty()) aggregate["kernel_rollup"] = KernelRollupJson(views.rollup);
   for (const std::string& note : views.ranks.notes) aggregate["notes"].push_back(note);

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "flopspy/platform/terminal_text.h"
+#include "report/flop_coverage_report.h"
 #include "report/format.h"
 #include "report/group_rollup_text.h"
 #include "report/lost_records.h"
@@ -57,6 +58,7 @@ void PrintTotals(const RunViews& views, std::ostream& out) {
   fmt::print(out, "  kernels   {} of GPU time in {}, {}FLOP with a known figure\n",
              Duration(a.kernel_gpu_ns), Counted(a.launches, "launch", "launches"),
              SiValue(a.kernel_flops));
+  PrintFlopCoverage(views.coverage, out);
   if (a.mfu) {
     fmt::print(
         out, "  counted   FLOPs (analytic) achieved {} of every GPU's peak over its active span\n",

@@ -79,6 +79,7 @@ RunViews BuildRunViews(const std::vector<TraceReport>& traces,
   merged.reserve(views.aggregate.kernels.size());
   for (const analyzers::MergedKernel& k : views.aggregate.kernels) merged.push_back(k.group);
   views.regime = analyzers::ClassifyRun(merged, pooled);
+  views.coverage = analyzers::ComputeFlopCoverage(merged);
   views.steps = StepsAcrossRanks(traces);
   views.advice = analyzers::AdviseRun(analyzers::MergedAnalysis(views.aggregate, views.facts),
                                       analyzers::ModelRoofs(views.aggregate));

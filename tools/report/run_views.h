@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "flopspy/analyzers/advice.h"
+#include "flopspy/analyzers/flop_coverage.h"
 #include "flopspy/analyzers/rank_table.h"
 #include "flopspy/analyzers/run_merge.h"
 #include "flopspy/analyzers/run_regime.h"
@@ -34,6 +35,9 @@ struct RunViews {
   // The whole run's regime: the merged kernels' time by regime, and the traces' launch-overhead
   // judgements pooled.
   analyzers::RunRegime regime;
+  // The share of the merged kernels' time whose FLOPs are known, by source, and the merged rows
+  // with the most unknown time (the same figure as each trace's, over the whole run).
+  analyzers::FlopCoverage coverage;
   // Records lost, all traces: the aggregate's and the ranks' `lost` add up the same per-trace
   // totals (LostRecordsOf); exact only when every trace gives its own count.
   LostTotal lost;

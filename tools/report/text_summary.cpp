@@ -62,24 +62,6 @@ std::string Utilization(const analyzers::DeviceActivity& a) {
   return text;
 }
 
-// The coverage line and the largest unknown rows under it (docs/flopspy-report.md, "FLOP
-// coverage").
-void PrintFlopCoverage(const analyzers::FlopCoverage& c, std::ostream& out) {
-  if (c.kernel_ns <= 0) return;
-  fmt::print(out, "{}", Paragraph(FlopCoverageSentence(c), "  coverage  ", kLabelPad));
-  for (const analyzers::UnknownFlopsKernel& k : c.largest_unknown) {
-    fmt::print(out, "{}", Paragraph(UnknownFlopsLine(k), "  unknown   ", kLabelPad));
-  }
-  if (c.unknown_rows > c.largest_unknown.size()) {
-    const size_t more = c.unknown_rows - c.largest_unknown.size();
-    fmt::print(
-        out, "{}",
-        Paragraph(fmt::format("... {} more kernel row{} without FLOPs (in the kernels table)",
-                              Grouped(more), more == 1 ? "" : "s"),
-                  kLabelPad, kLabelPad));
-  }
-}
-
 }  // namespace
 
 std::string RoofsDescription(const analyzers::DeviceRoofs& r) {
