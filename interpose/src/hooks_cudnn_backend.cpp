@@ -150,7 +150,11 @@ void ModelOperation(LibraryCopy* copy, const void* op, int type) {
                   LinkedTensor(get, op, CUDNN_ATTR_OPERATION_POINTWISE_XDESC, m.a)) ||
                  (LinkedTensor(get, op, CUDNN_ATTR_OPERATION_POINTWISE_DXDESC, m.c) &&
                   LinkedTensor(get, op, CUDNN_ATTR_OPERATION_POINTWISE_DYDESC, m.a));
-      if (modelled) LinkedTensor(get, op, CUDNN_ATTR_OPERATION_POINTWISE_BDESC, m.b);
+      // The second input: B forward; X in a backward form (the activation's input).
+      if (modelled && !LinkedTensor(get, op, CUDNN_ATTR_OPERATION_POINTWISE_BDESC, m.b) &&
+          BackendShadow::Get().LinkOf(op, CUDNN_ATTR_OPERATION_POINTWISE_DYDESC) != nullptr) {
+        LinkedTensor(get, op, CUDNN_ATTR_OPERATION_POINTWISE_XDESC, m.b);
+      }
       m.kind = OperationModel::Kind::kPointwise;
       break;
     case CUDNN_BACKEND_OPERATION_REDUCTION_DESCRIPTOR:
