@@ -13,15 +13,20 @@ FlopCounterMode for the reference. Checked per case, from flopspy-report --json:
     the iterations flopspy saw;
   - every cuDNN row (convolutions and batch normalisation) has analytic FLOPs and kernels
     attributed to it;
+  - the GPU time flopspy gives each case's cuDNN calls equals the time torch.profiler shows for
+    the same kernels in a second run of the same workload under torch.profiler alone (the two
+    cannot share CUPTI in one process), within 2 % or 2 us per call;
   - the share of the run's kernel time with known FLOPs is recorded (issue 20 asks >= 98 %).
 """
 
 import argparse
+import contextlib
 import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+import cublas_compare as cc  # noqa: E402
 import gpu_check_common as common  # noqa: E402
 
 BATCH = 16
@@ -36,8 +41,10 @@ NORM_FAMILIES = ("batch_norm_forward_training", "batch_norm_forward_training_ex"
                  "batch_norm_forward_inference", "batch_norm_backward", "batch_norm_backward_ex")
 
 
-def workload(manifest_path, repeat):
-    """The network under flopspy (and under flop_counter once more); writes the manifest."""
+def workload(manifest_path, repeat, profile_path=None):
+    """The network under flopspy (and under flop_counter once more); writes the manifest. With
+    `profile_path`, the same under torch.profiler, each case inside record_function
+    ("flopspy_case:<id>"), its Chrome trace written there."""
     import json
 
     import torch
@@ -59,6 +66,23 @@ def workload(manifest_path, repeat):
             conv(128, 128, 3, g=4), torch.nn.BatchNorm2d(128), torch.nn.ReLU(),
             conv(128, 256, 1), torch.nn.BatchNorm2d(256), torch.nn.ReLU())
 
+    if profile_path:
+        from torch.profiler import ProfilerActivity, profile
+        ctx = profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA])
+    else:
+        ctx = contextlib.nullcontext()
+    with ctx as prof:
+        cases = run_cases(torch, FlopCounterMode, repeat, net)
+    if profile_path:
+        prof.export_chrome_trace(profile_path)
+    with open(manifest_path, "w") as f:
+        json.dump({"torch": torch.__version__, "cudnn": torch.backends.cudnn.version(),
+                   "cases": cases}, f, indent=1)
+    return common.PASS
+
+
+def run_cases(torch, FlopCounterMode, repeat, net):
+    """Each case's iterations inside its record_function window; the manifest's entries."""
     cases = []
     for case_id, dtype, channels_last, tf32, size in CASES:
         torch.backends.cudnn.allow_tf32 = tf32
@@ -66,30 +90,47 @@ def workload(manifest_path, repeat):
         fmt = torch.channels_last if channels_last else torch.contiguous_format
         model = net().to("cuda", dt).to(memory_format=fmt)
         x = torch.randn(BATCH, 3, size, size, device="cuda", dtype=dt).to(memory_format=fmt)
-        for _ in range(repeat):
-            model(x).float().pow(2).mean().backward()
-        torch.cuda.synchronize()
-        with FlopCounterMode(display=False) as counter:
-            model(x).float().pow(2).mean().backward()
-        torch.cuda.synchronize()
+        with torch.autograd.profiler.record_function(cc.CASE_PREFIX + case_id):
+            for _ in range(repeat):
+                model(x).float().pow(2).mean().backward()
+            torch.cuda.synchronize()
+            with FlopCounterMode(display=False) as counter:
+                model(x).float().pow(2).mean().backward()
+            torch.cuda.synchronize()
         conv_flops = 0
         for op, flops in counter.get_flop_counts().get("Global", {}).items():
             if "convolution" in str(op):
                 conv_flops += flops
         cases.append({"id": case_id, "size": size, "dtype": dtype, "channels_last": channels_last,
                       "tf32": tf32, "flop_counter_conv": conv_flops, "iterations": repeat + 1})
-    with open(manifest_path, "w") as f:
-        json.dump({"torch": torch.__version__, "cudnn": torch.backends.cudnn.version(),
-                   "cases": cases}, f, indent=1)
-    return common.PASS
+    return cases
 
 
 def case_rows(case, rows):
     """The cuDNN rows of one case: every layer's input is `size` x `size` or half of it, and the
-    shape text names the input first ("N16 C64 56x56 -> ...")."""
+    shape text names the input first ("N16 C64 56x56 -> ...", "N16 C64 56x56, spatial")."""
     size = case["size"]
-    sizes = ("%dx%d " % (size, size), "%dx%d " % (size // 2, size // 2))
+    sizes = ["%dx%d%s" % (n, n, end) for n in (size, size // 2) for end in (" ", ",")]
     return [r for r in rows if any(s in (r.get("shape_text") or "") for s in sizes)]
+
+
+def compare_gpu_time(check, manifest, rows, kineto, report):
+    """Per case: flopspy's GPU time of its cuDNN calls against torch.profiler's for the kernels
+    flopspy attributed to cuDNN calls, launched inside the case's window."""
+    names = cc.library_kernel_names(report)
+    per_case = cc.kineto_case_kernels(kineto)
+    table = []
+    for case in manifest["cases"]:
+        mine = case_rows(case, rows)
+        flopspy_ns = sum(row.get("gpu_ns", 0) for row in mine)
+        calls = sum(row.get("calls", 0) for row in mine)
+        profiler_ns = sum(k["dur_ns"] for k in per_case.get(case["id"], []) if k["name"] in names)
+        table.append({"case": case["id"], "calls": calls, "flopspy_ns": flopspy_ns,
+                      "torch_profiler_ns": profiler_ns})
+        if not common.within(flopspy_ns, profiler_ns, rel=0.02, abs_ns=2000.0 * max(calls, 1)):
+            check.fail("%s: cuDNN GPU time %.0f ns in flopspy, %.0f ns in torch.profiler"
+                       % (case["id"], flopspy_ns, profiler_ns))
+    check.table("gpu_time", table)
 
 
 def main():
@@ -101,6 +142,12 @@ def main():
                                 needs_torch=True)
     manifest, report = common.run_manifest_workload(check, tools, __file__,
                                                     ["--repeat", str(args.repeat)], args.timeout)
+    trace_b = check.path("b_torch_trace.json")
+    run_b = common.run([sys.executable, os.path.abspath(__file__), "--workload",
+                        check.path("cases_b.json"), "--repeat", str(args.repeat), "--profile",
+                        trace_b], check.path("b_torch.log"), timeout=args.timeout)
+    check.expect(run_b.rc == 0, "the workload under torch.profiler failed: %s" % run_b.describe())
+    kineto = common.load_json(trace_b) if run_b.rc == 0 else None
     check.number("torch", manifest.get("torch"))
     check.number("cudnn", manifest.get("cudnn"))
     library = [row for t in report.get("traces", []) for row in t.get("library_calls", [])]
@@ -125,6 +172,8 @@ def main():
             check.fail("cuDNN row without analytic FLOPs: " + what)
         if not row.get("kernels"):
             check.fail("cuDNN row with no kernel attributed: " + what)
+    if kineto is not None:
+        compare_gpu_time(check, manifest, rows + norms, kineto, report)
     coverage = [t.get("summary", {}).get("flop_coverage", {}) for t in report.get("traces", [])]
     known = [c.get("known") for c in coverage if c.get("known") is not None]
     check.number("known_flops_share", min(known) if known else None)
@@ -134,5 +183,6 @@ def main():
 if __name__ == "__main__":
     if len(sys.argv) > 2 and sys.argv[1] == "--workload":
         repeat = int(sys.argv[sys.argv.index("--repeat") + 1]) if "--repeat" in sys.argv else 3
-        sys.exit(workload(sys.argv[2], repeat))
+        profile = sys.argv[sys.argv.index("--profile") + 1] if "--profile" in sys.argv else None
+        sys.exit(workload(sys.argv[2], repeat, profile))
     main()

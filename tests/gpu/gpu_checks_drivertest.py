@@ -230,6 +230,67 @@ class DriverTest(unittest.TestCase):
         self.assertEqual(result["numbers"]["wave_tile_lost_1793"], 0.128)
         self.assertTrue(any("_scaled_mm" in n for n in result["notes"]))
 
+    # --- cudnn_check ------------------------------------------------------------------------
+    def cudnn_world(self, flopspy_conv_flops=4.0e9, flopspy_gpu_ns=500_000.0):
+        """One case (FP16 channels last, 56x56) seen four times: a conv graph and a batch norm
+        per iteration, 100 us and 25 us of kernels each in torch.profiler."""
+        manifest = {"torch": "2.9.0", "cudnn": 91900,
+                    "cases": [{"id": "fp16_nhwc", "size": 56, "dtype": "float16",
+                               "channels_last": True, "tf32": True,
+                               "flop_counter_conv": 1.0e9, "iterations": 4}]}
+        conv_kernel = "sm90_xmma_fprop_implicit_gemm_f16f16_f16f32_f32_nhwckrsc_selftest"
+        norm_kernel = "bn_fw_tr_1C11_kernel_NCHW_selftest"
+        events = [{"ph": "X", "cat": "user_annotation", "name": "flopspy_case:fp16_nhwc",
+                   "ts": 0.0, "dur": 10_000.0}]
+        for i in range(4):
+            for j, (name, dur) in enumerate(((conv_kernel, 100.0), (norm_kernel, 25.0))):
+                correlation = 10 * i + j
+                events.append({"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel",
+                               "ts": 100.0 + 1000.0 * i + j, "dur": 5.0,
+                               "args": {"correlation": correlation}})
+                events.append({"ph": "X", "cat": "kernel", "name": name, "ts": 5000.0 + i,
+                               "dur": dur, "args": {"correlation": correlation}})
+
+        def respond(cmd):
+            files = {arg(cmd, "--workload"): manifest}
+            if "--profile" in cmd:
+                files[arg(cmd, "--profile")] = {"traceEvents": events}
+            return 0, 6.0, files
+
+        self.world.respond = respond
+        conv = {"routine": "cudnnBackendExecute", "family": "dnn_graph", "calls": 4, "kernels": 4,
+                "shape_text": "graph of 1 op, conv_forward N16 C3 56x56 -> K64 56x56, "
+                              "filter 3x3, channels last",
+                "flops": flopspy_conv_flops, "source": "analytic",
+                "gpu_ns": flopspy_gpu_ns - 100_000.0}
+        norm = {"routine": "cudnnBatchNormalizationForwardTrainingEx",
+                "family": "batch_norm_forward_training_ex", "calls": 4, "kernels": 4,
+                "shape_text": "N16 C64 56x56, spatial, channels last", "flops": 2.6e7,
+                "source": "analytic", "gpu_ns": 100_000.0}
+        kernels = [kernel(conv_kernel, 4, 4, 400_000.0, inside_library=True),
+                   kernel(norm_kernel, 4, 4, 100_000.0, inside_library=True)]
+        report = canned.report_with(kernels, [conv, norm])
+        report["traces"][0]["summary"] = {"flop_coverage": {"known": 0.991}}
+        self.world.reports["traces"] = report
+
+    def test_cudnn_compares_flops_with_flop_counter_and_time_with_torch_profiler(self):
+        import cudnn_check
+        self.cudnn_world()
+        code, result = self.world.check(cudnn_check, [])
+        self.assertEqual((code, result["status"]), (0, "pass"), result["failures"])
+        self.assertEqual(result["numbers"]["known_flops_share"], 0.991)
+        self.assertEqual(result["tables"]["gpu_time"][0]["torch_profiler_ns"], 500_000.0)
+        self.assertEqual(result["tables"]["cases"][0]["rows"], 1)
+
+    def test_cudnn_fails_on_flops_or_time_that_disagree(self):
+        import cudnn_check
+        self.cudnn_world(flopspy_conv_flops=2.0e9, flopspy_gpu_ns=530_000.0)
+        code, result = self.world.check(cudnn_check, [])
+        self.assertEqual(code, 1)
+        failures = " | ".join(result["failures"])
+        self.assertIn("fp16_nhwc: cuDNN FLOPs 2e+09, flop_counter 4e+09", failures)
+        self.assertIn("fp16_nhwc: cuDNN GPU time 530000 ns in flopspy, 500000 ns", failures)
+
     # --- seed_check -------------------------------------------------------------------------
     def seed_reports(self, with_counters):
         n = 8192 * 8192
