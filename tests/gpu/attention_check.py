@@ -4,14 +4,16 @@
   attention_check.py --build-dir B --out O [--timeout S]
 
 Runs a GPT-style block (LayerNorm, QKV projection, scaled_dot_product_attention, output
-projection, MLP) in bf16, forward and backward, four times: SDPA forced to the flash backend and
-to the memory-efficient backend, each causal and not, each case with its own sequence length so
-its kernels carry their own shape. The same SDPA calls run under FlopCounterMode (outside
+projection, MLP) in bf16, forward and backward, six times: SDPA forced to the flash backend, to
+the memory-efficient backend and to cuDNN's, each causal and not, each case with its own sequence
+length so its kernels carry their own shape. The same SDPA calls run under FlopCounterMode (outside
 flopspy) for the reference. Checked per case, from flopspy-report --json:
   - the attention forward and backward kernels of that shape have catalog FLOPs, per launch
     equal to flop_counter's forward and backward SDPA FLOPs, causal cases times
     (s + 1) / (2 s) (docs/kernel-catalog.md, "Attention": unmasked pairs s (s + 1) / 2, where
     flop_counter counts s^2);
+  - the cuDNN cases' graphs (cudnnBackendExecute, docs/cudnn-hooks.md) hold flop_counter's
+    forward and backward FLOPs, causal ones in full (cuDNN's masks are not recognised);
   - every attention kernel of the run has a known FLOP source (helpers count 0), and the
     share of attention GPU time with known FLOPs is recorded.
 """
@@ -31,6 +33,8 @@ CASES = [  # (id, backend, causal, sequence length)
     ("flash_causal", "flash", True, 640),
     ("efficient", "efficient", False, 768),
     ("efficient_causal", "efficient", True, 896),
+    ("cudnn", "cudnn", False, 1024),
+    ("cudnn_causal", "cudnn", True, 1152),
 ]
 
 
@@ -48,6 +52,8 @@ def workload(manifest_path, repeat):
     dev, dt = "cuda", torch.bfloat16
     width = H * D
     backends = {"flash": SDPBackend.FLASH_ATTENTION, "efficient": SDPBackend.EFFICIENT_ATTENTION}
+    if hasattr(SDPBackend, "CUDNN_ATTENTION"):
+        backends["cudnn"] = SDPBackend.CUDNN_ATTENTION
 
     class Block(torch.nn.Module):
         def __init__(self):
@@ -73,6 +79,10 @@ def workload(manifest_path, repeat):
         x = torch.randn(B, s, width, device=dev, dtype=dt, requires_grad=True)
         entry = {"id": case_id, "backend": backend, "causal": causal, "b": B, "h": H, "d": D,
                  "s": s}
+        if backend not in backends:
+            entry["unsupported"] = "this PyTorch has no SDPBackend.%s" % backend.upper()
+            cases.append(entry)
+            continue
         try:
             with sdpa_kernel([backends[backend]]):
                 for _ in range(repeat):
@@ -144,6 +154,35 @@ def compare(case, attention_kernels):
     return row, failures
 
 
+def compare_cudnn(case, library_rows):
+    """(row, failures) for a cuDNN SDPA case: its graphs (cudnnBackendExecute rows whose main
+    matmul is s x s) hold flop_counter's forward and backward FLOPs per launch, causal or not
+    (cuDNN's masks are counted in full: docs/cudnn-hooks.md, "Attention")."""
+    row = {"case": case["id"], "s": case["s"]}
+    if "unsupported" in case:
+        row["status"] = "backend unavailable"
+        return row, []
+    s = case["s"]
+    mine = [r for r in library_rows if r.get("family") == "dnn_graph" and
+            "matmul %dx%d" % (s, s) in (r.get("shape_text") or "")]
+    # The block's launches, and the flop counter's own pass, which runs under flopspy too.
+    runs = case["launches"] + 1
+    expected = (case["flop_counter_forward"] + case["flop_counter_backward"]) * runs
+    got = sum(r.get("flops", 0) for r in mine)
+    row.update({"graphs": len(mine), "flops": got, "expected": expected})
+    if not mine:
+        return row, ["%s: no cuDNN graph with an %dx%d matmul in the report" % (case["id"], s, s)]
+    failures = []
+    if abs(got - expected) > 1e-6 * expected:
+        failures.append("%s: cuDNN graphs' FLOPs %.6g, flop_counter's forward and backward "
+                        "x %d runs %.6g" % (case["id"], got, runs, expected))
+    for r in mine:
+        if r.get("source") != "analytic" or not r.get("kernels"):
+            failures.append("%s: cuDNN graph %s without analytic FLOPs or kernels"
+                            % (case["id"], r.get("shape_text")))
+    return row, failures
+
+
 def main():
     parser = common.standard_arguments(argparse.ArgumentParser(description=__doc__))
     parser.add_argument("--timeout", type=float, default=240)
@@ -157,9 +196,13 @@ def main():
     check.number("torch", manifest.get("torch"))
     kernels = [k for t in report.get("traces", []) for k in t.get("kernels", [])]
     attention = [k for k in kernels if k.get("family") == "attention"]
+    library_rows = [r for t in report.get("traces", []) for r in t.get("library_calls", [])]
     rows = []
     for case in manifest["cases"]:
-        row, failures = compare(case, attention)
+        if case["backend"] == "cudnn":
+            row, failures = compare_cudnn(case, library_rows)
+        else:
+            row, failures = compare(case, attention)
         rows.append(row)
         for f in failures:
             check.fail(f)
