@@ -272,6 +272,10 @@ std::string_view DnnOpKindName(DnnOpKind kind) {
       return "pointwise";
     case DnnOpKind::kReduction:
       return "reduction";
+    case DnnOpKind::kAttentionForward:
+      return "sdpa_forward";
+    case DnnOpKind::kAttentionBackward:
+      return "sdpa_backward";
     case DnnOpKind::kNone:
       break;
   }
@@ -340,6 +344,49 @@ void DnnGraphSummary::AddMatmul(const DnnTensor& a, const DnnTensor& b, const Dn
     main_.type_b = b.type;
     main_.type_c = c.type;
     main_.compute_type = compute_type;
+    main_.side = kNotApplicable;
+    main_.diag = kNotApplicable;
+  }
+}
+
+void DnnGraphSummary::AddAttention(const DnnTensor& q, const DnnTensor& k, const DnnTensor& v,
+                                   const DnnTensor& o, bool backward,
+                                   std::initializer_list<const DnnTensor*> more) {
+  ++ops_;
+  if (q.rank != 4 || k.rank != 4 || v.rank != 4 || o.rank != 4 || q.Elements() <= 0 ||
+      k.Elements() <= 0 || v.Elements() <= 0 || o.Elements() <= 0 || k.dims[2] != v.dims[2] ||
+      q.dims[3] != k.dims[3]) {
+    invalid_ = true;
+    return;
+  }
+  const double b = static_cast<double>(q.dims[0]);
+  const double h = static_cast<double>(q.dims[1]);
+  const double s_q = static_cast<double>(q.dims[2]);
+  const double s_k = static_cast<double>(k.dims[2]);
+  const double d = static_cast<double>(q.dims[3]);
+  const double d_v = static_cast<double>(v.dims[3]);
+  const double pairs = b * h * s_q * s_k;
+  const double flops = backward ? 2 * pairs * (3 * d + 2 * d_v) : 2 * pairs * (d + d_v);
+  for (const DnnTensor* t : {&q, &k, &v, &o}) NoteTensor(*t);
+  for (const DnnTensor* t : more) {
+    if (t != nullptr && t->rank > 0) NoteTensor(*t);
+  }
+  flops_ += flops;
+  if (flops > main_flops_) {
+    main_flops_ = flops;
+    main_kind_ = backward ? DnnOpKind::kAttentionBackward : DnnOpKind::kAttentionForward;
+    main_ = LibraryCallRecord{};
+    main_.m = q.dims[2];
+    main_.n = k.dims[2];
+    main_.k = q.dims[3];
+    main_.batch = q.dims[0] * q.dims[1];
+    main_.lda = q.dims[1];
+    main_.ldb = k.dims[1];
+    main_.ldc = v.dims[3];
+    main_.type_a = q.type;
+    main_.type_b = k.type;
+    main_.type_c = o.type;
+    main_.compute_type = DnnComputeType(q.type, cuda_type::kR32F, -1);
     main_.side = kNotApplicable;
     main_.diag = kNotApplicable;
   }
@@ -451,6 +498,15 @@ std::string DnnShapeText(const LibraryCallRecord& r) {
     case DnnOpKind::kPointwise:
     case DnnOpKind::kReduction:
       text += ", " + std::string(DnnOpKindName(kind)) + " only";
+      break;
+    case DnnOpKind::kAttentionForward:
+    case DnnOpKind::kAttentionBackward:
+      // m s_q, n s_k, k d, batch b·h, lda h, ldb h_k, ldc d_v.
+      text += ", " + std::string(DnnOpKindName(kind)) + " b" +
+              std::to_string(r.lda > 0 ? r.batch / r.lda : r.batch) + " h" + std::to_string(r.lda) +
+              (r.ldb != r.lda ? " h_k" + std::to_string(r.ldb) : "") + " s_q" +
+              std::to_string(r.m) + " s_k" + std::to_string(r.n) + " d" + std::to_string(r.k) +
+              (r.ldc != r.k ? " d_v" + std::to_string(r.ldc) : "");
       break;
     case DnnOpKind::kNone:
       break;

@@ -120,6 +120,12 @@ void BackendShadow::GraphFinalized(const void* graph) {
       case OperationModel::Kind::kReduction:
         summary.AddReduction(m->a, m->c);
         break;
+      case OperationModel::Kind::kAttentionForward:
+      case OperationModel::Kind::kAttentionBackward:
+        summary.AddAttention(m->a, m->b, m->v, m->c,
+                             m->kind == OperationModel::Kind::kAttentionBackward,
+                             {&m->more[0], &m->more[1], &m->more[2], &m->more[3], &m->more[4]});
+        break;
       case OperationModel::Kind::kUnknown:
         summary.AddUnknown();
         break;

@@ -16,6 +16,7 @@
 // mutex; a process makes plans once and runs them many times.
 #pragma once
 
+#include <array>
 #include <atomic>
 #include <cstdint>
 #include <memory>
@@ -31,11 +32,22 @@ namespace flopspy::interpose::cudnn {
 
 // An operation as it was when finalized.
 struct OperationModel {
-  enum class Kind : uint8_t { kUnknown, kConvolution, kMatmul, kPointwise, kReduction };
+  enum class Kind : uint8_t {
+    kUnknown,
+    kConvolution,
+    kMatmul,
+    kPointwise,
+    kReduction,
+    kAttentionForward,
+    kAttentionBackward
+  };
   Kind kind = Kind::kUnknown;
   analyzers::DnnConvolution conv;  // kConvolution
   analyzers::DnnTensor a, b, c;    // kMatmul: C = A·B; kPointwise: inputs a, b (b.rank 0 if
-                                   // none), output c; kReduction: input a, output c
+                                   // none), output c; kReduction: input a, output c;
+                                   // attention: Q, K, O
+  analyzers::DnnTensor v;          // attention: V
+  std::array<analyzers::DnnTensor, 5> more;  // attention: statistics; dO, dQ, dK, dV backward
   uint8_t compute_type = analyzers::kNotApplicable;
 };
 

@@ -162,6 +162,27 @@ void ModelOperation(LibraryCopy* copy, const void* op, int type) {
                  LinkedTensor(get, op, CUDNN_ATTR_OPERATION_REDUCTION_YDESC, m.c);
       m.kind = OperationModel::Kind::kReduction;
       break;
+    case CUDNN_BACKEND_OPERATION_SDPA_FWD_DESCRIPTOR:
+      modelled = LinkedTensor(get, op, CUDNN_ATTR_OPERATION_SDPA_FWD_QDESC, m.a) &&
+                 LinkedTensor(get, op, CUDNN_ATTR_OPERATION_SDPA_FWD_KDESC, m.b) &&
+                 LinkedTensor(get, op, CUDNN_ATTR_OPERATION_SDPA_FWD_VDESC, m.v) &&
+                 LinkedTensor(get, op, CUDNN_ATTR_OPERATION_SDPA_FWD_ODESC, m.c);
+      LinkedTensor(get, op, CUDNN_ATTR_OPERATION_SDPA_FWD_STATSDESC, m.more[0]);
+      m.kind = OperationModel::Kind::kAttentionForward;
+      break;
+    case CUDNN_BACKEND_OPERATION_SDPA_BWD_DESCRIPTOR: {
+      modelled = LinkedTensor(get, op, CUDNN_ATTR_OPERATION_SDPA_BWD_QDESC, m.a) &&
+                 LinkedTensor(get, op, CUDNN_ATTR_OPERATION_SDPA_BWD_KDESC, m.b) &&
+                 LinkedTensor(get, op, CUDNN_ATTR_OPERATION_SDPA_BWD_VDESC, m.v) &&
+                 LinkedTensor(get, op, CUDNN_ATTR_OPERATION_SDPA_BWD_ODESC, m.c);
+      const int more[] = {
+          CUDNN_ATTR_OPERATION_SDPA_BWD_STATSDESC, CUDNN_ATTR_OPERATION_SDPA_BWD_DODDESC,
+          CUDNN_ATTR_OPERATION_SDPA_BWD_DQDESC, CUDNN_ATTR_OPERATION_SDPA_BWD_DKDESC,
+          CUDNN_ATTR_OPERATION_SDPA_BWD_DVDESC};
+      for (size_t i = 0; i < m.more.size(); ++i) LinkedTensor(get, op, more[i], m.more[i]);
+      m.kind = OperationModel::Kind::kAttentionBackward;
+      break;
+    }
     default:
       return;  // not an operation flopspy models: the graph counts it as unknown
   }

@@ -400,6 +400,28 @@ void BackendUnknownOp() {
   b.Execute(plan, pack, 1);
 }
 
+// cuDNN's SDPA operation (cuDNN 9.13+): b 2, h 16, h_k 4 (GQA), s 1024, d 128, BF16, with the
+// float softmax statistics; executed once.
+void BackendSdpa() {
+  Backend b;
+  const int64_t s = 1024, d = 128;
+  Desc q = b.Tensor(1, CUDNN_DATA_BFLOAT16, {2, 16, s, d}, {16 * s * d, s * d, d, 1}, false);
+  Desc k = b.Tensor(2, CUDNN_DATA_BFLOAT16, {2, 4, s, d}, {4 * s * d, s * d, d, 1}, false);
+  Desc v = b.Tensor(3, CUDNN_DATA_BFLOAT16, {2, 4, s, d}, {4 * s * d, s * d, d, 1}, false);
+  Desc o = b.Tensor(4, CUDNN_DATA_BFLOAT16, {2, 16, s, d}, {16 * s * d, s * d, d, 1}, false);
+  Desc stats = b.Tensor(5, CUDNN_DATA_FLOAT, {2, 16, s, 1}, {16 * s, s, 1, 1}, false);
+  Desc sdpa = b.Make(CUDNN_BACKEND_OPERATION_SDPA_FWD_DESCRIPTOR);
+  b.Descs(sdpa, CUDNN_ATTR_OPERATION_SDPA_FWD_QDESC, {q});
+  b.Descs(sdpa, CUDNN_ATTR_OPERATION_SDPA_FWD_KDESC, {k});
+  b.Descs(sdpa, CUDNN_ATTR_OPERATION_SDPA_FWD_VDESC, {v});
+  b.Descs(sdpa, CUDNN_ATTR_OPERATION_SDPA_FWD_ODESC, {o});
+  b.Descs(sdpa, CUDNN_ATTR_OPERATION_SDPA_FWD_STATSDESC, {stats});
+  b.Finalize(sdpa);
+  Desc plan = b.Plan(b.HeuristicConfig(b.Graph({sdpa})));
+  Desc pack = b.VariantPack({1, 2, 3, 4, 5}, {kX, kW, kY, kZ, kBias});
+  b.Execute(plan, pack, 1);
+}
+
 struct Scenario {
   const char* name;
   void (*run)();
@@ -418,6 +440,7 @@ constexpr Scenario kScenarios[] = {
     {"backend-conv", [] { ConvRelu(false, true, 3); }},
     {"backend-matmul", BackendMatmul},
     {"backend-unknown-op", BackendUnknownOp},
+    {"backend-sdpa", BackendSdpa},
     {"backend-plan-built-by-hand", [] { ConvRelu(true, true, 2); }},
     {"backend-unfinalized", [] { ConvRelu(false, false, 1); }},
 };

@@ -257,6 +257,18 @@ TEST(CudnnHooks, BackendAttentionMatmulsAreFourBHSSD) {
   EXPECT_EQ(analyzers::DnnShapeText(r), "graph of 3 ops, matmul 128x128x64 b16");
 }
 
+TEST(CudnnHooks, BackendSdpaOperationFollowsTheAttentionConvention) {
+  const Outcome run = Scenario("backend-sdpa");
+  ASSERT_EQ(run.calls.size(), 1u);
+  const LibraryCallRecord& r = run.calls[0].record;
+  EXPECT_EQ(r.source, Source(FigureSource::kAnalytic));
+  EXPECT_DOUBLE_EQ(r.flops, 4.0 * 2 * 16 * 1024 * 1024 * 128);  // 2·b·h·s²·(d + d_v)
+  // Q and O at 16 heads, K and V at 4 (BF16), the float statistics.
+  EXPECT_DOUBLE_EQ(r.bytes, 2.0 * 2 * 1024 * 128 * (16 + 16 + 4 + 4) + 4.0 * 2 * 16 * 1024);
+  EXPECT_EQ(analyzers::DnnShapeText(r),
+            "graph of 1 op, sdpa_forward b2 h16 h_k4 s_q1024 s_k1024 d128");
+}
+
 TEST(CudnnHooks, BackendGraphOfAnUnmodelledOperationHasNoFigures) {
   const Outcome run = Scenario("backend-unknown-op");
   ASSERT_EQ(run.calls.size(), 1u);

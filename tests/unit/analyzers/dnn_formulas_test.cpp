@@ -259,6 +259,28 @@ TEST(DnnFormulasTest, AttentionAsTwoMatmulsIsFourBHSSD) {
   EXPECT_EQ(DnnShapeText(r), "graph of 4 ops, matmul 128x128x64 b16, 1 without a model");
 }
 
+// cuDNN's own SDPA operation: b 2, h 16 (GQA: h_k 4), s 1024, d 128; the catalog's convention.
+TEST(DnnFormulasTest, SdpaOperationFollowsTheAttentionConvention) {
+  const DnnTensor q = DnnTestTensor(cuda_types::kR16BF, {2, 16, 1024, 128});
+  const DnnTensor k = DnnTestTensor(cuda_types::kR16BF, {2, 4, 1024, 128});
+  const DnnTensor v = k;
+  const DnnTensor o = q;
+  DnnTensor stats = DnnTestTensor(cuda_types::kR32F, {2, 16, 1024, 1});
+  DnnGraphSummary forward;
+  forward.AddAttention(q, k, v, o, false, {&stats});
+  const LibraryCallRecord f = forward.Record();
+  EXPECT_DOUBLE_EQ(f.flops, 4.0 * 2 * 16 * 1024 * 1024 * 128);
+  // Q and O at 16 heads, K and V at 4, the float statistics; uid -1 tensors each count.
+  EXPECT_DOUBLE_EQ(f.bytes,
+                   2.0 * (2 * 2 * 16 * 1024 * 128 + 2 * 2 * 4 * 1024 * 128) + 4.0 * 2 * 16 * 1024);
+  EXPECT_EQ(DnnShapeText(f), "graph of 1 op, sdpa_forward b2 h16 h_k4 s_q1024 s_k1024 d128");
+  EXPECT_EQ(BlasComputePath(f), ComputePath::kBf16Tensor);
+
+  DnnGraphSummary backward;
+  backward.AddAttention(q, k, v, o, true, {});
+  EXPECT_DOUBLE_EQ(backward.Record().flops, 2.5 * f.flops);  // 2·P·(3d + 2d) against 2·P·2d
+}
+
 TEST(DnnFormulasTest, GraphOfUnknownOpsHasNoFigures) {
   DnnGraphSummary graph;
   graph.AddUnknown();

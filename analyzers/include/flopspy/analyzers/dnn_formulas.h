@@ -112,6 +112,8 @@ enum class DnnOpKind : uint8_t {
   kMatmul = 4,
   kPointwise = 5,
   kReduction = 6,
+  kAttentionForward = 7,  // cuDNN's SDPA operation (cuDNN 9.13 and later)
+  kAttentionBackward = 8,
 };
 std::string_view DnnOpKindName(DnnOpKind kind);
 
@@ -129,6 +131,12 @@ class DnnGraphSummary {
   void AddPointwise(const DnnTensor& output, std::initializer_list<const DnnTensor*> inputs);
   // One FLOP per input element.
   void AddReduction(const DnnTensor& input, const DnnTensor& output);
+  // cuDNN's SDPA operation: Q [b, h, s_q, d], K [b, h_k, s_k, d], V [b, h_k, s_k, d_v], O
+  // [b, h, s_q, d_v]; the catalog's attention convention (docs/kernel-catalog.md, "Attention")
+  // without a mask: forward 2·b·h·s_q·s_k·(d + d_v), backward 2·b·h·s_q·s_k·(3d + 2d_v).
+  // `more`: the other tensors it reads or writes (statistics; dO, dQ, dK, dV backward).
+  void AddAttention(const DnnTensor& q, const DnnTensor& k, const DnnTensor& v, const DnnTensor& o,
+                    bool backward, std::initializer_list<const DnnTensor*> more);
   void AddUnknown() { ++unknown_ops_; }
 
   int ops() const { return ops_ + unknown_ops_; }
