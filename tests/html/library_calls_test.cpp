@@ -1,4 +1,4 @@
-// cuBLAS and cuBLASLt rows through every output of flopspy-report: calls that differ only in
+// cuBLAS, cuBLASLt and cuDNN rows through every output of flopspy-report: calls that differ only in
 // C's data type or in the scale type are rows of their own with their own types,
 // cuBLASLt pointer attributes are in the JSON, and bytes and epilogue FLOPs are columns of the
 // HTML and CSV tables.
@@ -6,11 +6,13 @@
 
 #include <algorithm>
 #include <fstream>
+#include <initializer_list>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "flopspy/analyzers/blas_routine.h"
 #include "flopspy/analyzers/blas_types.h"
+#include "flopspy/analyzers/dnn_formulas.h"
 #include "html_check.h"
 #include "subprocess.h"
 #include "test_programs.h"
@@ -48,12 +50,39 @@ trace::LibraryCallRecord GemmEx(uint8_t c_type, uint8_t scale_type) {
   return r;
 }
 
+// A cuDNN forward convolution as its hook writes it: FP32 8x64x56x56 by 128 3x3 filters.
+trace::LibraryCallRecord Convolution() {
+  trace::LibraryCallRecord r = GemmEx(kR32F, kR32F);
+  analyzers::DnnConvolution conv;
+  const auto tensor = [](std::initializer_list<int64_t> dims) {
+    analyzers::DnnTensor t;
+    t.type = kR32F;
+    t.rank = static_cast<int>(dims.size());
+    int i = 0;
+    for (int64_t d : dims) t.dims[i++] = d;
+    int64_t stride = 1;
+    for (int j = t.rank - 1; j >= 0; --j) {
+      t.strides[j] = stride;
+      stride *= t.dims[j];
+    }
+    return t;
+  };
+  conv.x = tensor({8, 64, 56, 56});
+  conv.w = tensor({128, 64, 3, 3});
+  conv.y = tensor({8, 128, 56, 56});
+  conv.beta_known = true;
+  analyzers::DescribeConvolution(conv, r);
+  r.scale_type = analyzers::kNotApplicable;
+  r.name = 3;
+  return r;
+}
+
 class LibraryCallsTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     dir_ = new TempDir();
     TraceBuilder b;
-    b.String(1, "cublasGemmEx").String(2, "cublasLtMatmul");
+    b.String(1, "cublasGemmEx").String(2, "cublasLtMatmul").String(3, "cudnnConvolutionForward");
     b.Chunk(trace::ChunkSource::kThread, 7);
     b.Add(GemmEx(kR32F, kR32F)).Add(GemmEx(kR16BF, kR32F)).Add(GemmEx(kR16BF, kR32F));
     // The same call with BF16 C, but a different scale type: a row of its own too.
@@ -66,6 +95,7 @@ class LibraryCallsTest : public ::testing::Test {
     lt.flags |= trace::kLibBiasPresent | trace::kLibScalePointers;
     lt.epilogue_flops = 256.0 * 512;  // one add per element of D
     b.Add(lt);
+    b.Add(Convolution());
     const std::string path = dir_->path() + "/lib.fspy";
     b.WriteTo(path);
     const auto r = RunChild({kReport, path, "--json", "--html", dir_->path() + "/r.html", "--csv",
@@ -94,7 +124,7 @@ TempDir* LibraryCallsTest::dir_ = nullptr;
 json* LibraryCallsTest::model_ = nullptr;
 
 TEST_F(LibraryCallsTest, CallsThatDifferInCOrScaleTypeAreRowsWithTheirOwnTypes) {
-  ASSERT_EQ(Calls().size(), 4u) << Calls().dump(1);
+  ASSERT_EQ(Calls().size(), 5u) << Calls().dump(1);  // four cuBLAS rows, one cuDNN row
   const json* f32 = Find("cublasGemmEx", "R_32F", "R_32F");
   const json* bf16 = Find("cublasGemmEx", "R_16BF", "R_32F");
   const json* f64_scale = Find("cublasGemmEx", "R_16BF", "R_64F");
@@ -153,7 +183,25 @@ TEST_F(LibraryCallsTest, HtmlTableHasBytesAndEpilogueFlops) {
     }
     EXPECT_FALSE(cells[types]->Text().empty());
   }
-  EXPECT_EQ(rows, 4u);
+  EXPECT_EQ(rows, 5u);
+}
+
+// A cuDNN row is worded as the text report words it, in the JSON and in the HTML table.
+TEST_F(LibraryCallsTest, ConvolutionRowShowsItsImagesAndFilter) {
+  const std::string shape = "N8 C64 56x56 -> K128 56x56, filter 3x3";
+  bool found = false;
+  for (const json& c : Calls()) {
+    if (c["routine"] != "cudnnConvolutionForward") continue;
+    found = true;
+    EXPECT_EQ(c["family"], "conv_forward");
+    EXPECT_EQ(c["shape_text"], shape);
+    EXPECT_DOUBLE_EQ(c["flops"].get<double>(), 3699376128.0);  // 2 x 8 x 128 x 64 x 9 x 3136
+  }
+  EXPECT_TRUE(found);
+  const HtmlDocument doc = ParseHtml(ReadAll(dir_->path() + "/r.html"));
+  const HtmlNode* table = ById(*doc.root, "t0-library");
+  ASSERT_NE(table, nullptr);
+  EXPECT_NE(table->Text().find(shape), std::string::npos) << table->Text();
 }
 
 }  // namespace

@@ -250,9 +250,9 @@ std::string LibraryTable(const json& trace, size_t trace_index) {
     std::string shape =
         fmt::format("{}x{}x{}", Str(c, "m", "?"), Str(c, "n", "?"), Str(c, "k", "?"));
     if (NumOr(c, "batch", 1) > 1) shape += " b" + Str(c, "batch");
-    // A grouped GEMM whose groups differ: its groups, as the text report words them.
-    const json& groups = Obj(c, "groups");
-    if (groups.is_object()) shape = Str(groups, "summary", shape);
+    // As the text report words it: a grouped GEMM's groups, a convolution's images and filter,
+    // a cuDNN graph's main operation (docs/cudnn-hooks.md).
+    shape = Str(c, "shape_text", shape);
     Cell shape_cell = Text(shape);
     shape_cell.sort_text = "";
     shape_cell.sort = NumOr(c, "m", 0) * NumOr(c, "n", 0) * NumOr(c, "k", 0) *
