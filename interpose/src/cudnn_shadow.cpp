@@ -3,6 +3,9 @@
 #include <cudnn_graph.h>
 
 #include <cstring>
+#include <string>
+
+#include "log.h"
 
 namespace flopspy::interpose::cudnn {
 
@@ -164,7 +167,12 @@ void BackendShadow::Publish(const void* plan, const trace::LibraryCallRecord& re
     if (k == 0) break;
   }
   if (free_slot == kPlanSlots) {
-    plans_not_kept_.fetch_add(1, std::memory_order_relaxed);
+    if (plans_not_kept_.fetch_add(1, std::memory_order_relaxed) == 0) {
+      ReportOnce("cudnn-plan-table-full", trace::WarningCode::kGeneric,
+                 "more than " + std::to_string(kPlanSlots) +
+                     " cuDNN execution plans alive at once; the runs of later plans are "
+                     "recorded without figures");
+    }
     return;
   }
   plans_[free_slot].key.store(kTombstone, std::memory_order_release);
@@ -197,6 +205,15 @@ bool BackendShadow::PlanRecord(const void* plan, trace::LibraryCallRecord& out) 
     }
   }
   return false;
+}
+
+void ReportShadowFailure() noexcept {
+  try {
+    ReportOnce("cudnn-shadow", trace::WarningCode::kInternalError,
+               "could not follow a cuDNN backend call (out of memory); runs of plans built "
+               "from now on may be recorded without figures");
+  } catch (...) {
+  }
 }
 
 }  // namespace flopspy::interpose::cudnn

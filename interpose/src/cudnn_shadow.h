@@ -115,4 +115,19 @@ class BackendShadow {
   std::atomic<uint64_t> plans_not_kept_{0};
 };
 
+// Says once, on stderr and in the trace, that the shadow could not follow a call (memory ran
+// out): plans built from then on may run without figures. Never throws.
+void ReportShadowFailure() noexcept;
+
+// Runs `feed` on the shadow from a hook. The building path allocates, and no exception may cross
+// a hook (docs/guarantees.md): a failure is reported once and the program's call is unaffected.
+template <class F>
+void FeedShadow(F&& feed) noexcept {
+  try {
+    feed(BackendShadow::Get());
+  } catch (...) {
+    ReportShadowFailure();
+  }
+}
+
 }  // namespace flopspy::interpose::cudnn

@@ -211,7 +211,7 @@ FLOPSPY_CUDNN_EXPORT cudnnStatus_t cudnnBackendCreateDescriptor(
   if (real == nullptr) return CUDNN_STATUS_NOT_INITIALIZED;
   const cudnnStatus_t status = real(descriptorType, descriptor);
   if (status == CUDNN_STATUS_SUCCESS && descriptor != nullptr && !fi::InsideDnnCall()) {
-    fc::BackendShadow::Get().Created(*descriptor, descriptorType);
+    fc::FeedShadow([&](fc::BackendShadow& shadow) { shadow.Created(*descriptor, descriptorType); });
   }
   return status;
 }
@@ -224,7 +224,7 @@ cudnnBackendDestroyDescriptor(cudnnBackendDescriptor_t descriptor) {
   if (real == nullptr) return CUDNN_STATUS_NOT_INITIALIZED;
   const cudnnStatus_t status = real(descriptor);
   if (status == CUDNN_STATUS_SUCCESS && !fi::InsideDnnCall()) {
-    fc::BackendShadow::Get().Destroyed(descriptor);
+    fc::FeedShadow([&](fc::BackendShadow& shadow) { shadow.Destroyed(descriptor); });
   }
   return status;
 }
@@ -241,18 +241,18 @@ FLOPSPY_CUDNN_EXPORT cudnnStatus_t cudnnBackendSetAttribute(
   if (status != CUDNN_STATUS_SUCCESS || arrayOfElements == nullptr || fi::InsideDnnCall()) {
     return status;
   }
-  if (attributeType == CUDNN_TYPE_BACKEND_DESCRIPTOR) {
-    fc::BackendShadow::Get().Linked(descriptor, attributeName,
-                                    static_cast<const void* const*>(arrayOfElements), elementCount);
-  } else if (fc::IsBeta(attributeName) && elementCount >= 1) {
-    if (attributeType == CUDNN_TYPE_DOUBLE) {
-      fc::BackendShadow::Get().NoteBeta(descriptor,
-                                        *static_cast<const double*>(arrayOfElements) != 0);
-    } else if (attributeType == CUDNN_TYPE_FLOAT) {
-      fc::BackendShadow::Get().NoteBeta(descriptor,
-                                        *static_cast<const float*>(arrayOfElements) != 0);
+  fc::FeedShadow([&](fc::BackendShadow& shadow) {
+    if (attributeType == CUDNN_TYPE_BACKEND_DESCRIPTOR) {
+      shadow.Linked(descriptor, attributeName, static_cast<const void* const*>(arrayOfElements),
+                    elementCount);
+    } else if (fc::IsBeta(attributeName) && elementCount >= 1) {
+      if (attributeType == CUDNN_TYPE_DOUBLE) {
+        shadow.NoteBeta(descriptor, *static_cast<const double*>(arrayOfElements) != 0);
+      } else if (attributeType == CUDNN_TYPE_FLOAT) {
+        shadow.NoteBeta(descriptor, *static_cast<const float*>(arrayOfElements) != 0);
+      }
     }
-  }
+  });
   return status;
 }
 
@@ -272,8 +272,9 @@ FLOPSPY_CUDNN_EXPORT cudnnStatus_t cudnnBackendGetAttribute(
       arrayOfElements != nullptr && !fi::InsideDnnCall()) {
     int64_t filled = elementCount != nullptr ? *elementCount : requestedElementCount;
     if (filled > requestedElementCount) filled = requestedElementCount;
-    fc::BackendShadow::Get().Derived(descriptor, static_cast<const void* const*>(arrayOfElements),
-                                     filled);
+    fc::FeedShadow([&](fc::BackendShadow& shadow) {
+      shadow.Derived(descriptor, static_cast<const void* const*>(arrayOfElements), filled);
+    });
   }
   return status;
 }
@@ -285,18 +286,19 @@ FLOPSPY_CUDNN_EXPORT cudnnStatus_t cudnnBackendFinalize(cudnnBackendDescriptor_t
   if (real == nullptr) return CUDNN_STATUS_NOT_INITIALIZED;
   const cudnnStatus_t status = real(descriptor);
   if (status != CUDNN_STATUS_SUCCESS || fi::InsideDnnCall()) return status;
-  fc::BackendShadow& shadow = fc::BackendShadow::Get();
-  switch (const int type = shadow.TypeOf(descriptor)) {
-    case CUDNN_BACKEND_OPERATIONGRAPH_DESCRIPTOR:
-      shadow.GraphFinalized(descriptor);
-      break;
-    case CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR:
-      shadow.PlanFinalized(descriptor);
-      break;
-    default:
-      fc::ModelOperation(copy, descriptor, type);
-      break;
-  }
+  fc::FeedShadow([&](fc::BackendShadow& shadow) {
+    switch (const int type = shadow.TypeOf(descriptor)) {
+      case CUDNN_BACKEND_OPERATIONGRAPH_DESCRIPTOR:
+        shadow.GraphFinalized(descriptor);
+        break;
+      case CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR:
+        shadow.PlanFinalized(descriptor);
+        break;
+      default:
+        fc::ModelOperation(copy, descriptor, type);
+        break;
+    }
+  });
   return status;
 }
 
@@ -310,7 +312,10 @@ FLOPSPY_CUDNN_EXPORT cudnnStatus_t cudnnBackendExecute(cudnnHandle_t handle,
         fc::ReadStream(raw, copy, handle);
         auto& r = raw.record;
         flopspy::trace::LibraryCallRecord plan{};
-        if (fc::BackendShadow::Get().PlanRecord(executionPlan, plan)) {
+        bool known = false;  // the shadow's first use allocates its table
+        fc::FeedShadow(
+            [&](fc::BackendShadow& shadow) { known = shadow.PlanRecord(executionPlan, plan); });
+        if (known) {
           // The plan's shape and figures; this call's times, status and stream.
           const auto keep = r;
           r = plan;

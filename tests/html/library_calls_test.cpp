@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "dnn_tensors.h"
 #include "flopspy/analyzers/blas_routine.h"
 #include "flopspy/analyzers/blas_types.h"
 #include "flopspy/analyzers/dnn_formulas.h"
@@ -55,17 +56,7 @@ trace::LibraryCallRecord Convolution() {
   trace::LibraryCallRecord r = GemmEx(kR32F, kR32F);
   analyzers::DnnConvolution conv;
   const auto tensor = [](std::initializer_list<int64_t> dims) {
-    analyzers::DnnTensor t;
-    t.type = kR32F;
-    t.rank = static_cast<int>(dims.size());
-    int i = 0;
-    for (int64_t d : dims) t.dims[i++] = d;
-    int64_t stride = 1;
-    for (int j = t.rank - 1; j >= 0; --j) {
-      t.strides[j] = stride;
-      stride *= t.dims[j];
-    }
-    return t;
+    return PackedDnnTensor(kR32F, dims);
   };
   conv.x = tensor({8, 64, 56, 56});
   conv.w = tensor({128, 64, 3, 3});

@@ -5,6 +5,7 @@
 
 #include <initializer_list>
 
+#include "dnn_tensors.h"
 #include "flopspy/analyzers/blas_formulas.h"
 #include "flopspy/analyzers/blas_types.h"
 #include "flopspy/analyzers/compute_path.h"
@@ -16,37 +17,13 @@ namespace cuda_types = cuda_type;
 using trace::FigureSource;
 using trace::LibraryCallRecord;
 
-// A packed (NCHW or NHWC) tensor of `type`, dims in cuDNN's N, C, spatial order.
-DnnTensor DnnTestTensor(uint8_t type, std::initializer_list<int64_t> dims,
-                        bool channels_last = false) {
-  DnnTensor t;
-  t.type = type;
-  t.rank = static_cast<int>(dims.size());
-  int i = 0;
-  for (int64_t d : dims) t.dims[i++] = d;
-  if (!channels_last) {
-    int64_t stride = 1;
-    for (int j = t.rank - 1; j >= 0; --j) {
-      t.strides[j] = stride;
-      stride *= t.dims[j];
-    }
-  } else {
-    int64_t stride = t.dims[1];
-    t.strides[1] = 1;
-    for (int j = t.rank - 1; j >= 2; --j) {
-      t.strides[j] = stride;
-      stride *= t.dims[j];
-    }
-    t.strides[0] = stride;
-  }
-  return t;
-}
+using testing::PackedDnnTensor;
 
 DnnConvolution DnnResNetConv() {  // 8x64x56x56 by 128 3x3 filters, pad 1, stride 1, FP32
   DnnConvolution c;
-  c.x = DnnTestTensor(cuda_types::kR32F, {8, 64, 56, 56});
-  c.w = DnnTestTensor(cuda_types::kR32F, {128, 64, 3, 3});
-  c.y = DnnTestTensor(cuda_types::kR32F, {8, 128, 56, 56});
+  c.x = PackedDnnTensor(cuda_types::kR32F, {8, 64, 56, 56});
+  c.w = PackedDnnTensor(cuda_types::kR32F, {128, 64, 3, 3});
+  c.y = PackedDnnTensor(cuda_types::kR32F, {8, 128, 56, 56});
   c.compute_type = DnnComputeType(cuda_types::kR32F, cuda_types::kR32F, dnn_math::kDefault);
   c.beta_known = true;
   return c;
@@ -96,9 +73,9 @@ TEST(DnnFormulasTest, BackwardPassesCountTheSameProductsAndReadWhatTheyAccumulat
 TEST(DnnFormulasTest, GroupsStridesAndChannelsLastEnterTheShape) {
   // 16x256x28x28 FP16 channels last, 32 groups of 8 channels, 3x3, stride 2 -> 14x14.
   DnnConvolution c;
-  c.x = DnnTestTensor(cuda_types::kR16F, {16, 256, 28, 28}, true);
-  c.w = DnnTestTensor(cuda_types::kR16F, {256, 8, 3, 3}, true);
-  c.y = DnnTestTensor(cuda_types::kR16F, {16, 256, 14, 14}, true);
+  c.x = PackedDnnTensor(cuda_types::kR16F, {16, 256, 28, 28}, true);
+  c.w = PackedDnnTensor(cuda_types::kR16F, {256, 8, 3, 3}, true);
+  c.y = PackedDnnTensor(cuda_types::kR16F, {16, 256, 14, 14}, true);
   c.groups = 32;
   c.conv_strides = {2, 2, 1};
   c.compute_type = DnnComputeType(cuda_types::kR16F, cuda_types::kR32F, dnn_math::kTensorOp);
@@ -116,9 +93,9 @@ TEST(DnnFormulasTest, GroupsStridesAndChannelsLastEnterTheShape) {
 
 TEST(DnnFormulasTest, ThreeDimensionalConvolution) {
   DnnConvolution c;
-  c.x = DnnTestTensor(cuda_types::kR32F, {2, 16, 8, 32, 32});
-  c.w = DnnTestTensor(cuda_types::kR32F, {32, 16, 3, 3, 3});
-  c.y = DnnTestTensor(cuda_types::kR32F, {2, 32, 8, 32, 32});
+  c.x = PackedDnnTensor(cuda_types::kR32F, {2, 16, 8, 32, 32});
+  c.w = PackedDnnTensor(cuda_types::kR32F, {32, 16, 3, 3, 3});
+  c.y = PackedDnnTensor(cuda_types::kR32F, {2, 32, 8, 32, 32});
   LibraryCallRecord r{};
   DescribeConvolution(c, r);
   // 2 * 2 * 32 * 16 * 27 * 8*32*32 = 452,984,832
@@ -161,8 +138,8 @@ TEST(DnnFormulasTest, InconsistentShapesAreRefusedNotGuessed) {
 DnnBatchNorm DnnResNetNorm(NormPass pass) {
   DnnBatchNorm n;
   n.pass = pass;
-  n.x = DnnTestTensor(cuda_types::kR16F, {16, 64, 56, 56});
-  n.params = DnnTestTensor(cuda_types::kR32F, {1, 64, 1, 1});
+  n.x = PackedDnnTensor(cuda_types::kR16F, {16, 64, 56, 56});
+  n.params = PackedDnnTensor(cuda_types::kR32F, {1, 64, 1, 1});
   n.beta_known = true;  // beta 0: the output's old value is not read
   return n;
 }
@@ -186,7 +163,7 @@ TEST(DnnFormulasTest, BatchNormFollowsTheLayerNormConvention) {
   DnnBatchNorm fused = DnnResNetNorm(NormPass::kBackward);
   fused.ex = true;
   fused.ops = 2;  // CUDNN_BATCHNORM_OPS_BN_ADD_ACTIVATION
-  fused.x = DnnTestTensor(cuda_types::kR16F, {16, 64, 56, 56}, true);
+  fused.x = PackedDnnTensor(cuda_types::kR16F, {16, 64, 56, 56}, true);
   LibraryCallRecord backward{};
   DescribeBatchNorm(fused, backward);
   EXPECT_EQ(backward.routine, static_cast<uint16_t>(BlasRoutine::kDnnBatchNormBackwardEx));
@@ -207,11 +184,11 @@ TEST(DnnFormulasTest, GraphSumsItsOpsAndCountsOnlyRealTensorsAsTraffic) {
   // Convolution into a virtual tensor, then ReLU into Z: the fused graph reads X and W and
   // writes Z; Y never reaches DRAM.
   DnnConvolution conv;
-  conv.x = DnnTestTensor(cuda_types::kR16F, {8, 64, 56, 56}, true);
+  conv.x = PackedDnnTensor(cuda_types::kR16F, {8, 64, 56, 56}, true);
   conv.x.uid = 1;
-  conv.w = DnnTestTensor(cuda_types::kR16F, {128, 64, 3, 3}, true);
+  conv.w = PackedDnnTensor(cuda_types::kR16F, {128, 64, 3, 3}, true);
   conv.w.uid = 2;
-  conv.y = DnnTestTensor(cuda_types::kR16F, {8, 128, 56, 56}, true);
+  conv.y = PackedDnnTensor(cuda_types::kR16F, {8, 128, 56, 56}, true);
   conv.y.uid = 3;
   conv.y.is_virtual = true;
   conv.beta_known = true;
@@ -236,16 +213,16 @@ TEST(DnnFormulasTest, GraphSumsItsOpsAndCountsOnlyRealTensorsAsTraffic) {
 
 TEST(DnnFormulasTest, AttentionAsTwoMatmulsIsFourBHSSD) {
   // S = Q K^T, O = P V for 16 (batch x heads), s = 128, d = 64: 4 * 16 * 128 * 128 * 64.
-  DnnTensor q = DnnTestTensor(cuda_types::kR16F, {16, 128, 64});
+  DnnTensor q = PackedDnnTensor(cuda_types::kR16F, {16, 128, 64});
   q.uid = 1;
-  DnnTensor kt = DnnTestTensor(cuda_types::kR16F, {16, 64, 128});
+  DnnTensor kt = PackedDnnTensor(cuda_types::kR16F, {16, 64, 128});
   kt.uid = 2;
-  DnnTensor s = DnnTestTensor(cuda_types::kR32F, {16, 128, 128});
+  DnnTensor s = PackedDnnTensor(cuda_types::kR32F, {16, 128, 128});
   s.is_virtual = true;
   DnnTensor p = s;
-  DnnTensor v = DnnTestTensor(cuda_types::kR16F, {16, 128, 64});
+  DnnTensor v = PackedDnnTensor(cuda_types::kR16F, {16, 128, 64});
   v.uid = 3;
-  DnnTensor o = DnnTestTensor(cuda_types::kR16F, {16, 128, 64});
+  DnnTensor o = PackedDnnTensor(cuda_types::kR16F, {16, 128, 64});
   o.uid = 4;
   DnnGraphSummary graph;
   graph.AddMatmul(q, kt, s, DnnComputeType(cuda_types::kR16F, cuda_types::kR32F, -1));
@@ -261,11 +238,11 @@ TEST(DnnFormulasTest, AttentionAsTwoMatmulsIsFourBHSSD) {
 
 // cuDNN's own SDPA operation: b 2, h 16 (GQA: h_k 4), s 1024, d 128; the catalog's convention.
 TEST(DnnFormulasTest, SdpaOperationFollowsTheAttentionConvention) {
-  const DnnTensor q = DnnTestTensor(cuda_types::kR16BF, {2, 16, 1024, 128});
-  const DnnTensor k = DnnTestTensor(cuda_types::kR16BF, {2, 4, 1024, 128});
+  const DnnTensor q = PackedDnnTensor(cuda_types::kR16BF, {2, 16, 1024, 128});
+  const DnnTensor k = PackedDnnTensor(cuda_types::kR16BF, {2, 4, 1024, 128});
   const DnnTensor v = k;
   const DnnTensor o = q;
-  DnnTensor stats = DnnTestTensor(cuda_types::kR32F, {2, 16, 1024, 1});
+  DnnTensor stats = PackedDnnTensor(cuda_types::kR32F, {2, 16, 1024, 1});
   DnnGraphSummary forward;
   forward.AddAttention(q, k, v, o, false, {&stats});
   const LibraryCallRecord f = forward.Record();

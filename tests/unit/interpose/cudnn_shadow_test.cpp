@@ -8,6 +8,7 @@
 #include <initializer_list>
 #include <vector>
 
+#include "dnn_tensors.h"
 #include "flopspy/analyzers/blas_types.h"
 
 namespace flopspy::interpose::cudnn {
@@ -16,16 +17,7 @@ namespace {
 namespace ct = analyzers::cuda_type;
 
 analyzers::DnnTensor Tensor(std::initializer_list<int64_t> dims, int64_t uid, bool is_virtual) {
-  analyzers::DnnTensor t;
-  t.type = ct::kR16F;
-  t.rank = static_cast<int>(dims.size());
-  int i = 0;
-  for (int64_t d : dims) t.dims[i++] = d;
-  int64_t stride = 1;
-  for (int j = t.rank - 1; j >= 0; --j) {
-    t.strides[j] = stride;
-    stride *= t.dims[j];
-  }
+  analyzers::DnnTensor t = testing::PackedDnnTensor(ct::kR16F, dims);
   t.uid = uid;
   t.is_virtual = is_virtual;
   return t;
