@@ -64,7 +64,7 @@ constexpr int AbiVersion(std::string_view pfn) {
 }
 static_assert(AbiVersion("PFN_cuLaunchKernel_v7000_ptsz") == 7000);
 
-DriverEntry g_entries[kEntryCount] = {
+constinit DriverEntry g_entries[kEntryCount] = {
 #define FLOPSPY_ENTRY(id, base, exported, pfn, per_thread, api, kind, copy, sync, params, args) \
   {base,                                                                                        \
    #exported,                                                                                   \
@@ -109,9 +109,12 @@ void* Real(int e, int s) {
   return g_entries[e].reals[0].load(std::memory_order_acquire);
 }
 
+void EnsureWrappers();
+
 // The wrapper for `real` in entry `e`: an existing slot with it, or a free one.
 void* Claim(int e, void* real) {
   if (IsOurs(real)) return real;
+  EnsureWrappers();
   DriverEntry& entry = g_entries[e];
   for (int s = 0; s < kSlots; ++s) {
     void* current = entry.reals[s].load(std::memory_order_acquire);
@@ -271,12 +274,16 @@ void FillAll(std::integer_sequence<int, E...>) {
   (FillWrappers<E>(), ...);
 }
 
-// Runs before any hook can be called (library constructor order does not matter: the table is
-// filled at load time of libflopspy.so by this static initializer).
-const bool g_filled = [] {
-  FillAll(std::make_integer_sequence<int, kEntryCount>{});
-  return true;
-}();
+// Fills the table at its first use. Not a namespace-scope initializer: the libraries a program
+// is linked with are initialised before libflopspy.so, and one of them may look the driver up
+// in its own constructor (libcublasLt.so.13 does); a wrapper handed out then must not be null.
+void EnsureWrappers() {
+  static const bool filled = [] {
+    FillAll(std::make_integer_sequence<int, kEntryCount>{});
+    return true;
+  }();
+  (void)filled;
+}
 
 // --- cuGetProcAddress ---------------------------------------------------------------------
 
@@ -406,6 +413,7 @@ FLOPSPY_EXPORT CUresult cuGetProcAddress(const char* symbol, void** pfn, int ver
 
 template <int E>
 typename EntryType<E>::Fn SlotZero() {
+  EnsureWrappers();
   return reinterpret_cast<typename EntryType<E>::Fn>(g_entries[E].wrappers[0]);
 }
 
