@@ -220,6 +220,7 @@ void TraceAnalyzer::State::AddLaunch(BufferedLaunch b) {
   p.launch_ns = l.enter_ns;
   p.launch_cost_ns = l.duration_ns;
   p.thread = b.thread;
+  p.correlation = l.correlation;
   JoinHooks hooks{*this};
   join_.OnLaunch(l.correlation, p, b.thread, inside_library, hooks);
 }
@@ -244,6 +245,9 @@ void TraceAnalyzer::State::NoteActivity(Pending* p, const trace::GpuActivityReco
     a.launch_cost_ns = p->launch_cost_ns;
     a.thread = p->thread;
     a.group = p->group;
+    // The launch's correlation, which its stack sample carries: a kernel launched inside a
+    // library call comes back with the call's (or the library's own runtime's) correlation.
+    if (p->correlation != 0) a.correlation = p->correlation;
     a.flops_known = Known(p->flops_source);
     a.flops = a.flops_known ? p->flops : 0;
     p->activity = static_cast<int64_t>(run_.activities.size());

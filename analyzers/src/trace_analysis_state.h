@@ -71,7 +71,8 @@ struct TraceAnalyzer::State {
     double gpu_ns = 0;                           // once its GPU record came
     uint64_t launch_ns = 0, launch_cost_ns = 0;  // the launch call (ranges, steps)
     uint32_t thread = 0;
-    int64_t activity = -1;  // its TimedActivity, once timed
+    uint64_t correlation = 0;  // the launch's own (a cuBLAS kernel's GPU record carries another)
+    int64_t activity = -1;     // its TimedActivity, once timed
   };
   // A launch record, held until its LaunchParams records (which follow it) are in.
   struct BufferedLaunch {

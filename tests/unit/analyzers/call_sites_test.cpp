@@ -9,6 +9,7 @@
 #include <regex>
 
 #include "call_site_records.h"
+#include "flopspy/analyzers/blas_routine.h"
 #include "flopspy/analyzers/ranges.h"
 #include "flopspy/trace/reader.h"
 #include "trace_builder.h"
@@ -285,6 +286,34 @@ TEST_F(CallSitesTest, KernelsOfSignaturesNeverSampledAreNoStack) {
   EXPECT_DOUBLE_EQ(none.gpu_ns, 500);
   EXPECT_DOUBLE_EQ(none.launches, 2);
   EXPECT_EQ(report.sites.at(0).label, "no stack sampled");
+}
+
+TEST_F(CallSitesTest, AKernelOfALibraryCallGoesToItsLaunchsSampleThoughItsRecordCarriesTheCalls) {
+  // On a real GPU a cuBLAS kernel's GPU record carries the call's correlation (the hook pushes
+  // it), not the launch's that its stack sample names: the join of kernel to launch decides.
+  Code(1, "model.py", "Net.forward", 59);
+  Raw(kMain, testing::PythonStack(100, {{1, 0}}));
+  for (int i = 0; i < 2; ++i) {
+    const uint64_t launch = ++correlation_;
+    const uint64_t call = ++correlation_;
+    time_ += 10'000;
+    trace::LibraryCallRecord c{};
+    c.routine = static_cast<uint16_t>(BlasRoutine::kGemm);
+    c.enter_ns = time_ - 100;
+    c.exit_ns = time_ + 5000;
+    c.correlation = call;
+    b_.Chunk(ChunkSource::kThread, kMain)
+        .Add(testing::KernelLaunch(1, launch, time_, 10, 1000, /*inside_library=*/true));
+    if (i == 0) b_.Add(testing::StackSample(launch, 100, 0));  // only the first is sampled
+    b_.Add(c);
+    b_.Chunk(ChunkSource::kGpuActivity).Add(testing::KernelExecution(1, call, time_ + 100, 700, 1));
+  }
+  const CallSiteReport report = Analyze();
+  const CallSite& line = Find(report, "model.py:59 (Net.forward)");
+  EXPECT_DOUBLE_EQ(line.gpu_ns, 1400);
+  EXPECT_DOUBLE_EQ(report.sampled_ns, 700);
+  EXPECT_DOUBLE_EQ(report.estimated_ns, 700);
+  EXPECT_DOUBLE_EQ(report.kernel_ns, 1400);
 }
 
 TEST_F(CallSitesTest, NativeFramesSkipTheDriverAndRuntimeAndAreResolvedOncePerAddress) {

@@ -200,8 +200,8 @@ struct TimedActivity {
   uint32_t thread = 0;  // the launching thread; 0 without a launch
   uint32_t group = 0;   // kernels: index into TraceAnalysis::kernels (after Finish)
   int32_t device = -1;
-  uint32_t graph_id = 0;  // graph nodes: the executable graph
-  uint64_t correlation = 0;
+  uint32_t graph_id = 0;     // graph nodes: the executable graph
+  uint64_t correlation = 0;  // the launch's when one joined, else the GPU record's
   bool is_copy = false;
   bool flops_known = false;
   bool from_graph = false;
