@@ -13,20 +13,21 @@ uint16_t CatalogParamBytes(std::string_view demangled) {
   return static_cast<uint16_t>(std::clamp<int>(wanted, 0, kMaxCapturedParamBytes));
 }
 
-uint16_t RaiseWantedParamBytes(FunctionInfo& info, std::string_view demangled) {
-  uint16_t current = info.wanted_param_bytes.load(std::memory_order_relaxed);
-  if (current == 0) return 0;  // capture is off: the catalog does not turn it back on
-  const uint16_t wanted = CatalogParamBytes(demangled);
-  while (wanted > current && !info.wanted_param_bytes.compare_exchange_weak(
-                                 current, wanted, std::memory_order_relaxed)) {
-  }
-  return std::max(current, wanted);
+uint16_t UncataloguedParamBytes(uint16_t configured) {
+  return configured == 0 ? 0 : std::max(configured, kMaxCapturedParamBytes);
+}
+
+uint16_t SettleWantedParamBytes(FunctionInfo& info, std::string_view demangled) {
+  const uint16_t configured = info.configured_param_bytes;
+  const uint16_t wanted = configured == 0 ? 0 : std::max(configured, CatalogParamBytes(demangled));
+  info.wanted_param_bytes.store(wanted, std::memory_order_relaxed);
+  return wanted;
 }
 
 const std::string& CatalogFunction(FunctionInfo& info) {
   if (info.kernel_class.load(std::memory_order_acquire) != nullptr) return info.demangled_name;
   info.demangled_name = info.mangled_name.empty() ? "" : analyzers::Demangle(info.mangled_name);
-  if (!info.demangled_name.empty()) RaiseWantedParamBytes(info, info.demangled_name);
+  SettleWantedParamBytes(info, info.demangled_name);
   // Never freed: a launching thread may hold it while the process exits.
   info.kernel_class.store(
       new analyzers::KernelClass(analyzers::ClassifyKernel(info.demangled_name)),

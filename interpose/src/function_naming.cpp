@@ -4,6 +4,7 @@
 #include <mutex>
 
 #include "caller_resolver.h"
+#include "catalog_param_bytes.h"
 #include "library_resolver.h"
 #include "recorder.h"
 
@@ -178,9 +179,10 @@ FunctionInfo* FunctionFor(uint64_t handle, FunctionKind kind, const void* runtim
     info->kind = kind;
     NameFunction(*info, runtime);
     const Recorder* recorder = Recorder::Get();
-    info->wanted_param_bytes.store(
-        static_cast<uint16_t>(recorder ? recorder->config().param_bytes : trace::kInlineParamBytes),
-        std::memory_order_relaxed);
+    info->configured_param_bytes =
+        static_cast<uint16_t>(recorder ? recorder->config().param_bytes : trace::kInlineParamBytes);
+    info->wanted_param_bytes.store(UncataloguedParamBytes(info->configured_param_bytes),
+                                   std::memory_order_relaxed);
     return Functions().Insert(info);
   } catch (...) {
     return nullptr;

@@ -42,9 +42,11 @@ struct FunctionInfo {
   FunctionKind kind = FunctionKind::kDriverFunction;
   std::string mangled_name;  // empty if the driver could not name it
   ParamLayout layout;
-  // Leading parameter bytes the hooks copy per launch; the flusher may raise it once it knows
-  // (from the kernel catalog) that this kernel's model needs more.
+  // Leading parameter bytes the hooks copy per launch: the most one launch can carry until the
+  // flusher has catalogued the kernel (so that its first launches keep what its model reads),
+  // then FLOPSPY_PARAM_BYTES or what the catalog's model reads, the larger (catalog_param_bytes.h).
   std::atomic<uint16_t> wanted_param_bytes{0};
+  uint16_t configured_param_bytes = 0;  // FLOPSPY_PARAM_BYTES when the entry was made; 0: off
   // What the kernel catalog says of the kernel, filled by the flusher (catalog_param_bytes.h),
   // never by a hook: the demangled name (flusher only), then the class, published last and
   // never freed (counter mode reads it on the launching thread). nullptr: not yet catalogued.

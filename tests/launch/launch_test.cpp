@@ -392,7 +392,8 @@ TEST_P(RuntimeLaunchTest, EveryRuntimeFormRecordedOnce) {
   EXPECT_EQ(l1->param_count, 3);
   EXPECT_EQ(l1->stream, 0u);
   EXPECT_EQ(l1->ParamInt(0), 1000);
-  ASSERT_EQ(l1->params.size(), 20u);
+  // All 32 parameter bytes: launched before the flusher catalogued the kernel.
+  ASSERT_EQ(l1->params.size(), 32u);
   float functor = 0;
   std::memcpy(&functor, l1->params.data() + 4, 4);
   EXPECT_EQ(functor, 2.5f);
@@ -419,7 +420,9 @@ TEST_P(RuntimeLaunchTest, EveryRuntimeFormRecordedOnce) {
   EXPECT_EQ(l5->demangled, fakecuda::kTritonAdd);
   EXPECT_EQ(l5->Cluster(), "2,1,1");
   EXPECT_EQ(l5->stream, l3->stream);
-  EXPECT_TRUE(l5->flags & trace::kLaunchParamsTruncated);  // xnumel lies beyond 20 bytes
+  // Its first launch keeps every parameter, xnumel (beyond 20 bytes) included.
+  EXPECT_FALSE(l5->flags & trace::kLaunchParamsTruncated);
+  EXPECT_EQ(l5->params.size(), 28u);
 
   const LaunchSeen* l6 = t.WithApi(Api::kCudaLaunchKernelExCPtsz).at(0);
   ExpectLaunch(l6, Api::kCudaLaunchKernelExCPtsz, fakecuda::kEmptyKernel, "1,1,1", "1,1,1", 0,
@@ -620,9 +623,10 @@ TEST_F(LaunchTest, TritonLaunchKernelExFoundWithDlsym) {
 // --- the kernel catalog asks for more parameter bytes ------------------------------------------
 
 // A kernel named like an ATen double-precision reduce_kernel: the catalog reads its ReduceConfig
-// at bytes 16-27, past the default 20. The first launch keeps 20 bytes (the hooks never demangle);
-// once the flusher has classified the kernel, later launches keep the 28 its model reads.
-TEST_F(LaunchTest, CatalogRaisesParameterBytesAfterFirstLaunches) {
+// at bytes 16-27, past the default 20. The hooks never demangle, so before the flusher has
+// classified the kernel its launch keeps all it can (the whole 200-byte ReduceOp); after that,
+// the 28 bytes its model reads. Both launches are modelled.
+TEST_F(LaunchTest, CatalogSettlesParameterBytesAfterFirstLaunches) {
   const Runs r = RunBoth({DRIVER_APP, "catalog"});
   ASSERT_EQ(r.plain.exit_code, 0) << r.plain.out;
   EXPECT_TRUE(Contains(r.traced.out, "cuLaunchKernel reduce later -> 0")) << r.traced.out;
@@ -632,8 +636,8 @@ TEST_F(LaunchTest, CatalogRaisesParameterBytesAfterFirstLaunches) {
   const LaunchSeen& later = t.launches[1];
   EXPECT_EQ(first.name, fakecuda::kAtenMeanDouble);
   EXPECT_EQ(later.name, fakecuda::kAtenMeanDouble);
-  EXPECT_EQ(first.params.size(), trace::kInlineParamBytes);
-  EXPECT_TRUE(first.flags & trace::kLaunchParamsTruncated);
+  EXPECT_EQ(first.params.size(), fakecuda::kReduceOpBytes);
+  EXPECT_FALSE(first.flags & trace::kLaunchParamsTruncated);
   EXPECT_EQ(analyzers::ParamBytesWanted(later.demangled), 28);
   ASSERT_EQ(later.params.size(), 28u);
   EXPECT_TRUE(later.flags & trace::kLaunchParamsTruncated);  // the ReduceOp is 200 bytes
@@ -651,14 +655,15 @@ TEST_F(LaunchTest, CatalogRaisesParameterBytesAfterFirstLaunches) {
   EXPECT_DOUBLE_EQ(e.bytes, 65536.0 * 8 + 16 * 8);
   EXPECT_DOUBLE_EQ(e.flops, 65536.0 + 16);  // one add per input, one scaling per output
   facts.params = first.params;
-  EXPECT_EQ(analyzers::EstimateKernel(first.demangled, facts).source,
-            trace::FigureSource::kUnknown);
+  const analyzers::KernelEstimate e_first = analyzers::EstimateKernel(first.demangled, facts);
+  EXPECT_EQ(e_first.source, trace::FigureSource::kCatalog) << e_first.reason;
+  EXPECT_DOUBLE_EQ(e_first.flops, e.flops);
 }
 
-// FlashAttention 2's forward kernel takes Flash_fwd_params by value: once the flusher has named
-// it, later launches keep the 208 bytes its layout table reads, and the catalog models the
-// launch from them (docs/kernel-catalog.md, "Attention"): b 2, h 16 over h_k 4 (GQA), s 1024,
-// d 128, bf16.
+// FlashAttention 2's forward kernel takes Flash_fwd_params by value: its first launch, before
+// the flusher has named it, keeps the most one launch can (255 bytes of the 400); later ones the
+// 208 bytes its layout table reads. The catalog models both from them (docs/kernel-catalog.md,
+// "Attention"): b 2, h 16 over h_k 4 (GQA), s 1024, d 128, bf16.
 TEST_F(LaunchTest, AttentionLaunchKeepsTheBytesOfItsShape) {
   const Runs r = RunBoth({DRIVER_APP, "attention"});
   ASSERT_EQ(r.plain.exit_code, 0) << r.plain.out;
@@ -668,7 +673,8 @@ TEST_F(LaunchTest, AttentionLaunchKeepsTheBytesOfItsShape) {
   const LaunchSeen& first = t.launches[0];
   const LaunchSeen& later = t.launches[1];
   EXPECT_EQ(later.name, fakecuda::kFlashAttnFwd);
-  EXPECT_EQ(first.params.size(), trace::kInlineParamBytes);
+  EXPECT_EQ(first.params.size(), 255u);
+  EXPECT_TRUE(first.flags & trace::kLaunchParamsTruncated);
   ASSERT_EQ(analyzers::ParamBytesWanted(later.demangled), 208);
   ASSERT_EQ(later.params.size(), 208u);
   EXPECT_TRUE(later.flags & trace::kLaunchParamsTruncated);  // the struct is 400 bytes
@@ -686,8 +692,9 @@ TEST_F(LaunchTest, AttentionLaunchKeepsTheBytesOfItsShape) {
   EXPECT_DOUBLE_EQ(e.bytes, 2.0 * (2 * 4194304.0 + 2 * 1048576.0) + 131072.0);
   EXPECT_EQ(e.shape_key, "b=2,h=16,h_k=4,s_q=1024,s_k=1024,d=128,causal=0");
   facts.params = first.params;
-  EXPECT_EQ(analyzers::EstimateKernel(first.demangled, facts).source,
-            trace::FigureSource::kUnknown);
+  const analyzers::KernelEstimate e_first = analyzers::EstimateKernel(first.demangled, facts);
+  EXPECT_EQ(e_first.source, trace::FigureSource::kCatalog) << e_first.reason;
+  EXPECT_EQ(e_first.shape_key, e.shape_key);
 }
 
 // With FLOPSPY_PARAM_BYTES=0 (capture off) the catalog does not turn capture back on.
@@ -1122,6 +1129,21 @@ TEST_F(LaunchTest, DlsymRtldNextFromPreloadedWrapper) {
   EXPECT_TRUE(Contains(r.traced.out, "wrapper's RTLD_NEXT in its constructor: libc.so.6"))
       << r.traced.out;
   EXPECT_TRUE(Contains(r.traced.out, "wrapper's RTLD_NEXT at first call: libc.so.6"));
+}
+
+// A library that opens the driver and launches from its own constructor, which runs before
+// flopspy's (as libcublasLt.so.13 does on a real GPU): the program runs as without flopspy, and
+// the launches made later through the pointers it kept are flopspy's wrappers, recorded.
+TEST_F(LaunchTest, DriverLookedUpInAnotherLibrarysConstructor) {
+  const Runs r = RunBoth({AT_LOAD_APP});
+  ASSERT_EQ(r.plain.exit_code, 0) << r.plain.err;
+  EXPECT_TRUE(Contains(r.traced.out, "constructor cuLaunchKernel -> 0")) << r.traced.out;
+  EXPECT_TRUE(Contains(r.traced.out, "main cuLaunchKernel 5252 -> 0")) << r.traced.out;
+  const LaunchTrace& t = r.trace;
+  ASSERT_NE(t.ByN(5151), nullptr) << Describe(t);
+  ASSERT_NE(t.ByN(5252), nullptr) << Describe(t);
+  EXPECT_EQ(t.ByN(5151)->api, Api::kCuLaunchKernel);
+  EXPECT_EQ(t.ByN(5252)->Grid(), "3,1,1");
 }
 
 // --- Item 4: the real libcudart, no driver ---------------------------------------------------

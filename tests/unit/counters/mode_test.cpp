@@ -35,6 +35,7 @@ std::unique_ptr<interpose::FunctionInfo> Function(uint32_t id, std::string name 
   f->layout.known = 3;
   f->layout.offset = {0, 4, 8};
   f->layout.size = {4, 1, 24};
+  f->configured_param_bytes = 32;
   f->wanted_param_bytes.store(32);
   if (catalogued) interpose::CatalogFunction(*f);
   return f;
