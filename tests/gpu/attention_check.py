@@ -156,15 +156,17 @@ def compare(case, attention_kernels):
 
 def compare_cudnn(case, library_rows):
     """(row, failures) for a cuDNN SDPA case: its graphs (cudnnBackendExecute rows whose main
-    matmul is s x s) hold flop_counter's forward and backward FLOPs per launch, causal or not
+    matmul is s x s, or whose SDPA node is s_q x s_k = s x s) hold flop_counter's forward and backward FLOPs per launch, causal or not
     (cuDNN's masks are counted in full: docs/cudnn-hooks.md, "Attention")."""
     row = {"case": case["id"], "s": case["s"]}
     if "unsupported" in case:
         row["status"] = "backend unavailable"
         return row, []
     s = case["s"]
+    # A graph PyTorch builds from matmuls names its main one; a fused SDPA node its sizes.
+    marks = ("matmul %dx%d" % (s, s), "s_q%d s_k%d" % (s, s))
     mine = [r for r in library_rows if r.get("family") == "dnn_graph" and
-            "matmul %dx%d" % (s, s) in (r.get("shape_text") or "")]
+            any(m in (r.get("shape_text") or "") for m in marks)]
     # The block's launches, and the flop counter's own pass, which runs under flopspy too.
     runs = case["launches"] + 1
     expected = (case["flop_counter_forward"] + case["flop_counter_backward"]) * runs

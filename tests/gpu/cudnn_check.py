@@ -9,8 +9,11 @@ size so that its calls carry their own shapes: FP16 channels last, FP32 channels
 allowed, FP32 channels first with TF32 off. The same network runs once more under
 FlopCounterMode for the reference. Checked per case, from flopspy-report --json:
   - the cuDNN rows (conv_* of the legacy API, dnn_graph of the backend API PyTorch uses) of that
-    image size hold FLOPs equal to flop_counter's convolution FLOPs (forward and backward) times
-    the iterations flopspy saw;
+    image size hold FLOPs equal to the textbook count, 2 N K (C/g) R S P Q per pass (forward,
+    weight gradient, input gradient but for the first layer), times the iterations flopspy saw;
+    flop_counter's convolution FLOPs must equal that plus (g - 1) times each grouped layer's
+    weight gradient: it counts a grouped weight gradient as ungrouped (seen on an H200 with
+    PyTorch 2.11: exactly 3 x 924,844,032 FLOPs more per iteration for 4 groups);
   - every cuDNN row (convolutions and batch normalisation) has analytic FLOPs and kernels
     attributed to it;
   - the GPU time flopspy gives each case's cuDNN calls equals the time torch.profiler shows for
@@ -90,6 +93,9 @@ def run_cases(torch, FlopCounterMode, repeat, net):
         fmt = torch.channels_last if channels_last else torch.contiguous_format
         model = net().to("cuda", dt).to(memory_format=fmt)
         x = torch.randn(BATCH, 3, size, size, device="cuda", dtype=dt).to(memory_format=fmt)
+        passes = []
+        hooks = [m.register_forward_hook(lambda m, i, o: passes.append(conv_passes(m, i[0], o)))
+                 for m in model.modules() if isinstance(m, torch.nn.Conv2d)]
         with torch.autograd.profiler.record_function(cc.CASE_PREFIX + case_id):
             for _ in range(repeat):
                 model(x).float().pow(2).mean().backward()
@@ -97,13 +103,32 @@ def run_cases(torch, FlopCounterMode, repeat, net):
             with FlopCounterMode(display=False) as counter:
                 model(x).float().pow(2).mean().backward()
             torch.cuda.synchronize()
+        for hook in hooks:
+            hook.remove()
         conv_flops = 0
         for op, flops in counter.get_flop_counts().get("Global", {}).items():
             if "convolution" in str(op):
                 conv_flops += flops
+        layers = passes[-len(hooks):]  # the counted iteration's
         cases.append({"id": case_id, "size": size, "dtype": dtype, "channels_last": channels_last,
-                      "tf32": tf32, "flop_counter_conv": conv_flops, "iterations": repeat + 1})
+                      "tf32": tf32, "flop_counter_conv": conv_flops,
+                      "textbook_conv": sum(f for f, _ in layers),
+                      "grouped_weight_grad": sum(w for _, w in layers),
+                      "iterations": repeat + 1})
     return cases
+
+
+def conv_passes(module, x, out):
+    """One Conv2d's FLOPs per iteration by the textbook count, 2 N K (C/g) R S P Q per pass
+    (forward, weight gradient, and input gradient when its input needs one), and the FLOPs of
+    its weight gradient times (groups - 1): what flop_counter adds for a grouped convolution
+    (it counts the weight gradient as if every output channel saw every input channel)."""
+    n, c = x.shape[0], x.shape[1]
+    k, r, s = module.out_channels, module.kernel_size[0], module.kernel_size[1]
+    g = module.groups
+    per_pass = 2 * n * k * (c // g) * r * s * out.shape[2] * out.shape[3]
+    passes = 3 if x.requires_grad else 2
+    return per_pass * passes, per_pass * (g - 1)
 
 
 def case_rows(case, rows):
@@ -159,12 +184,24 @@ def main():
     for case in manifest["cases"]:
         mine = case_rows(case, rows)
         # Every iteration under flopspy: the warm-up ones and the counted one.
-        expected = case["flop_counter_conv"] * case["iterations"]
+        iterations = case["iterations"]
+        expected = case["textbook_conv"] * iterations
+        flop_counter = case["flop_counter_conv"] * iterations
         got = sum(row.get("flops", 0) for row in mine)
         table.append({"case": case["id"], "rows": len(mine), "flops": got, "expected": expected,
+                      "flop_counter": flop_counter,
                       "gpu_ns": sum(row.get("gpu_ns", 0) for row in mine)})
         if abs(got - expected) > 1e-6 * max(expected, 1):
-            check.fail("%s: cuDNN FLOPs %.6g, flop_counter %.6g" % (case["id"], got, expected))
+            check.fail("%s: cuDNN FLOPs %.6g, textbook count %.6g (flop_counter %.6g)"
+                       % (case["id"], got, expected, flop_counter))
+        # flop_counter must differ from the textbook by its grouped weight gradient, no more.
+        explained = expected + case["grouped_weight_grad"] * iterations
+        if abs(flop_counter - explained) > 1e-6 * max(explained, 1):
+            check.fail("%s: flop_counter %.6g, textbook %.6g plus its grouped-gradient count %.6g"
+                       % (case["id"], flop_counter, expected, explained))
+        elif flop_counter != expected:
+            check.note("%s: flop_counter counts %.6g FLOPs more: a grouped convolution's weight "
+                       "gradient counted as if ungrouped" % (case["id"], flop_counter - expected))
     check.table("cases", table)
     for row in rows + norms:
         what = "%s %s" % (row.get("routine"), row.get("shape_text"))

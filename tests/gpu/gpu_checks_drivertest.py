@@ -231,13 +231,15 @@ class DriverTest(unittest.TestCase):
         self.assertTrue(any("_scaled_mm" in n for n in result["notes"]))
 
     # --- cudnn_check ------------------------------------------------------------------------
-    def cudnn_world(self, flopspy_conv_flops=4.0e9, flopspy_gpu_ns=500_000.0):
+    def cudnn_world(self, flopspy_conv_flops=4.0e9, flopspy_gpu_ns=500_000.0,
+                    flop_counter_conv=1.0e9, grouped_weight_grad=0.0):
         """One case (FP16 channels last, 56x56) seen four times: a conv graph and a batch norm
         per iteration, 100 us and 25 us of kernels each in torch.profiler."""
         manifest = {"torch": "2.9.0", "cudnn": 91900,
                     "cases": [{"id": "fp16_nhwc", "size": 56, "dtype": "float16",
                                "channels_last": True, "tf32": True,
-                               "flop_counter_conv": 1.0e9, "iterations": 4}]}
+                               "flop_counter_conv": flop_counter_conv, "textbook_conv": 1.0e9,
+                               "grouped_weight_grad": grouped_weight_grad, "iterations": 4}]}
         conv_kernel = "sm90_xmma_fprop_implicit_gemm_f16f16_f16f32_f32_nhwckrsc_selftest"
         norm_kernel = "bn_fw_tr_1C11_kernel_NCHW_selftest"
         events = [{"ph": "X", "cat": "user_annotation", "name": "flopspy_case:fp16_nhwc",
@@ -288,8 +290,23 @@ class DriverTest(unittest.TestCase):
         code, result = self.world.check(cudnn_check, [])
         self.assertEqual(code, 1)
         failures = " | ".join(result["failures"])
-        self.assertIn("fp16_nhwc: cuDNN FLOPs 2e+09, flop_counter 4e+09", failures)
+        self.assertIn("fp16_nhwc: cuDNN FLOPs 2e+09, textbook count 4e+09", failures)
         self.assertIn("fp16_nhwc: cuDNN GPU time 530000 ns in flopspy, 500000 ns", failures)
+
+    def test_cudnn_explains_flop_counters_grouped_weight_gradient_and_nothing_else(self):
+        import cudnn_check
+        # flop_counter 0.25e9 over per iteration: exactly its grouped weight-gradient count.
+        self.cudnn_world(flop_counter_conv=1.25e9, grouped_weight_grad=0.25e9)
+        code, result = self.world.check(cudnn_check, [])
+        self.assertEqual((code, result["status"]), (0, "pass"), result["failures"])
+        self.assertTrue(any("weight gradient counted as if ungrouped" in n
+                            for n in result["notes"]), result["notes"])
+        self.assertEqual(result["tables"]["cases"][0]["flop_counter"], 5.0e9)
+        # Any other difference is a failure.
+        self.cudnn_world(flop_counter_conv=1.3e9, grouped_weight_grad=0.25e9)
+        code, result = self.world.check(cudnn_check, [])
+        self.assertEqual(code, 1)
+        self.assertIn("flop_counter 5.2e+09, textbook 4e+09", " | ".join(result["failures"]))
 
     # --- seed_check -------------------------------------------------------------------------
     def seed_reports(self, with_counters):

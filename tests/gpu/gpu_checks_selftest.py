@@ -347,6 +347,33 @@ class SeedCompareTest(unittest.TestCase):
         self.assertIn("not both placed memory bound", failure)
 
 
+class AttentionCudnnTest(unittest.TestCase):
+    """The cuDNN SDPA case's graphs as an H200 with PyTorch 2.11 recorded them (2026-11-28): a
+    fused sdpa_forward node for the forward, a graph of matmuls for the backward."""
+
+    CASE = {"id": "cudnn", "backend": "cudnn", "causal": False, "b": 4, "h": 16, "d": 64,
+            "s": 1024, "flop_counter_forward": 17179869184, "flop_counter_backward": 42949672960,
+            "launches": 2}
+
+    @staticmethod
+    def graph(text, flops):
+        return {"routine": "cudnnBackendExecute", "family": "dnn_graph", "calls": 3,
+                "kernels": 3, "shape_text": text, "flops": flops, "source": "analytic"}
+
+    def test_a_fused_forward_node_and_a_matmul_backward_both_count(self):
+        import attention_check
+        rows = [self.graph("graph of 1 op, sdpa_forward b4 h16 s_q1024 s_k1024 d64",
+                           5.1539607552e10),
+                self.graph("graph of 18 ops, matmul 1024x1024x64 b64, 3 without a model",
+                           1.2884901888e11),
+                self.graph("graph of 14 ops, matmul 1152x1152x64 b64", 6.523e10)]
+        row, failures = attention_check.compare_cudnn(self.CASE, rows)
+        self.assertEqual(failures, [])
+        self.assertEqual(row["graphs"], 2)
+        row, failures = attention_check.compare_cudnn(self.CASE, rows[1:])
+        self.assertIn("cuDNN graphs' FLOPs 1.28849e+11", failures[0])
+
+
 class NcuTest(unittest.TestCase):
     def test_csv_with_progress_lines(self):
         with open(os.path.join(DATA, "ncu_seed.csv")) as f:

@@ -93,14 +93,22 @@ def main():
             check.expect(ranges.get(part) == pushes.get(part),
                          "%s: %s ranges recorded, %s pushed" % (part, ranges.get(part),
                                                                 pushes.get(part)))
-        profiler = (common.load_json(check.path("profiler.json")) or {}).get("gpu_ns", {})
+        profiled = common.load_json(check.path("profiler.json")) or {}
+        profiler = profiled.get("gpu_ns", {})
+        # What torch.profiler counted inside each part, by kernel, to tell a difference apart.
+        for part, names in sorted((profiled.get("kernels") or {}).items()):
+            check.table("torch_profiler_kernels_" + part,
+                        [{"kernel": name[:100], "count": v["count"], "ns": v["ns"]}
+                         for name, v in sorted(names.items(), key=lambda kv: -kv[1]["ns"])])
         rows = []
         for r in trace.get("ranges", []):
             if r["name"] not in ("forward", "backward", "optimizer"):
                 continue
             reference = profiler.get(r["name"])
+            kernels = (profiled.get("kernels") or {}).get(r["name"], {})
             row = {"range": r["name"], "flopspy_gpu_ns": r["gpu_ns"],
-                   "torch_profiler_gpu_ns": reference}
+                   "flopspy_kernels": r.get("kernels"), "torch_profiler_gpu_ns": reference,
+                   "torch_profiler_kernels": sum(v["count"] for v in kernels.values())}
             if reference:
                 row["ratio"] = round(r["gpu_ns"] / reference, 4)
             rows.append(row)

@@ -19,6 +19,30 @@ import time
 PARTS = ("forward", "backward", "optimizer")
 
 
+def kernels_by_part(prof):
+    """Per part, the GPU work launched inside its record_function: {name: [count, us]}.
+
+    Walks the CPU-side events only: key_averages() merges them with the GPU-side annotation of
+    the same name, whose "device time" is the span from the part's first kernel to its last, idle
+    gaps included (57.9 ms against 2.9 ms of kernels for a launch-bound forward pass on an H200).
+    """
+    from torch.autograd import DeviceType
+    parts = {}
+
+    def collect(event, into):
+        for k in getattr(event, "kernels", []) or []:
+            entry = into.setdefault(k.name, [0, 0.0])
+            entry[0] += 1
+            entry[1] += k.duration
+        for child in event.cpu_children:
+            collect(child, into)
+
+    for event in prof.events():
+        if event.name in PARTS and event.device_type == DeviceType.CPU:
+            collect(event, parts.setdefault(event.name, {}))
+    return parts
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -86,14 +110,12 @@ def main():
     result = {"mode": args.mode, "steps": args.steps, "loop_s": loop_s, "pushes": pushes,
               "torch": torch.__version__}
     if args.mode == "profiler":
-        gpu_us = {}
-        for event in prof.key_averages():
-            if event.key in PARTS:
-                total = getattr(event, "device_time_total", None)
-                if total is None:
-                    total = getattr(event, "cuda_time_total", 0)
-                gpu_us[event.key] = total
-        result["gpu_ns"] = {k: v * 1000.0 for k, v in gpu_us.items()}
+        parts = kernels_by_part(prof)
+        result["gpu_ns"] = {part: 1000.0 * sum(us for _, us in names.values())
+                            for part, names in parts.items()}
+        result["kernels"] = {part: {name: {"count": n, "ns": 1000.0 * us}
+                                    for name, (n, us) in names.items()}
+                             for part, names in parts.items()}
     if args.out:
         with open(args.out, "w") as f:
             json.dump(result, f)
