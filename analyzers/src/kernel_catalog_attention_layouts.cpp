@@ -140,29 +140,49 @@ std::optional<AttentionShape> TryFa2(const Fa2Layout& l, const KernelClass& kc,
   return s;
 }
 
-// Memory-efficient forward, AttentionKernel<...>::Params (PyTorch 2.2 and later: with
-// seqlen_k_ptr and num_keys_absolute): query, key, value, attn_bias, seqstart_q, seqstart_k,
-// causal_diagonal, seqlen_k pointers; causal_diagonal_offset; output, output_accum, logsumexp
-// pointers @72..95; scale @96; head_dim @100, head_dim_value, num_queries, num_keys,
-// num_keys_absolute; custom_mask_type (uint8) @120; q/k/v/bias/o strideM (int32) @124..143;
-// q/k/v strideH (int32) @144..155; bias_strideH, q/k/v/bias strideB (int64) @160..199;
-// num_batches @200, num_heads @204; use_dropout (bool) @208.
-constexpr int kMemEffFwdEnd = 209;
+// Memory-efficient forward, AttentionKernel<...>::Params. PyTorch 2.2 and later: query, key,
+// value, attn_bias, seqstart_q, seqstart_k, causal_diagonal, seqlen_k pointers;
+// causal_diagonal_offset; output, output_accum, logsumexp pointers @72..95; scale @96; head_dim
+// @100, head_dim_value, num_queries, num_keys, num_keys_absolute; custom_mask_type (uint8) @120;
+// q/k/v/bias/o strideM (int32) @124..143; q/k/v strideH (int32) @144..155; bias_strideH, q/k/v/
+// bias strideB (int64) @160..199; num_batches @200, num_heads @204; use_dropout (bool) @208.
+// PyTorch 2.11, read from the bytes an H200 recorded (2026-11-28, docs/validation.md run 9):
+// logsumexp @80, scale @92, head_dim @96 ... custom_mask_type @116, strideM @120.., strideH
+// @140.., four strideB @160..191, num_batches @192, num_heads @196; use_dropout taken at @200
+// (zero in every launch recorded, so its place is inferred from the pattern, not seen).
+struct MemEffFwdLayout {
+  std::string_view name;
+  int lse_at;       // logsumexp pointer
+  int head_dim_at;  // head_dim, head_dim_value, num_queries, num_keys follow (int32)
+  int mask_at;      // custom_mask_type (uint8)
+  int stride_m_at;  // q, k, v strideM (int32)
+  int stride_h_at;  // q strideH; k and v follow (int32)
+  int batches_at;   // num_batches, num_heads (int32)
+  int dropout_at;   // use_dropout (bool)
+};
+constexpr MemEffFwdLayout kMemEffFwdLayouts[] = {
+    {"memory-efficient forward (PyTorch 2.2+)", 88, 100, 120, 124, 144, 200, 208},
+    {"memory-efficient forward (PyTorch 2.11)", 80, 96, 116, 120, 140, 192, 200},
+};
+int MemEffFwdEnd(const MemEffFwdLayout& l) {
+  return l.dropout_at + 1;
+}
 
-std::optional<AttentionShape> TryMemEffForward(const KernelClass& kc, const LaunchFacts& launch,
-                                               std::string* why) {
-  constexpr std::string_view kName = "memory-efficient forward (PyTorch 2.2+)";
+std::optional<AttentionShape> TryMemEffForward(const MemEffFwdLayout& l, const KernelClass& kc,
+                                               const LaunchFacts& launch, std::string* why) {
+  const std::string_view kName = l.name;
   AttentionShape s;
   s.layout = kName;
   const auto seqstart_q = AttnUnsigned(launch, 32, 8);
-  const auto lse = AttnUnsigned(launch, 88, 8);
-  const auto d = AttnInt(launch, 100), d_v = AttnInt(launch, 104), s_q = AttnInt(launch, 108),
-             s_k = AttnInt(launch, 112);
-  const auto mask = AttnUnsigned(launch, 120, 1);
-  const auto q_m = AttnInt(launch, 124), k_m = AttnInt(launch, 128), v_m = AttnInt(launch, 132);
-  const auto k_h = AttnInt(launch, 148), v_h = AttnInt(launch, 152);
-  const auto batches = AttnInt(launch, 200), heads = AttnInt(launch, 204);
-  const auto dropout = AttnUnsigned(launch, 208, 1);
+  const auto lse = AttnUnsigned(launch, l.lse_at, 8);
+  const auto d = AttnInt(launch, l.head_dim_at), d_v = AttnInt(launch, l.head_dim_at + 4),
+             s_q = AttnInt(launch, l.head_dim_at + 8), s_k = AttnInt(launch, l.head_dim_at + 12);
+  const auto mask = AttnUnsigned(launch, l.mask_at, 1);
+  const auto q_m = AttnInt(launch, l.stride_m_at), k_m = AttnInt(launch, l.stride_m_at + 4),
+             v_m = AttnInt(launch, l.stride_m_at + 8);
+  const auto k_h = AttnInt(launch, l.stride_h_at + 4), v_h = AttnInt(launch, l.stride_h_at + 8);
+  const auto batches = AttnInt(launch, l.batches_at), heads = AttnInt(launch, l.batches_at + 4);
+  const auto dropout = AttnUnsigned(launch, l.dropout_at, 1);
   if (!seqstart_q || !lse || !d || !d_v || !s_q || !s_k || !mask || !q_m || !k_m || !v_m || !k_h ||
       !v_h || !batches || !heads || !dropout) {
     return std::nullopt;
@@ -293,8 +313,11 @@ int AttentionParamBytesWanted(const KernelClass& kc) {
     return end;
   }
   if (kc.model == KernelModel::kMemEffAttention) {
-    if (kc.attention.pass == AttentionPass::kForward) return kMemEffFwdEnd;
     int end = 0;
+    if (kc.attention.pass == AttentionPass::kForward) {
+      for (const MemEffFwdLayout& l : kMemEffFwdLayouts) end = std::max(end, MemEffFwdEnd(l));
+      return end;
+    }
     for (const MemEffBwdLayout& l : kMemEffBwdLayouts) end = std::max(end, MemEffBwdEnd(l));
     return end;
   }
@@ -327,8 +350,10 @@ std::optional<AttentionShape> DecodeAttentionShape(const KernelClass& kc, const 
       note(w);
     }
   } else if (kc.attention.pass == AttentionPass::kForward) {
-    if (auto s = TryMemEffForward(kc, launch, &w)) return s;
-    note(w);
+    for (const MemEffFwdLayout& l : kMemEffFwdLayouts) {
+      if (auto s = TryMemEffForward(l, kc, launch, &w)) return s;
+      note(w);
+    }
   } else {
     for (const MemEffBwdLayout& l : kMemEffBwdLayouts) {
       if (auto s = TryMemEffBackward(l, kc, launch, &w)) return s;

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "attention_params.h"
@@ -317,6 +318,15 @@ TEST(AttentionFigures, SplitKvKernelGetsTheFiguresAndTheCombineNone) {
 
 // --- Memory-efficient attention -----------------------------------------------------------------
 
+// Bytes from a hex string (a dump of recorded launch parameters).
+std::vector<uint8_t> AttnBytesOfHex(std::string_view hex) {
+  std::vector<uint8_t> out;
+  for (size_t i = 0; i + 1 < hex.size(); i += 2) {
+    out.push_back(static_cast<uint8_t>(std::stoi(std::string(hex.substr(i, 2)), nullptr, 16)));
+  }
+  return out;
+}
+
 MemEffFwdParams AttnMemEffFwdOf(int b, int h, int s_q, int s_k, int d, uint8_t mask) {
   auto p = Zeroed<MemEffFwdParams>();
   p.logsumexp_ptr = reinterpret_cast<float*>(uintptr_t{0x7f0000001000});
@@ -348,6 +358,44 @@ TEST(AttentionFigures, MemoryEfficientForward) {
   const KernelEstimate off = AttnEstimate(kAttnMemEffFwd, bytes, {5, 8, 3});
   EXPECT_EQ(off.source, FigureSource::kUnknown);
   EXPECT_NE(off.reason.find("unknown parameter layout"), std::string::npos) << off.reason;
+}
+
+// The bytes PyTorch 2.11 passed to its memory-efficient forward on an H200 (2026-11-28, run 9 of
+// docs/validation.md): bf16, b 4, h 16, d 64, s 768 (grid 12, 16, 4) and, causal from the top
+// left, s 896 (grid 14, 16, 4). Its Params layout is not the 2.2 one (fields from logsumexp on
+// sit 4 or 8 bytes earlier). FLOPs 2 x 4 x 16 x 768^2 x 128 = 9,663,676,416, flop_counter's;
+// causal: 896 x 897 / 2 = 401,856 pairs, 2 x 4 x 16 x 401,856 x 128 = 6,584,008,704.
+TEST(AttentionFigures, MemoryEfficientForwardOfPyTorch211AsRecorded) {
+  constexpr char kName[] =
+      "fmha_cutlassF_bf16_aligned_64x64_rf_sm80(PyTorchMemEffAttention::AttentionKernel<"
+      "cutlass::bfloat16_t, cutlass::arch::Sm80, true, 64, 64, 64, true, true>::Params)";
+  const std::vector<uint8_t> plain = AttnBytesOfHex(
+      "000000db907f0000000800db907f0000001000db907f00000000000000000000"
+      "00000000000000000000000000000000000000000000000000000000937f0000"
+      "0000808a907f000000000000000000000028f3eb907f0000000000000000003e"
+      "4000000040000000000300000003000000000000007f0000000c0000000c0000"
+      "000c000000000000000400004000000040000000400000000000000000000000"
+      "0000240000000000000024000000000000002400000000000000000000000000"
+      "0400000010000000000000000000000000");
+  const KernelEstimate e = AttnEstimate(kName, plain, {12, 16, 4});
+  ASSERT_EQ(e.source, FigureSource::kCatalog) << e.reason;
+  EXPECT_DOUBLE_EQ(e.flops, 9663676416.0);
+  EXPECT_EQ(e.shape_key, "b=4,h=16,h_k=16,s_q=768,s_k=768,d=64,causal=0");
+  EXPECT_NE(e.reason.find("PyTorch 2.11"), std::string::npos) << e.reason;
+  const std::vector<uint8_t> causal = AttnBytesOfHex(
+      "0000c0e4907f00000008c0e4907f00000010c0e4907f00000000000000000000"
+      "00000000000000000000000000000000000000000000000000000000937f0000"
+      "000000de907f000000000000000000000028f3eb907f0000000000000000003e"
+      "4000000040000000800300008003000000000000017f0000000c0000000c0000"
+      "000c000000000000000400004000000040000000400000000000000000000000"
+      "00002a000000000000002a000000000000002a00000000000000000000000000"
+      "0400000010000000000000000000000000");
+  const KernelEstimate c = AttnEstimate(kName, causal, {14, 16, 4});
+  ASSERT_EQ(c.source, FigureSource::kCatalog) << c.reason;
+  EXPECT_DOUBLE_EQ(c.flops, 6584008704.0);
+  EXPECT_NE(c.shape_key.find("causal=top_left"), std::string::npos);
+  // One batch more in the grid than in the struct: no layout believes it.
+  EXPECT_EQ(AttnEstimate(kName, plain, {12, 16, 5}).source, FigureSource::kUnknown);
 }
 
 TEST(AttentionFigures, MemoryEfficientCausalFromTopLeft) {
