@@ -409,6 +409,17 @@ bool TypesKnown(const Call& c) {
     case BlasRoutine::kDnnBatchNormForwardTrainingEx:
     case BlasRoutine::kDnnBatchNormBackwardEx:
     case BlasRoutine::kDnnGraph:
+    case BlasRoutine::kNcclAllReduce:
+    case BlasRoutine::kNcclBroadcast:
+    case BlasRoutine::kNcclReduce:
+    case BlasRoutine::kNcclAllGather:
+    case BlasRoutine::kNcclReduceScatter:
+    case BlasRoutine::kNcclAllToAll:
+    case BlasRoutine::kNcclGather:
+    case BlasRoutine::kNcclScatter:
+    case BlasRoutine::kNcclSend:
+    case BlasRoutine::kNcclRecv:
+    case BlasRoutine::kNcclGroupEnd:
       return false;
     case BlasRoutine::kTrsm:
     case BlasRoutine::kTrsmBatched:
@@ -508,8 +519,9 @@ BlasFigures ComputeBlasFigures(const LibraryCallRecord& r) {
     zero.notes = kBlasNoteUnknownRoutine;
     return zero;
   }
-  if (IsDnnRoutine(routine)) {
-    // The hook computed them from descriptors that are gone now (dnn_formulas.h).
+  if (IsDnnRoutine(routine) || IsCommRoutine(routine)) {
+    // The hook computed them from descriptors that are gone now (dnn_formulas.h), or from the
+    // call's communicator (comm_formulas.h).
     BlasFigures own;
     own.flops = r.flops;
     own.epilogue_flops = r.epilogue_flops;
@@ -632,6 +644,17 @@ BlasFigures ComputeBlasFigures(const LibraryCallRecord& r) {
     case BlasRoutine::kDnnBatchNormForwardTrainingEx:
     case BlasRoutine::kDnnBatchNormBackwardEx:
     case BlasRoutine::kDnnGraph:
+    case BlasRoutine::kNcclAllReduce:
+    case BlasRoutine::kNcclBroadcast:
+    case BlasRoutine::kNcclReduce:
+    case BlasRoutine::kNcclAllGather:
+    case BlasRoutine::kNcclReduceScatter:
+    case BlasRoutine::kNcclAllToAll:
+    case BlasRoutine::kNcclGather:
+    case BlasRoutine::kNcclScatter:
+    case BlasRoutine::kNcclSend:
+    case BlasRoutine::kNcclRecv:
+    case BlasRoutine::kNcclGroupEnd:
     case BlasRoutine::kUnknown:
       break;
   }

@@ -15,7 +15,7 @@ struct RoutineName {
   std::string_view name;
 };
 
-constexpr std::array<RoutineName, 38> kRoutineNames = {{
+constexpr std::array<RoutineName, 49> kRoutineNames = {{
     {BlasRoutine::kUnknown, "unknown"},
     {BlasRoutine::kGemm, "gemm"},
     {BlasRoutine::kGemm3m, "gemm3m"},
@@ -54,6 +54,17 @@ constexpr std::array<RoutineName, 38> kRoutineNames = {{
     {BlasRoutine::kDnnBatchNormForwardTrainingEx, "batch_norm_forward_training_ex"},
     {BlasRoutine::kDnnBatchNormBackwardEx, "batch_norm_backward_ex"},
     {BlasRoutine::kDnnGraph, "dnn_graph"},
+    {BlasRoutine::kNcclAllReduce, "all_reduce"},
+    {BlasRoutine::kNcclBroadcast, "broadcast"},
+    {BlasRoutine::kNcclReduce, "reduce"},
+    {BlasRoutine::kNcclAllGather, "all_gather"},
+    {BlasRoutine::kNcclReduceScatter, "reduce_scatter"},
+    {BlasRoutine::kNcclAllToAll, "all_to_all"},
+    {BlasRoutine::kNcclGather, "gather"},
+    {BlasRoutine::kNcclScatter, "scatter"},
+    {BlasRoutine::kNcclSend, "send"},
+    {BlasRoutine::kNcclRecv, "recv"},
+    {BlasRoutine::kNcclGroupEnd, "group"},
 }};
 
 // Short local names keep one table row per line.
@@ -172,6 +183,18 @@ BlasLevel LevelOf(BlasRoutine routine) {
     case kDnnBatchNormForwardTrainingEx:
     case kDnnBatchNormBackwardEx:
       return BlasLevel::kLevel1;
+    // Communication has no BLAS level (and no roof).
+    case kNcclAllReduce:
+    case kNcclBroadcast:
+    case kNcclReduce:
+    case kNcclAllGather:
+    case kNcclReduceScatter:
+    case kNcclAllToAll:
+    case kNcclGather:
+    case kNcclScatter:
+    case kNcclSend:
+    case kNcclRecv:
+    case kNcclGroupEnd:
     case kUnknown:
       break;
   }
@@ -220,6 +243,39 @@ std::string_view DnnEntryPointName(BlasRoutine routine) {
       return "cudnnBatchNormalizationBackwardEx";
     case kDnnGraph:
       return "cudnnBackendExecute";
+    default:
+      return {};
+  }
+}
+
+bool IsCommRoutine(BlasRoutine routine) {
+  return !CommEntryPointName(routine).empty();
+}
+
+std::string_view CommEntryPointName(BlasRoutine routine) {
+  switch (routine) {
+    case kNcclAllReduce:
+      return "ncclAllReduce";
+    case kNcclBroadcast:
+      return "ncclBroadcast";
+    case kNcclReduce:
+      return "ncclReduce";
+    case kNcclAllGather:
+      return "ncclAllGather";
+    case kNcclReduceScatter:
+      return "ncclReduceScatter";
+    case kNcclAllToAll:
+      return "ncclAlltoAll";
+    case kNcclGather:
+      return "ncclGather";
+    case kNcclScatter:
+      return "ncclScatter";
+    case kNcclSend:
+      return "ncclSend";
+    case kNcclRecv:
+      return "ncclRecv";
+    case kNcclGroupEnd:
+      return "ncclGroupEnd";
     default:
       return {};
   }

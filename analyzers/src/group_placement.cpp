@@ -49,10 +49,13 @@ RoofsLookup RoofsOfDevice(const std::map<int32_t, DeviceRoofs>& roofs) {
 }
 
 void PlaceGroup(KernelGroup& g, const DeviceRoofs* roofs, const RegimeThresholds& thresholds) {
+  // A collective's time is the network's and its peers' (docs/nccl.md): no roofline says it.
+  if (g.category == "collective") return;
   if (roofs != nullptr) g.placement = PlaceKernelGroup(g, *roofs, thresholds);
 }
 
 void PlaceGroup(LibraryGroup& g, const DeviceRoofs* roofs, const RegimeThresholds& thresholds) {
+  if (IsCommRoutine(BlasRoutineFromId(g.routine_id))) return;  // as for its kernels, above
   if (IsGemmLike(BlasRoutineFromId(g.routine_id))) {
     GemmLaunchFacts facts;
     if (g.main_grid[0] != 0) facts.grid = g.main_grid;

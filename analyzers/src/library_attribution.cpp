@@ -35,6 +35,9 @@ LibraryShapeKey LibraryShapeKeyOf(const trace::LibraryCallRecord& c) {
   key.ops = {c.trans_a, c.trans_b, c.side, c.uplo, c.diag};
   if (IsDnnRoutine(BlasRoutineFromId(c.routine))) {
     key.dnn_dims = {c.lda, c.ldb, c.ldc, c.ldd, c.stride_a, c.stride_b, c.stride_c, c.stride_d};
+  } else if (IsCommRoutine(BlasRoutineFromId(c.routine))) {
+    // The reduction and the message size; not the communicator id or the call's number.
+    key.dnn_dims = {c.lda, 0, 0, 0, c.stride_a, 0, 0, 0};
   }
   key.epilogue = c.epilogue;
   key.flags = c.flags & kLibShapeFlags;

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 
+#include "flopspy/analyzers/blas_routine.h"
 #include "group_placement.h"
 #include "trace_analysis_state.h"
 
@@ -315,7 +316,10 @@ void TraceAnalyzer::State::FinishDevices(const std::map<int32_t, DeviceRoofs>& r
   const RoofsLookup roofs_for = RoofsOfDevice(roofs);
   std::map<int32_t, std::map<ComputePath, double>> analytic_by_path;
   for (const LibraryGroup& g : libraries_) {
-    if (Known(g.source)) analytic_by_path[g.device][g.path] += g.timed_flops;
+    // A collective's reductions are not model FLOPs: MFU leaves them out.
+    if (Known(g.source) && !IsCommRoutine(BlasRoutineFromId(g.routine_id))) {
+      analytic_by_path[g.device][g.path] += g.timed_flops;
+    }
   }
   for (auto& [device, d] : devices_) {
     d.device = device;

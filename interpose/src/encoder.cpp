@@ -165,11 +165,13 @@ trace::LibraryCallRecord Encoder::LibraryCall(const RawLibraryCall& raw,
   out.h = trace::MakeHeader<trace::LibraryCallRecord>(raw.record.h.flags);
   const auto entries = analyzers::BlasEntryPoints();
   const uint32_t entry = raw.record.name;
-  // A cuDNN record is named after its routine (one entry point each); a cuBLAS one by its entry.
-  const std::string_view dnn =
-      analyzers::DnnEntryPointName(analyzers::BlasRoutineFromId(out.routine));
-  if (!dnn.empty()) {
-    out.name = Intern(dnn, chunk);
+  // A cuDNN or NCCL record is named after its routine (one entry point each); a cuBLAS one by
+  // its entry.
+  const analyzers::BlasRoutine routine = analyzers::BlasRoutineFromId(out.routine);
+  std::string_view by_routine = analyzers::DnnEntryPointName(routine);
+  if (by_routine.empty()) by_routine = analyzers::CommEntryPointName(routine);
+  if (!by_routine.empty()) {
+    out.name = Intern(by_routine, chunk);
   } else {
     out.name = entry >= 1 && entry <= entries.size() ? Intern(entries[entry - 1].name, chunk) : 0;
   }

@@ -45,6 +45,8 @@ const char* LibraryStem(CudaLibrary library) {
       return "libcupti.so";
     case CudaLibrary::kDnn:
       return "libcudnn.so";  // the front library: libcudnn_graph.so.9 and the rest lie behind
+    case CudaLibrary::kNccl:
+      return "libnccl.so";
   }
   return "";
 }

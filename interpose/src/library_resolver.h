@@ -12,7 +12,7 @@
 
 namespace flopspy::interpose {
 
-enum class CudaLibrary { kDriver, kRuntime, kBlas, kBlasLt, kCupti, kDnn };
+enum class CudaLibrary { kDriver, kRuntime, kBlas, kBlasLt, kCupti, kDnn, kNccl };
 
 // The file-name stem that identifies a library ("libcudart.so", ...).
 const char* LibraryStem(CudaLibrary library);

@@ -16,6 +16,7 @@
 #include "flopspy/analyzers/compute_path.h"
 #include "flopspy/analyzers/dnn_formulas.h"
 #include "flopspy/trace/reader.h"
+#include "library_calls.h"
 #include "subprocess.h"
 
 namespace flopspy::testing {
@@ -25,43 +26,11 @@ using analyzers::BlasRoutine;
 using trace::FigureSource;
 using trace::LibraryCallRecord;
 
-struct TracedCall {
-  LibraryCallRecord record{};
-  std::string name;
-  uint64_t stream_handle = 0;
-};
-
 struct Outcome {
   ChildResult plain, traced;
   std::vector<TracedCall> calls;
   std::string trace_error;
 };
-
-std::vector<TracedCall> ReadCalls(const std::string& path, std::string& error) {
-  std::vector<TracedCall> calls;
-  trace::TraceReader reader = trace::TraceReader::OpenFile(path);
-  if (!reader.header_ok()) {
-    error = "unreadable trace";
-    return calls;
-  }
-  std::vector<std::pair<uint32_t, uint64_t>> streams;
-  const auto status = reader.ForEachRecord([&](const trace::RecordView& r) {
-    if (r.type == trace::RecordType::kStream) {
-      const auto s = r.As<trace::StreamDef>();
-      streams.emplace_back(s.id, s.handle);
-    } else if (r.type == trace::RecordType::kLibraryCall) {
-      TracedCall c;
-      c.record = r.As<LibraryCallRecord>();
-      c.name = std::string(reader.String(c.record.name));
-      for (const auto& [id, handle] : streams) {
-        if (id == c.record.stream) c.stream_handle = handle;
-      }
-      calls.push_back(c);
-    }
-  });
-  if (status.status != trace::ReadStatus::kOk) error = "trace read failed: " + status.message;
-  return calls;
-}
 
 Outcome RunTraced(const std::vector<std::string>& argv) {
   Outcome run;
@@ -77,7 +46,7 @@ Outcome RunTraced(const std::vector<std::string>& argv) {
   if (traces.size() != 1) {
     run.trace_error = "traces written: " + std::to_string(traces.size());
   } else {
-    run.calls = ReadCalls(traces.front(), run.trace_error);
+    run.calls = ReadLibraryCalls(traces.front(), run.trace_error);
   }
   return run;
 }

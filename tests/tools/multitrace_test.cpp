@@ -7,6 +7,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "comm_trace.h"
 #include "rank_trace.h"
 #include "subprocess.h"
 #include "test_programs.h"
@@ -338,6 +339,55 @@ TEST_F(MultiTraceTest, HtmlAndCsvCarryTheRunSections) {
   EXPECT_NE(dpage.find("two runs compared"), std::string::npos);
   EXPECT_NE(dpage.find(R"(id="diff-kernels")"), std::string::npos);
   EXPECT_NE(dpage.find("B only"), std::string::npos);
+}
+
+// Two ranks of a data-parallel job, rank 1 reaching each of 5 all-reduces 300 us late: each
+// trace's communication table (bytes, bandwidths, the share compute hid) and, across ranks, the
+// skew and the straggler, in text and JSON (docs/nccl.md).
+TEST_F(MultiTraceTest, CommunicationPerTraceAndAcrossRanks) {
+  const std::string job = WriteCommJob(dir_.path() + "/comm", 300'000);
+  const auto text = RunChild({kReport, job, "--color", "never"});
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  const std::string out = Unwrapped(text.out);
+  EXPECT_NE(out.find("Communication across ranks (the same collective on every rank)"),
+            std::string::npos)
+      << text.out;
+  EXPECT_NE(out.find("5 collectives matched by communicator and call number; start skew (last "
+                     "rank's start minus the first's) 300 us on average, 300 us at most."),
+            std::string::npos)
+      << out;
+  EXPECT_NE(out.find("Rank 1 started last in 5 of 5 collectives"), std::string::npos) << out;
+  EXPECT_NE(out.find("Communication (NCCL)"), std::string::npos) << out;
+  // Rank 1: 5 calls of 4 MiB, kernels 0.5 ms each: 8.39 GB/s; half of it under compute.
+  EXPECT_NE(out.find("5 calls, 21 MB in all; collective kernels 2.5 ms (18% of kernel time)"),
+            std::string::npos)
+      << out;
+  EXPECT_NE(
+      out.find("all_reduce  R_32F  4.19 MB      2      5  2.5 ms  500 us  8.39 GB/s  8.39 GB/s"),
+      std::string::npos)
+      << text.out;
+  EXPECT_NE(out.find("50% of it hidden under compute kernels on other streams, 50% exposed"),
+            std::string::npos)
+      << out;
+  // The all-reduce is not in the library table (no roofline for it).
+  EXPECT_EQ(out.find("cuBLAS, cuBLASLt and cuDNN calls by GPU time"), std::string::npos) << out;
+
+  const auto json_run = RunChild({kReport, job, "--json"});
+  ASSERT_EQ(json_run.exit_code, 0) << json_run.err;
+  const auto doc = nlohmann::json::parse(json_run.out);
+  const auto& skew = doc.at("communication_across_ranks");
+  EXPECT_EQ(skew.at("matched"), 5);
+  EXPECT_NEAR(skew.at("mean_skew_ns").get<double>(), 300'000, 1);
+  EXPECT_EQ(skew.at("straggler").at("rank"), 1);
+  for (const auto& t : doc.at("traces")) {
+    const auto& comm = t.at("communication");
+    const auto& row = comm.at("rows").at(0);
+    EXPECT_EQ(row.at("collective"), "all_reduce");
+    EXPECT_EQ(row.at("bytes"), 4.0 * 1048576);
+    EXPECT_EQ(row.at("nranks"), 2);
+    const double gpu = t.at("process").at("pid") == 6000 ? 800'000 : 500'000;  // rank 0 waited
+    EXPECT_NEAR(row.at("busbw_bytes_per_s").get<double>(), 4.0 * 1048576 / (gpu * 1e-9), 1);
+  }
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include "flopspy/analyzers/kernel_catalog.h"
 #include "flopspy/gpu_roofline/device_properties_json.h"
 #include "report/call_sites_json.h"
+#include "report/communication_json.h"
 #include "report/counter_check.h"
 #include "report/json_values.h"
 #include "report/labels.h"
@@ -406,6 +407,9 @@ json TraceJson(const TraceReport& t) {
   if (!t.regions.empty()) j["regions"] = RegionsJson(t.regions);
   AddRangesJson(t.ranges, j);
   AddCallSitesJson(t, j);
+  if (json comm = CommunicationJson(t.communication); !comm.is_null()) {
+    j["communication"] = std::move(comm);
+  }
   if (!t.steps.empty()) j["steps"] = StepsJson(t.steps);
   if (t.cpu_roofline) j["cpu_roofline"] = CpuRooflineJson(*t.cpu_roofline);
   return j;

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "flopspy/analyzers/compute_path.h"
+#include "report/communication_json.h"
 #include "report/flop_coverage_report.h"
 #include "report/json_report.h"
 #include "report/json_values.h"
@@ -200,6 +201,9 @@ void AddRunSections(json& doc, const RunViews& views) {
                        {"straggler_trace", s.straggler_trace}});
     }
     doc["steps_across_ranks"] = std::move(steps);
+  }
+  if (json skew = CommSkewJson(views.comm_skew); !skew.is_null()) {
+    doc["communication_across_ranks"] = std::move(skew);
   }
 }
 

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "flopspy/platform/terminal_text.h"
+#include "report/communication_text.h"
 #include "report/flop_coverage_report.h"
 #include "report/format.h"
 #include "report/group_rollup_text.h"
@@ -296,6 +297,7 @@ void WriteRunText(const RunViews& views, std::ostream& out) {
   PrintRanks(views.ranks, views.stragglers, out);
   PrintStragglers(views.stragglers, out);
   PrintStepsAcrossRanks(views.steps, out);
+  PrintCommSkew(views.comm_skew, out);
   if (!views.traces_in_full) {
     fmt::print(out, "\n{}",
                Paragraph(fmt::format("Each trace's own report is left out above {} traces: the "

@@ -81,6 +81,13 @@ RunViews BuildRunViews(const std::vector<TraceReport>& traces,
   views.regime = analyzers::ClassifyRun(merged, pooled);
   views.coverage = analyzers::ComputeFlopCoverage(merged);
   views.steps = StepsAcrossRanks(traces);
+  std::vector<analyzers::RankComm> comms;
+  for (size_t i = 0; i < traces.size(); ++i) {
+    const TraceReport& t = traces[i];
+    comms.push_back(
+        {t.path, t.host, views.facts[i].RealtimeOffset(), t.usable() ? &t.comm_log : nullptr});
+  }
+  views.comm_skew = analyzers::AnalyzeCommSkew(comms);
   views.advice = analyzers::AdviseRun(analyzers::MergedAnalysis(views.aggregate, views.facts),
                                       analyzers::ModelRoofs(views.aggregate));
   return views;

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "flopspy/analyzers/advice.h"
+#include "flopspy/analyzers/communication.h"
 #include "flopspy/analyzers/flop_coverage.h"
 #include "flopspy/analyzers/rank_table.h"
 #include "flopspy/analyzers/run_merge.h"
@@ -50,6 +51,8 @@ struct RunViews {
   bool traces_in_full = true;
   // "Steps across ranks": per step number, empty when no trace has steps.
   std::vector<StepAcrossRanks> steps;
+  // "Communication across ranks": the same collective's start on every rank (docs/nccl.md).
+  analyzers::CommSkewReport comm_skew;
 };
 
 // "Steps across ranks" from the traces' steps; empty when no trace has steps.

@@ -3,6 +3,9 @@
 #include <fmt/format.h>
 #include <fmt/ostream.h>
 
+#include <vector>
+
+#include "flopspy/analyzers/blas_routine.h"
 #include "flopspy/analyzers/blas_types.h"
 #include "report/format.h"
 #include "report/text_labels.h"
@@ -52,7 +55,12 @@ std::string Intensity(const LibraryGroup& g) {
 }  // namespace
 
 void PrintLibraryTable(const TraceReport& t, std::ostream& out, size_t limit) {
-  if (t.run.libraries.empty()) return;
+  // NCCL calls have a section of their own (communication_text.h): no roofline says them.
+  std::vector<const LibraryGroup*> rows;
+  for (const LibraryGroup& g : t.run.libraries) {
+    if (!analyzers::IsCommRoutine(analyzers::BlasRoutineFromId(g.routine_id))) rows.push_back(&g);
+  }
+  if (rows.empty()) return;
   fmt::print(out, "\n  cuBLAS, cuBLASLt and cuDNN calls by GPU time\n");
   TextTable table({{"calls"},
                    {"GPU"},
@@ -66,8 +74,9 @@ void PrintLibraryTable(const TraceReport& t, std::ostream& out, size_t limit) {
                    {"regime", TextTable::Align::kLeft},
                    {"src", TextTable::Align::kLeft}});
   size_t shown = 0;
-  for (const LibraryGroup& g : t.run.libraries) {
+  for (const LibraryGroup* row : rows) {
     if (shown++ == limit) break;
+    const LibraryGroup& g = *row;
     const auto& p = g.placement;
     const bool known = g.source != trace::FigureSource::kUnknown;
     table.AddRow({Grouped(g.calls), g.gpu_ns > 0 ? Duration(g.gpu_ns) : "-",
@@ -87,9 +96,7 @@ void PrintLibraryTable(const TraceReport& t, std::ostream& out, size_t limit) {
     }
   }
   table.Print(out);
-  if (t.run.libraries.size() > limit) {
-    fmt::print(out, "{}", MoreLine(t.run.libraries.size() - limit, "shape", "shapes"));
-  }
+  if (rows.size() > limit) fmt::print(out, "{}", MoreLine(rows.size() - limit, "shape", "shapes"));
   fmt::print(out, "{}",
              Paragraph("FLOPs: the main operation (analytic, from the call's arguments); "
                        "epilogue: bias and activation FLOPs, counted apart; bytes: the least "

@@ -7,6 +7,7 @@
 
 #include "report/call_sites_text.h"
 #include "report/call_sites_view.h"
+#include "report/communication_text.h"
 #include "report/format.h"
 #include "report/group_rollup_text.h"
 #include "report/labels.h"
@@ -100,6 +101,7 @@ void WriteAnalysisSections(const TraceReport& t, std::ostream& out, bool color,
   PrintCallSites(t, out, RowsShown(view, kCallSiteRows));
   PrintCounterCheck(t, out, RowsShown(view, 15));
   PrintLibraryTable(t, out, RowsShown(view, 10));
+  PrintCommunication(t, out, RowsShown(view, 10));
   if (!t.launch_overhead.empty()) {
     WriteLaunchOverheadText(t.launch_overhead, {.color = color}, out);
   }

@@ -215,6 +215,7 @@ TraceReport AnalyzeTrace(trace::TraceReader reader, const std::string& path,
   analyzers::RegionAnalyzer regions;
   analyzers::RangeCollector ranges;
   analyzers::CallSiteCollector call_sites;
+  analyzers::CommCollector communication;
   analyzers::LaunchOverheadAnalyzer launch_overhead(index);
   const analyzers::StringLookup strings = [&reader](uint32_t id) { return reader.String(id); };
   const uint64_t size = reader.header_status().file_size;
@@ -235,6 +236,7 @@ TraceReport AnalyzeTrace(trace::TraceReader reader, const std::string& path,
       regions.Add(record, strings);
       ranges.Add(record, strings);
       call_sites.Add(record, strings);
+      communication.Add(record, strings);
       AddCpuSample(report, record, strings);
       AddHostCopy(host_copies, record);
     }
@@ -288,6 +290,8 @@ TraceReport AnalyzeTrace(trace::TraceReader reader, const std::string& path,
          "damaged trace: " + std::to_string(more) + " more damaged records were refused"});
   }
   report.advice = analyzers::AdviseRun(report.run, report.roofs);
+  report.comm_log = communication.Finish();
+  report.communication = analyzers::AnalyzeCommunication(report.comm_log, report.run);
   report.regions = regions.Finish();
   const analyzers::RangeLog range_log = ranges.Finish();
   report.ranges = analyzers::AnalyzeRanges(range_log, report.run.activities);

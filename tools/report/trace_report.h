@@ -12,6 +12,7 @@
 
 #include "flopspy/analyzers/advice.h"
 #include "flopspy/analyzers/call_sites.h"
+#include "flopspy/analyzers/communication.h"
 #include "flopspy/analyzers/launch_overhead.h"
 #include "flopspy/analyzers/ranges.h"
 #include "flopspy/analyzers/region_stats.h"
@@ -47,6 +48,9 @@ struct TraceReport {
   // (docs/flopspy-report.md).
   analyzers::RangeReport ranges;
   analyzers::CallSiteReport call_sites;  // docs/call-sites.md
+  // NCCL calls with their kernels' times, and their table (docs/nccl.md).
+  analyzers::CommLog comm_log;
+  analyzers::CommReport communication;
   analyzers::StepReport steps;
   // CPU roofline points (FLOPSPY_CPU_ROOFLINE) and the chart they make with the machine's roofs.
   std::vector<cpuroof::LabeledSample> cpu_samples;

@@ -63,6 +63,18 @@ enum class BlasRoutine : uint16_t {
   kDnnBatchNormForwardTrainingEx = 199,  // cudnnBatchNormalizationForwardTrainingEx
   kDnnBatchNormBackwardEx = 200,         // cudnnBatchNormalizationBackwardEx
   kDnnGraph = 208,  // cudnnBackendExecute: one run of an execution plan's graph
+  // NCCL (docs/nccl.md says how a record describes a collective; analyzers/comm_formulas.h).
+  kNcclAllReduce = 224,
+  kNcclBroadcast = 225,  // ncclBroadcast and ncclBcast
+  kNcclReduce = 226,
+  kNcclAllGather = 227,
+  kNcclReduceScatter = 228,
+  kNcclAllToAll = 229,  // ncclAlltoAll
+  kNcclGather = 230,
+  kNcclScatter = 231,
+  kNcclSend = 232,
+  kNcclRecv = 233,
+  kNcclGroupEnd = 239,  // ncclGroupEnd: the launches of the calls since ncclGroupStart
 };
 
 // Stable lower-case names for reports and JSON: "gemm", "gemm_strided_batched", "lt_matmul", ...
@@ -79,6 +91,10 @@ bool IsGemmLike(BlasRoutine routine);
 bool IsDnnRoutine(BlasRoutine routine);
 // The exported cuDNN function behind a cuDNN routine ("cudnnConvolutionForward"); empty otherwise.
 std::string_view DnnEntryPointName(BlasRoutine routine);
+// The NCCL routines: communication, not arithmetic; never placed on a roofline (docs/nccl.md).
+bool IsCommRoutine(BlasRoutine routine);
+// The exported NCCL function behind an NCCL routine ("ncclAllReduce"); empty otherwise.
+std::string_view CommEntryPointName(BlasRoutine routine);
 
 enum class BlasApi : uint8_t {
   kV2 = 1,      // cublas_api.h: handle first, scalars by pointer, cublasStatus_t result

@@ -425,6 +425,9 @@ enum LibraryCallFlags : uint32_t {
   // LibraryGroups records follow this record in its chunk (format 2): ceil(listed / 8) of them,
   // listed = min(batch, groups the writer lists), the rest summed in LibraryGroupsRecord::cut.
   kLibGroupsFollow = 1u << 14,
+  // An NCCL call made between ncclGroupStart and ncclGroupEnd: its kernels are launched by the
+  // group's end, whose record (routine ncclGroupEnd) owns them (docs/nccl.md).
+  kLibCommInGroup = 1u << 15,
 };
 
 // One cuBLAS or cuBLASLt call. The hook fills the arguments; the flusher fills flops and bytes.

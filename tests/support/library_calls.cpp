@@ -1,0 +1,35 @@
+#include "library_calls.h"
+
+#include <utility>
+
+#include "flopspy/trace/reader.h"
+
+namespace flopspy::testing {
+
+std::vector<TracedCall> ReadLibraryCalls(const std::string& path, std::string& error) {
+  std::vector<TracedCall> calls;
+  trace::TraceReader reader = trace::TraceReader::OpenFile(path);
+  if (!reader.header_ok()) {
+    error = "unreadable trace";
+    return calls;
+  }
+  std::vector<std::pair<uint32_t, uint64_t>> streams;
+  const auto status = reader.ForEachRecord([&](const trace::RecordView& r) {
+    if (r.type == trace::RecordType::kStream) {
+      const auto s = r.As<trace::StreamDef>();
+      streams.emplace_back(s.id, s.handle);
+    } else if (r.type == trace::RecordType::kLibraryCall) {
+      TracedCall c;
+      c.record = r.As<trace::LibraryCallRecord>();
+      c.name = std::string(reader.String(c.record.name));
+      for (const auto& [id, handle] : streams) {
+        if (id == c.record.stream) c.stream_handle = handle;
+      }
+      calls.push_back(c);
+    }
+  });
+  if (status.status != trace::ReadStatus::kOk) error = "trace read failed: " + status.message;
+  return calls;
+}
+
+}  // namespace flopspy::testing
