@@ -2,10 +2,12 @@
 
 #include <algorithm>
 #include <map>
+#include <string>
 #include <tuple>
 #include <utility>
 
 #include "flopspy/analyzers/comm_formulas.h"
+#include "flopspy/analyzers/display_text.h"
 #include "flopspy/trace/schema.h"
 
 namespace flopspy::analyzers {
@@ -127,6 +129,38 @@ std::vector<Interval> Merged(std::vector<Interval> v) {
   return out;
 }
 
+void Advise(CommReport& report) {
+  const double exposed = report.gpu_ns - report.overlapped_ns;
+  if (report.kernel_ns > 0 && exposed >= 0.1 * report.kernel_ns) {
+    report.advice.push_back(
+        {CommAdvice::Kind::kExposed, exposed,
+         "Communication is exposed: " + DurationText(exposed) + " of collective kernel time (" +
+             WholePercentText(exposed / report.kernel_ns) +
+             " of all kernel time) ran with no compute kernel beside it on the GPU. Overlap it "
+             "with computation: DDP all-reduces a bucket of gradients while backward computes "
+             "the next (bucket_cap_mb sets the bucket); FSDP prefetches the next layer's "
+             "all-gather (forward_prefetch, backward_prefetch)."});
+  }
+  double small_ns = 0;
+  uint64_t small_calls = 0;
+  for (const CommRow& r : report.rows) {
+    if (r.routine == BlasRoutine::kNcclGroupEnd || r.bytes <= 0 || r.bytes >= kSmallMessageBytes) {
+      continue;
+    }
+    small_ns += r.gpu_ns;
+    small_calls += r.timed_calls;
+  }
+  if (report.gpu_ns > 0 && small_ns > 0.5 * report.gpu_ns) {
+    report.advice.push_back(
+        {CommAdvice::Kind::kSmallMessages, small_ns,
+         std::to_string(small_calls) + " collectives under 1 MiB hold " +
+             WholePercentText(small_ns / report.gpu_ns) +
+             " of the collective time: at that size latency, not bandwidth, sets their time. "
+             "Fewer, larger collectives move the same bytes faster (larger DDP buckets, "
+             "coalesced tensors, ncclGroupStart/End around many small calls)."});
+  }
+}
+
 }  // namespace
 
 CommReport AnalyzeCommunication(const CommLog& log, const TraceAnalysis& run) {
@@ -182,6 +216,7 @@ CommReport AnalyzeCommunication(const CommLog& log, const TraceAnalysis& run) {
     if (spans.first.empty()) continue;
     report.overlapped_ns += Covered(Merged(spans.first), Merged(std::move(spans.second)));
   }
+  Advise(report);
   return report;
 }
 

@@ -374,6 +374,34 @@ class AttentionCudnnTest(unittest.TestCase):
         self.assertIn("cuDNN graphs' FLOPs 1.28849e+11", failures[0])
 
 
+class NcclCheckTest(unittest.TestCase):
+    MANIFEST = {"calls": [{"collective": "all_reduce", "bytes": 4096, "calls": 3},
+                          {"collective": "all_gather", "bytes": 4096, "calls": 3}]}
+
+    @staticmethod
+    def report(rows):
+        return {"traces": [{"communication": {"calls": 6, "rows": rows}}]}
+
+    def test_calls_per_collective_and_size_on_one_rank(self):
+        import nccl_check
+        rows = [{"collective": "all_reduce", "bytes": 4096, "nranks": 1, "calls": 4,
+                 "gpu_ns": 100.0},
+                {"collective": "all_gather", "bytes": 4096, "nranks": 1, "calls": 3,
+                 "gpu_ns": 0.0}]
+        table, failures = nccl_check.compare(self.MANIFEST, self.report(rows))
+        self.assertEqual(failures, [])
+        self.assertEqual(table[0]["calls"], 4)
+        # A missing call, a wrong size or rank count: failures.
+        rows[1]["calls"] = 2
+        rows[0]["nranks"] = 2
+        _, failures = nccl_check.compare(self.MANIFEST, self.report(rows))
+        self.assertEqual(len(failures), 2, failures)
+        self.assertIn("all_gather of 4096 bytes: 2 calls recorded on one rank, 3 made",
+                      failures[1])
+        _, failures = nccl_check.compare(self.MANIFEST, {"traces": [{}]})
+        self.assertIn("no communication section", failures[0])
+
+
 class NcuTest(unittest.TestCase):
     def test_csv_with_progress_lines(self):
         with open(os.path.join(DATA, "ncu_seed.csv")) as f:

@@ -71,18 +71,18 @@ std::vector<uint8_t> CommRankTrace(const CommRankSpec& spec) {
     c.enter_ns = call_at;
     c.exit_ns = call_at + 15 * kUs;
     c.correlation = call;
-    c.m = kCommCount;
+    c.m = spec.count;
     c.n = 2;
     c.k = spec.rank;
     c.batch = -1;
     c.lda = 0;  // ncclSum
     c.ldb = static_cast<int64_t>(kCommCommunicatorId);
     c.ldc = s + 1;
-    c.stride_a = kCommCount * 4;
+    c.stride_a = spec.count * 4;
     c.type_a = analyzers::cuda_type::kR32F;
     c.type_b = c.type_c = c.type_d = c.compute_type = c.scale_type = analyzers::kNotApplicable;
-    c.flops = kCommCount / 2.0;
-    c.bytes = kCommCount * 4.0;
+    c.flops = static_cast<double>(spec.count) / 2;
+    c.bytes = static_cast<double>(spec.count) * 4;
     c.source = static_cast<uint8_t>(trace::FigureSource::kAnalytic);
     c.name = 3;
     b.Chunk(trace::ChunkSource::kThread, kThread).Add(c);

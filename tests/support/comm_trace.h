@@ -25,6 +25,7 @@ struct CommRankSpec {
   // The collective kernel's GPU record carries its launch's correlation, not the call's (no
   // external correlation id).
   bool launch_correlation = false;
+  int64_t count = kCommCount;  // floats per all-reduce
 };
 
 std::vector<uint8_t> CommRankTrace(const CommRankSpec& spec);

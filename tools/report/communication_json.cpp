@@ -34,6 +34,13 @@ json CommunicationJson(const analyzers::CommReport& c) {
                     {"algbw_bytes_per_s", Optional(r.algbw)},
                     {"busbw_bytes_per_s", Optional(r.busbw)}});
   }
+  json advice = json::array();
+  for (const analyzers::CommAdvice& a : c.advice) {
+    advice.push_back(
+        {{"kind", a.kind == analyzers::CommAdvice::Kind::kExposed ? "exposed" : "small_messages"},
+         {"ns", a.ns},
+         {"sentence", a.sentence}});
+  }
   return {{"calls", c.calls},
           {"failed", c.failed},
           {"bytes", c.bytes},
@@ -41,7 +48,8 @@ json CommunicationJson(const analyzers::CommReport& c) {
           {"kernel_ns", c.kernel_ns},
           {"overlapped_ns", c.overlapped_ns},
           {"exposed_share", c.exposed_share()},
-          {"rows", std::move(rows)}};
+          {"rows", std::move(rows)},
+          {"advice", std::move(advice)}};
 }
 
 json CommSkewJson(const analyzers::CommSkewReport& s) {

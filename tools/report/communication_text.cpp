@@ -75,6 +75,9 @@ void PrintCommunication(const TraceReport& t, std::ostream& out, size_t limit) {
                        "kernel time includes waiting for the slowest rank; calls made inside a "
                        "group have no kernels of their own: the group's end launched them.",
                        "  ", "  "));
+  for (const analyzers::CommAdvice& a : c.advice) {
+    fmt::print(out, "{}", Paragraph(a.sentence, "  - ", "    "));
+  }
 }
 
 void PrintCommSkew(const analyzers::CommSkewReport& skew, std::ostream& out) {

@@ -108,6 +108,29 @@ TEST(Communication, KernelsJoinedThroughTheLaunchInsideTheCall) {
   EXPECT_EQ(a.log.calls[0].kernels, 1u);
 }
 
+TEST(Communication, AdviceOnExposedCommunicationAndSmallMessages) {
+  // Rank 0 waits 300 us in each all-reduce with nothing beside it: 5 x 0.8 ms = 4 ms exposed of
+  // 14 ms of kernels (29%).
+  const Analyzed waiting = Analyze(testing::CommRankTrace({.rank = 0, .wait_ns = 300'000}));
+  ASSERT_EQ(waiting.report.advice.size(), 1u);
+  EXPECT_EQ(waiting.report.advice[0].kind, CommAdvice::Kind::kExposed);
+  EXPECT_DOUBLE_EQ(waiting.report.advice[0].ns, 4'000'000);
+  EXPECT_NE(waiting.report.advice[0].sentence.find("4 ms of collective kernel time (29% of all"),
+            std::string::npos)
+      << waiting.report.advice[0].sentence;
+  // Half hidden: 1.25 ms of 13.75 ms exposed, under a tenth: no advice.
+  EXPECT_TRUE(
+      Analyze(testing::CommRankTrace({.rank = 1, .overlap_ns = 250'000})).report.advice.empty());
+  // 64 KiB all-reduces hidden under compute, all of the collective time: latency-bound.
+  const Analyzed small = Analyze(testing::CommRankTrace(
+      {.rank = 1, .transfer_ns = 40'000, .overlap_ns = 40'000, .count = 16384}));
+  ASSERT_EQ(small.report.advice.size(), 1u);
+  EXPECT_EQ(small.report.advice[0].kind, CommAdvice::Kind::kSmallMessages);
+  EXPECT_NE(small.report.advice[0].sentence.find("5 collectives under 1 MiB hold 100%"),
+            std::string::npos)
+      << small.report.advice[0].sentence;
+}
+
 TEST(CommSkew, TheLateRankIsTheStragglerAndTheOthersWaitForIt) {
   // Rank 1 reaches each of 5 all-reduces 300 us after rank 0, whose kernel waits for it.
   const Analyzed r0 = Analyze(testing::CommRankTrace({.rank = 0, .wait_ns = 300'000}));

@@ -81,8 +81,17 @@ struct CommRow {
   std::optional<double> busbw;  // algbw x nccl-tests' factor
 };
 
+// A finding on a trace's communication, with the sentence the report prints.
+struct CommAdvice {
+  enum class Kind : uint8_t { kExposed, kSmallMessages };
+  Kind kind;
+  double ns = 0;  // the time it is about
+  std::string sentence;
+};
+
 struct CommReport {
   std::vector<CommRow> rows;  // most GPU time first
+  std::vector<CommAdvice> advice;
   uint64_t calls = 0;
   uint64_t failed = 0;
   double bytes = 0;          // S summed over calls (group ends not counted again)
@@ -95,7 +104,8 @@ struct CommReport {
 };
 
 // The trace's table; `run` gives every kernel's interval for the overlap (collectives are the
-// kernels of category "collective").
+// kernels of category "collective"). Advice: exposed communication over a tenth of the kernel
+// time; most collective time in calls under 1 MiB.
 CommReport AnalyzeCommunication(const CommLog& log, const TraceAnalysis& run);
 
 // --- Across ranks --------------------------------------------------------------------------
@@ -116,6 +126,9 @@ struct RankSkew {
   double comm_ns = 0;    // GPU time of those collectives on this rank
   uint64_t last = 0;     // times this rank started last
 };
+
+// Calls whose mean message is under this are latency-bound rather than bandwidth-bound.
+inline constexpr double kSmallMessageBytes = 1024.0 * 1024.0;
 
 struct CommSkewReport {
   uint64_t matched = 0;  // collectives (communicator, number) seen on two traces or more
