@@ -59,6 +59,11 @@ void CommCollector::Add(const trace::RecordView& r, const trace::StringLookup& s
       call.failed = c.status != 0;
       const size_t index = calls_.size();
       calls_.push_back(call);
+      if (call.in_group) open_group_[r.thread_id].push_back(index);
+      if (routine == BlasRoutine::kNcclGroupEnd) {
+        groups_.emplace_back(index, std::move(open_group_[r.thread_id]));
+        open_group_.erase(r.thread_id);
+      }
       if (c.correlation != 0) call_of_.emplace(c.correlation, index);
       // The nccl kernels this thread launched inside the call are the call's.
       if (auto it = pending_.find(r.thread_id); it != pending_.end()) {
@@ -85,6 +90,17 @@ CommLog CommCollector::Finish() {
     c.gpu_end_ns = std::max(c.gpu_end_ns, run.end);
     c.gpu_ns += static_cast<double>(run.end - run.start);
     ++c.kernels;
+  }
+  for (const auto& [end, members] : groups_) {
+    CommCall& e = calls_[end];
+    if (members.size() != 1 || e.kernels == 0) continue;
+    CommCall& only = calls_[members.front()];
+    only.kernels = e.kernels;
+    only.gpu_start_ns = e.gpu_start_ns;
+    only.gpu_end_ns = e.gpu_end_ns;
+    only.gpu_ns = e.gpu_ns;
+    e.kernels = 0;
+    e.gpu_ns = 0;
   }
   CommLog log;
   log.calls = std::move(calls_);
@@ -238,7 +254,7 @@ CommSkewReport AnalyzeCommSkew(std::span<const RankComm> ranks) {
     if (ranks[t].log == nullptr) continue;
     for (const CommCall& c : ranks[t].log->calls) {
       if (report.ranks[t].rank < 0 && c.rank >= 0) report.ranks[t].rank = c.rank;
-      if (c.comm_id == 0 || c.seq <= 0 || c.in_group || c.failed) continue;
+      if (c.comm_id == 0 || c.seq <= 0 || c.failed) continue;
       const uint64_t local = c.kernels > 0 ? c.gpu_start_ns : c.enter_ns;
       const int64_t wall = static_cast<int64_t>(local) + ranks[t].realtime_offset_ns;
       by_collective[{c.comm_id, c.seq}].push_back({t, wall, c.gpu_ns});

@@ -65,7 +65,7 @@ std::vector<uint8_t> CommRankTrace(const CommRankSpec& spec) {
     // carries the call's correlation as CUPTI's external id does.
     const uint64_t call_at = t0 + 2 * kMs + 20 * kUs + spec.late_ns;
     const uint64_t call = ++correlation;
-    launch(2, ++correlation, call_at + 5 * kUs, true);
+    if (!spec.grouped) launch(2, ++correlation, call_at + 5 * kUs, true);
     trace::LibraryCallRecord c{};
     c.routine = static_cast<uint16_t>(analyzers::BlasRoutine::kNcclAllReduce);
     c.enter_ns = call_at;
@@ -85,10 +85,29 @@ std::vector<uint8_t> CommRankTrace(const CommRankSpec& spec) {
     c.bytes = static_cast<double>(spec.count) * 4;
     c.source = static_cast<uint8_t>(trace::FigureSource::kAnalytic);
     c.name = 3;
-    b.Chunk(trace::ChunkSource::kThread, kThread).Add(c);
+    uint64_t owner = call;  // the record whose correlation the kernel carries
+    if (spec.grouped) {
+      // ncclGroupStart; ncclAllReduce (flagged, launches nothing); ncclGroupEnd (launches).
+      c.flags |= trace::kLibCommInGroup;
+      b.Chunk(trace::ChunkSource::kThread, kThread).Add(c);
+      owner = ++correlation;
+      launch(2, ++correlation, c.exit_ns + 5 * kUs, true);
+      trace::LibraryCallRecord end = c;
+      end.routine = static_cast<uint16_t>(analyzers::BlasRoutine::kNcclGroupEnd);
+      end.flags = 0;
+      end.enter_ns = c.exit_ns + 2 * kUs;
+      end.exit_ns = end.enter_ns + 15 * kUs;
+      end.correlation = owner;
+      end.m = 1;
+      end.ldc = 0;
+      end.flops = end.bytes = 0;
+      b.Add(end);
+    } else {
+      b.Chunk(trace::ChunkSource::kThread, kThread).Add(c);
+    }
     const uint64_t kernel_at = call_at + 30 * kUs;
-    gpu(2, spec.launch_correlation ? correlation : call, kernel_at, spec.wait_ns + spec.transfer_ns,
-        9);
+    gpu(2, spec.launch_correlation ? correlation : owner, kernel_at,
+        spec.wait_ns + spec.transfer_ns, 9);
     if (spec.overlap_ns > 0) {
       launch(1, ++correlation, call_at + 20 * kUs, false);
       gpu(1, correlation, kernel_at, spec.overlap_ns, 7);

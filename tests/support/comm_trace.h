@@ -26,6 +26,8 @@ struct CommRankSpec {
   // external correlation id).
   bool launch_correlation = false;
   int64_t count = kCommCount;  // floats per all-reduce
+  // Each all-reduce inside ncclGroupStart/End, as PyTorch makes them: the group's end launches.
+  bool grouped = false;
 };
 
 std::vector<uint8_t> CommRankTrace(const CommRankSpec& spec);

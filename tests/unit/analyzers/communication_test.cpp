@@ -108,6 +108,25 @@ TEST(Communication, KernelsJoinedThroughTheLaunchInsideTheCall) {
   EXPECT_EQ(a.log.calls[0].kernels, 1u);
 }
 
+TEST(Communication, AGroupOfOneCallGivesItsKernelsToThatCall) {
+  // PyTorch wraps each collective in ncclGroupStart/End: the end launches the kernel, the
+  // all-reduce keeps its time and bandwidth; the group ends' row has none left.
+  const Analyzed a = Analyze(testing::CommRankTrace({.rank = 1, .grouped = true}));
+  ASSERT_EQ(a.log.calls.size(), 10u);
+  const CommReport& c = a.report;
+  ASSERT_EQ(c.rows.size(), 2u);
+  const CommRow& all_reduce = c.rows[0];
+  EXPECT_EQ(all_reduce.routine, BlasRoutine::kNcclAllReduce);
+  EXPECT_EQ(all_reduce.in_group, 5u);
+  EXPECT_EQ(all_reduce.timed_calls, 5u);
+  EXPECT_DOUBLE_EQ(all_reduce.gpu_ns, 2'500'000);
+  ASSERT_TRUE(all_reduce.algbw.has_value());
+  EXPECT_NEAR(*all_reduce.algbw, 4.0 * 1048576 / 0.5e-3, 1);
+  EXPECT_EQ(c.rows[1].routine, BlasRoutine::kNcclGroupEnd);
+  EXPECT_EQ(c.rows[1].timed_calls, 0u);
+  EXPECT_DOUBLE_EQ(c.bytes, 5.0 * 4 * 1048576);  // group ends not counted again
+}
+
 TEST(Communication, AdviceOnExposedCommunicationAndSmallMessages) {
   // Rank 0 waits 300 us in each all-reduce with nothing beside it: 5 x 0.8 ms = 4 ms exposed of
   // 14 ms of kernels (29%).

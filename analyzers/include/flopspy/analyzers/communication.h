@@ -10,6 +10,7 @@
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
+#include <utility>
 #include <vector>
 
 #include "flopspy/analyzers/blas_routine.h"
@@ -46,6 +47,8 @@ struct CommLog {
 
 // Gathers a trace's NCCL calls and their kernels' GPU records, which carry the call's
 // correlation id (or, when launched inside it, a launch that the call's record then claims).
+// A group of one call (PyTorch wraps single collectives in ncclGroupStart/End) gives its end's
+// kernels to that call, so that the collective has its own time and bandwidth.
 class CommCollector {
  public:
   void Add(const trace::RecordView& record, const trace::StringLookup& strings);
@@ -63,6 +66,9 @@ class CommCollector {
   std::unordered_set<uint32_t> nccl_signatures_;  // kernels named nccl*
   std::unordered_multimap<uint64_t, Run> runs_;   // nccl kernels' GPU runs by correlation
   std::unordered_map<uint32_t, std::vector<InsideLaunch>> pending_;  // by thread
+  // The calls of each thread's open group, and each group end's calls.
+  std::unordered_map<uint32_t, std::vector<size_t>> open_group_;
+  std::vector<std::pair<size_t, std::vector<size_t>>> groups_;
 };
 
 // One row of a trace's communication table: the calls of one collective, data type, size and
