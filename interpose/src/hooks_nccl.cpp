@@ -204,8 +204,11 @@ void Fill(RawLibraryCall& raw, LibraryCopy* copy, const CallFacts& f, ncclResult
   r.n = 0;
   r.k = -1;
   if (const auto t = a::CudaTypeOfNcclType(f.type)) r.type_a = *t;
-  if (CommEntry* e = EntryFor(reinterpret_cast<uint64_t>(f.comm))) {
-    if (e->nranks.load(std::memory_order_relaxed) == 0) AskRanks(copy, f.comm, *e);
+  // A refused call's communicator may be no communicator: it is neither kept nor asked.
+  const bool ok = status == ncclSuccess;
+  const uint64_t comm = reinterpret_cast<uint64_t>(f.comm);
+  if (CommEntry* e = ok ? EntryFor(comm) : FindComm(comm)) {
+    if (ok && e->nranks.load(std::memory_order_relaxed) == 0) AskRanks(copy, f.comm, *e);
     r.n = e->nranks.load(std::memory_order_relaxed);
     r.k = e->rank.load(std::memory_order_relaxed);
     r.ldb = static_cast<int64_t>(e->id.load(std::memory_order_relaxed));
@@ -215,7 +218,7 @@ void Fill(RawLibraryCall& raw, LibraryCopy* copy, const CallFacts& f, ncclResult
   r.stride_a = static_cast<int64_t>(bytes);
   raw.stream_handle = reinterpret_cast<uint64_t>(f.stream);
   r.source = static_cast<uint8_t>(trace::FigureSource::kAnalytic);
-  if (status == ncclSuccess) {
+  if (ok) {
     r.flops = a::CommReductionFlops(f.routine, r.m, r.n);
     r.bytes = bytes;
   }
