@@ -8,6 +8,7 @@
 
 #include "flopspy/analyzers/blas_routine.h"
 #include "flopspy/analyzers/blas_types.h"
+#include "flopspy/analyzers/display_text.h"
 #include "report/format.h"
 #include "report/text_table.h"
 
@@ -20,10 +21,6 @@ std::string BytesText(double bytes) {
 
 std::string Bandwidth(const std::optional<double>& bytes_per_s) {
   return bytes_per_s ? SiValue(*bytes_per_s) + "B/s" : "-";
-}
-
-std::string Percent(double share) {
-  return fmt::format("{:.0f}%", 100 * share);
 }
 
 }  // namespace
@@ -39,8 +36,10 @@ void PrintCommunication(const TraceReport& t, std::ostream& out, size_t limit) {
     summary += fmt::format(
         "; collective kernels {} ({} of kernel time), {} of it hidden under compute kernels on "
         "other streams, {} exposed",
-        Duration(c.gpu_ns), c.kernel_ns > 0 ? Percent(c.gpu_ns / c.kernel_ns) : "-",
-        Percent(c.overlapped_ns / c.gpu_ns), Percent(c.exposed_share()));
+        Duration(c.gpu_ns),
+        c.kernel_ns > 0 ? analyzers::WholePercentText(c.gpu_ns / c.kernel_ns) : "-",
+        analyzers::WholePercentText(c.overlapped_ns / c.gpu_ns),
+        analyzers::WholePercentText(c.exposed_share()));
   }
   fmt::print(out, "{}", Paragraph(summary + ".", "  ", "  "));
   TextTable table({{"collective", TextTable::Align::kLeft},
@@ -100,9 +99,11 @@ void PrintCommSkew(const analyzers::CommSkewReport& skew, std::ostream& out) {
                    {"trace", TextTable::Align::kLeft}});
   for (const analyzers::RankSkew& r : skew.ranks) {
     if (r.matched == 0) continue;
-    table.AddRow({r.rank >= 0 ? std::to_string(r.rank) : "?", Grouped(r.matched), Grouped(r.last),
-                  Duration(r.wait_ns),
-                  r.comm_ns > 0 ? Percent(std::min(1.0, r.wait_ns / r.comm_ns)) : "-", r.label});
+    table.AddRow(
+        {r.rank >= 0 ? std::to_string(r.rank) : "?", Grouped(r.matched), Grouped(r.last),
+         Duration(r.wait_ns),
+         r.comm_ns > 0 ? analyzers::WholePercentText(std::min(1.0, r.wait_ns / r.comm_ns)) : "-",
+         r.label});
   }
   table.Print(out);
   if (skew.straggler) {
