@@ -170,8 +170,10 @@ struct GroupState {
   int64_t nranks = 0, rank = -1;
   uint64_t comm_id = 0;
 };
-thread_local GroupState tls_group;
-thread_local uint32_t tls_nccl_depth = 0;  // inside a recorded NCCL call (NCCL calling itself)
+// initial-exec, as every TLS of libflopspy.so: no __tls_get_addr (and no ld.so dependency).
+thread_local GroupState tls_group __attribute__((tls_model("initial-exec")));
+// Inside a recorded NCCL call (NCCL calling itself).
+thread_local uint32_t tls_nccl_depth __attribute__((tls_model("initial-exec"))) = 0;
 
 class NcclCallScope {
  public:

@@ -69,6 +69,9 @@ TEST(BlasRoutine, NumbersAreStable) {
   EXPECT_EQ(static_cast<int>(BlasRoutine::kDnnBatchNormForwardTraining), 196);
   EXPECT_EQ(static_cast<int>(BlasRoutine::kDnnBatchNormBackwardEx), 200);
   EXPECT_EQ(static_cast<int>(BlasRoutine::kDnnGraph), 208);
+  EXPECT_EQ(static_cast<int>(BlasRoutine::kNcclAllReduce), 224);
+  EXPECT_EQ(static_cast<int>(BlasRoutine::kNcclRecv), 233);
+  EXPECT_EQ(static_cast<int>(BlasRoutine::kNcclGroupEnd), 239);
 }
 
 TEST(BlasRoutine, NamesRoundTrip) {
@@ -82,7 +85,7 @@ TEST(BlasRoutine, NamesRoundTrip) {
     EXPECT_TRUE(seen.insert(name).second) << name;
     EXPECT_EQ(BlasRoutineFromName(name), r) << name;
   }
-  EXPECT_EQ(seen.size(), 37u);  // every family but kUnknown: 27 cuBLAS, 10 cuDNN
+  EXPECT_EQ(seen.size(), 48u);  // every family but kUnknown: 27 cuBLAS, 10 cuDNN, 11 NCCL
   EXPECT_EQ(BlasRoutineName(BlasRoutine::kGemmStridedBatched), "gemm_strided_batched");
   EXPECT_EQ(BlasRoutineName(BlasRoutine::kLtMatmul), "lt_matmul");
   EXPECT_EQ(BlasRoutineFromId(999), BlasRoutine::kUnknown);
