@@ -150,7 +150,8 @@ void TraceAnalyzer::State::AddLibraryCall(const trace::LibraryCallRecord& c, uin
       pending.flops = c.flops * share;
       pending.flops_source = new_flops = static_cast<FigureSource>(c.source);
     }
-    if (!Known(pending.bytes_source)) {
+    // A collective's bytes are its message, not its kernel's DRAM traffic: left unknown.
+    if (!Known(pending.bytes_source) && !IsCommRoutine(BlasRoutineFromId(c.routine))) {
       pending.bytes = c.bytes * share;
       pending.bytes_source = new_bytes = static_cast<FigureSource>(c.source);
     }

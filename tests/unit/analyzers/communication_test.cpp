@@ -90,12 +90,18 @@ TEST(Communication, AllReduceBytesBandwidthsAndTheShareComputeHid) {
   EXPECT_DOUBLE_EQ(c.gpu_ns, 2'500'000);
   EXPECT_DOUBLE_EQ(c.overlapped_ns, 5 * 250'000.0);
   EXPECT_DOUBLE_EQ(c.exposed_share(), 0.5);
-  // The collective kernel is not placed on a roofline, nor counted as model FLOPs.
+  // The collective kernel is not placed on a roofline, nor counted as model FLOPs; it takes its
+  // call's reduction FLOPs, not its message size as DRAM bytes.
+  bool seen = false;
   for (const KernelGroup& g : a.run.kernels) {
-    if (g.category == "collective") {
-      EXPECT_FALSE(g.placement.has_value());
-    }
+    if (g.category != "collective") continue;
+    seen = true;
+    EXPECT_FALSE(g.placement.has_value());
+    EXPECT_EQ(g.all.flops_source, trace::FigureSource::kAnalytic);
+    EXPECT_DOUBLE_EQ(g.all.flops, 5 * 1048576 / 2.0);
+    EXPECT_EQ(g.all.bytes_source, trace::FigureSource::kUnknown);
   }
+  EXPECT_TRUE(seen);
   for (const DeviceActivity& d : a.run.devices) EXPECT_EQ(d.analytic_flops, 0);
 }
 
