@@ -4,8 +4,7 @@
 // convention of layer norm (analyzers::DescribeBatchNorm).
 #include <cudnn.h>
 
-#include <cstring>
-
+#include "enum_number.h"
 #include "flopspy/analyzers/dnn_formulas.h"
 #include "hooks_cudnn_common.h"
 
@@ -13,16 +12,6 @@ namespace flopspy::interpose::cudnn {
 namespace {
 
 namespace a = flopspy::analyzers;
-
-// The enum arguments' numbers, read without loading them as enums (a caller's out-of-range value
-// is not one of the enumerators).
-template <class Enum>
-int Number(const Enum& e) {
-  static_assert(sizeof(Enum) == sizeof(int));
-  int v;
-  std::memcpy(&v, &e, sizeof v);
-  return v;
-}
 
 // Reads the call's descriptors and fills its record. `beta` is the data blend factor (host
 // memory, as every legacy scaling factor); without a parameter descriptor the record has no
@@ -67,8 +56,8 @@ FLOPSPY_CUDNN_EXPORT cudnnStatus_t cudnnBatchNormalizationForwardTraining(
       __builtin_return_address(0),
       [&](auto& raw, fi::LibraryCopy* copy) {
         fc::DecodeNorm(raw, copy, handle,
-                       fc::Norm(fa::NormPass::kForwardTraining, false, fc::Number(mode), 0), xDesc,
-                       bnScaleBiasMeanVarDesc, beta);
+                       fc::Norm(fa::NormPass::kForwardTraining, false, fi::EnumNumber(mode), 0),
+                       xDesc, bnScaleBiasMeanVarDesc, beta);
       },
       handle, mode, alpha, beta, xDesc, x, yDesc, y, bnScaleBiasMeanVarDesc, bnScale, bnBias,
       exponentialAverageFactor, resultRunningMean, resultRunningVariance, epsilon, resultSaveMean,
@@ -88,10 +77,10 @@ FLOPSPY_CUDNN_EXPORT cudnnStatus_t cudnnBatchNormalizationForwardTrainingEx(
                         decltype(&cudnnBatchNormalizationForwardTrainingEx)>(
       __builtin_return_address(0),
       [&](auto& raw, fi::LibraryCopy* copy) {
-        fc::DecodeNorm(
-            raw, copy, handle,
-            fc::Norm(fa::NormPass::kForwardTraining, true, fc::Number(mode), fc::Number(bnOps)),
-            xDesc, bnScaleBiasMeanVarDesc, beta);
+        fc::DecodeNorm(raw, copy, handle,
+                       fc::Norm(fa::NormPass::kForwardTraining, true, fi::EnumNumber(mode),
+                                fi::EnumNumber(bnOps)),
+                       xDesc, bnScaleBiasMeanVarDesc, beta);
       },
       handle, mode, bnOps, alpha, beta, xDesc, xData, zDesc, zData, yDesc, yData,
       bnScaleBiasMeanVarDesc, bnScale, bnBias, exponentialAverageFactor, resultRunningMean,
@@ -109,8 +98,8 @@ FLOPSPY_CUDNN_EXPORT cudnnStatus_t cudnnBatchNormalizationForwardInference(
       __builtin_return_address(0),
       [&](auto& raw, fi::LibraryCopy* copy) {
         fc::DecodeNorm(raw, copy, handle,
-                       fc::Norm(fa::NormPass::kForwardInference, false, fc::Number(mode), 0), xDesc,
-                       bnScaleBiasMeanVarDesc, beta);
+                       fc::Norm(fa::NormPass::kForwardInference, false, fi::EnumNumber(mode), 0),
+                       xDesc, bnScaleBiasMeanVarDesc, beta);
       },
       handle, mode, alpha, beta, xDesc, x, yDesc, y, bnScaleBiasMeanVarDesc, bnScale, bnBias,
       estimatedMean, estimatedVariance, epsilon);
@@ -128,7 +117,7 @@ FLOPSPY_CUDNN_EXPORT cudnnStatus_t cudnnBatchNormalizationBackward(
       __builtin_return_address(0),
       [&](auto& raw, fi::LibraryCopy* copy) {
         fc::DecodeNorm(raw, copy, handle,
-                       fc::Norm(fa::NormPass::kBackward, false, fc::Number(mode), 0), xDesc,
+                       fc::Norm(fa::NormPass::kBackward, false, fi::EnumNumber(mode), 0), xDesc,
                        dBnScaleBiasDesc, betaDataDiff);
       },
       handle, mode, alphaDataDiff, betaDataDiff, alphaParamDiff, betaParamDiff, xDesc, x, dyDesc,
@@ -151,9 +140,10 @@ FLOPSPY_CUDNN_EXPORT cudnnStatus_t cudnnBatchNormalizationBackwardEx(
                         decltype(&cudnnBatchNormalizationBackwardEx)>(
       __builtin_return_address(0),
       [&](auto& raw, fi::LibraryCopy* copy) {
-        fc::DecodeNorm(raw, copy, handle,
-                       fc::Norm(fa::NormPass::kBackward, true, fc::Number(mode), fc::Number(bnOps)),
-                       xDesc, dBnScaleBiasDesc, betaDataDiff);
+        fc::DecodeNorm(
+            raw, copy, handle,
+            fc::Norm(fa::NormPass::kBackward, true, fi::EnumNumber(mode), fi::EnumNumber(bnOps)),
+            xDesc, dBnScaleBiasDesc, betaDataDiff);
       },
       handle, mode, bnOps, alphaDataDiff, betaDataDiff, alphaParamDiff, betaParamDiff, xDesc, xData,
       yDesc, yData, dyDesc, dyData, dzDesc, dzData, dxDesc, dxData, dBnScaleBiasDesc, bnScaleData,

@@ -9,13 +9,13 @@
 
 #include <atomic>
 #include <cstdint>
-#include <cstring>
 #include <iterator>
 
 #include "caller_resolver.h"
 #include "capture_window.h"
 #include "clock.h"
 #include "current_device.h"
+#include "enum_number.h"
 #include "flopspy/analyzers/blas_routine.h"
 #include "flopspy/analyzers/comm_formulas.h"
 #include "launch_record.h"
@@ -288,25 +288,13 @@ Fn RealOf(const void* caller, LibraryCopy** copy) {
   return reinterpret_cast<Fn>(target.real);
 }
 
-int Number(ncclDataType_t t) {
-  int v;
-  static_assert(sizeof v == sizeof t);
-  std::memcpy(&v, &t, sizeof v);
-  return v;
-}
-int Number(ncclRedOp_t op) {
-  int v;
-  static_assert(sizeof v == sizeof op);
-  std::memcpy(&v, &op, sizeof v);
-  return v;
-}
-
 }  // namespace
 }  // namespace flopspy::interpose::nccl
 
 namespace fa = ::flopspy::analyzers;
 namespace fn = ::flopspy::interpose::nccl;
 using fa::BlasRoutine;
+using flopspy::interpose::EnumNumber;
 using fn::CallFacts;
 
 // --- Communicators: forwarded, noted ---------------------------------------------------------
@@ -404,7 +392,7 @@ FLOPSPY_NCCL_EXPORT ncclResult_t ncclAllReduce(const void* sendbuff, void* recvb
                                                ncclDataType_t datatype, ncclRedOp_t op,
                                                ncclComm_t comm, cudaStream_t stream) {
   const CallFacts f{
-      BlasRoutine::kNcclAllReduce, comm, count, fn::Number(datatype), -1, fn::Number(op), stream};
+      BlasRoutine::kNcclAllReduce, comm, count, EnumNumber(datatype), -1, EnumNumber(op), stream};
   return fn::Collective<fn::kHook_ncclAllReduce, decltype(&ncclAllReduce)>(
       __builtin_return_address(0), f, sendbuff, recvbuff, count, datatype, op, comm, stream);
 }
@@ -413,7 +401,7 @@ FLOPSPY_NCCL_EXPORT ncclResult_t ncclBroadcast(const void* sendbuff, void* recvb
                                                ncclDataType_t datatype, int root, ncclComm_t comm,
                                                cudaStream_t stream) {
   const CallFacts f{
-      BlasRoutine::kNcclBroadcast, comm, count, fn::Number(datatype), root, -1, stream};
+      BlasRoutine::kNcclBroadcast, comm, count, EnumNumber(datatype), root, -1, stream};
   return fn::Collective<fn::kHook_ncclBroadcast, decltype(&ncclBroadcast)>(
       __builtin_return_address(0), f, sendbuff, recvbuff, count, datatype, root, comm, stream);
 }
@@ -421,7 +409,7 @@ FLOPSPY_NCCL_EXPORT ncclResult_t ncclBroadcast(const void* sendbuff, void* recvb
 FLOPSPY_NCCL_EXPORT ncclResult_t ncclBcast(void* buff, size_t count, ncclDataType_t datatype,
                                            int root, ncclComm_t comm, cudaStream_t stream) {
   const CallFacts f{
-      BlasRoutine::kNcclBroadcast, comm, count, fn::Number(datatype), root, -1, stream};
+      BlasRoutine::kNcclBroadcast, comm, count, EnumNumber(datatype), root, -1, stream};
   return fn::Collective<fn::kHook_ncclBcast, decltype(&ncclBcast)>(
       __builtin_return_address(0), f, buff, count, datatype, root, comm, stream);
 }
@@ -429,8 +417,8 @@ FLOPSPY_NCCL_EXPORT ncclResult_t ncclBcast(void* buff, size_t count, ncclDataTyp
 FLOPSPY_NCCL_EXPORT ncclResult_t ncclReduce(const void* sendbuff, void* recvbuff, size_t count,
                                             ncclDataType_t datatype, ncclRedOp_t op, int root,
                                             ncclComm_t comm, cudaStream_t stream) {
-  const CallFacts f{BlasRoutine::kNcclReduce, comm,  count, fn::Number(datatype), root,
-                    fn::Number(op),           stream};
+  const CallFacts f{BlasRoutine::kNcclReduce, comm,  count, EnumNumber(datatype), root,
+                    EnumNumber(op),           stream};
   return fn::Collective<fn::kHook_ncclReduce, decltype(&ncclReduce)>(
       __builtin_return_address(0), f, sendbuff, recvbuff, count, datatype, op, root, comm, stream);
 }
@@ -439,7 +427,7 @@ FLOPSPY_NCCL_EXPORT ncclResult_t ncclAllGather(const void* sendbuff, void* recvb
                                                size_t sendcount, ncclDataType_t datatype,
                                                ncclComm_t comm, cudaStream_t stream) {
   const CallFacts f{
-      BlasRoutine::kNcclAllGather, comm, sendcount, fn::Number(datatype), -1, -1, stream};
+      BlasRoutine::kNcclAllGather, comm, sendcount, EnumNumber(datatype), -1, -1, stream};
   return fn::Collective<fn::kHook_ncclAllGather, decltype(&ncclAllGather)>(
       __builtin_return_address(0), f, sendbuff, recvbuff, sendcount, datatype, comm, stream);
 }
@@ -451,9 +439,9 @@ FLOPSPY_NCCL_EXPORT ncclResult_t ncclReduceScatter(const void* sendbuff, void* r
   const CallFacts f{BlasRoutine::kNcclReduceScatter,
                     comm,
                     recvcount,
-                    fn::Number(datatype),
+                    EnumNumber(datatype),
                     -1,
-                    fn::Number(op),
+                    EnumNumber(op),
                     stream};
   return fn::Collective<fn::kHook_ncclReduceScatter, decltype(&ncclReduceScatter)>(
       __builtin_return_address(0), f, sendbuff, recvbuff, recvcount, datatype, op, comm, stream);
@@ -462,7 +450,7 @@ FLOPSPY_NCCL_EXPORT ncclResult_t ncclReduceScatter(const void* sendbuff, void* r
 FLOPSPY_NCCL_EXPORT ncclResult_t ncclAlltoAll(const void* sendbuff, void* recvbuff, size_t count,
                                               ncclDataType_t datatype, ncclComm_t comm,
                                               cudaStream_t stream) {
-  const CallFacts f{BlasRoutine::kNcclAllToAll, comm, count, fn::Number(datatype), -1, -1, stream};
+  const CallFacts f{BlasRoutine::kNcclAllToAll, comm, count, EnumNumber(datatype), -1, -1, stream};
   return fn::Collective<fn::kHook_ncclAlltoAll, decltype(&ncclAlltoAll)>(
       __builtin_return_address(0), f, sendbuff, recvbuff, count, datatype, comm, stream);
 }
@@ -470,7 +458,7 @@ FLOPSPY_NCCL_EXPORT ncclResult_t ncclAlltoAll(const void* sendbuff, void* recvbu
 FLOPSPY_NCCL_EXPORT ncclResult_t ncclGather(const void* sendbuff, void* recvbuff, size_t count,
                                             ncclDataType_t datatype, int root, ncclComm_t comm,
                                             cudaStream_t stream) {
-  const CallFacts f{BlasRoutine::kNcclGather, comm, count, fn::Number(datatype), root, -1, stream};
+  const CallFacts f{BlasRoutine::kNcclGather, comm, count, EnumNumber(datatype), root, -1, stream};
   return fn::Collective<fn::kHook_ncclGather, decltype(&ncclGather)>(
       __builtin_return_address(0), f, sendbuff, recvbuff, count, datatype, root, comm, stream);
 }
@@ -478,7 +466,7 @@ FLOPSPY_NCCL_EXPORT ncclResult_t ncclGather(const void* sendbuff, void* recvbuff
 FLOPSPY_NCCL_EXPORT ncclResult_t ncclScatter(const void* sendbuff, void* recvbuff, size_t count,
                                              ncclDataType_t datatype, int root, ncclComm_t comm,
                                              cudaStream_t stream) {
-  const CallFacts f{BlasRoutine::kNcclScatter, comm, count, fn::Number(datatype), root, -1, stream};
+  const CallFacts f{BlasRoutine::kNcclScatter, comm, count, EnumNumber(datatype), root, -1, stream};
   return fn::Collective<fn::kHook_ncclScatter, decltype(&ncclScatter)>(
       __builtin_return_address(0), f, sendbuff, recvbuff, count, datatype, root, comm, stream);
 }
@@ -486,14 +474,14 @@ FLOPSPY_NCCL_EXPORT ncclResult_t ncclScatter(const void* sendbuff, void* recvbuf
 FLOPSPY_NCCL_EXPORT ncclResult_t ncclSend(const void* sendbuff, size_t count,
                                           ncclDataType_t datatype, int peer, ncclComm_t comm,
                                           cudaStream_t stream) {
-  const CallFacts f{BlasRoutine::kNcclSend, comm, count, fn::Number(datatype), peer, -1, stream};
+  const CallFacts f{BlasRoutine::kNcclSend, comm, count, EnumNumber(datatype), peer, -1, stream};
   return fn::Collective<fn::kHook_ncclSend, decltype(&ncclSend)>(
       __builtin_return_address(0), f, sendbuff, count, datatype, peer, comm, stream);
 }
 
 FLOPSPY_NCCL_EXPORT ncclResult_t ncclRecv(void* recvbuff, size_t count, ncclDataType_t datatype,
                                           int peer, ncclComm_t comm, cudaStream_t stream) {
-  const CallFacts f{BlasRoutine::kNcclRecv, comm, count, fn::Number(datatype), peer, -1, stream};
+  const CallFacts f{BlasRoutine::kNcclRecv, comm, count, EnumNumber(datatype), peer, -1, stream};
   return fn::Collective<fn::kHook_ncclRecv, decltype(&ncclRecv)>(
       __builtin_return_address(0), f, recvbuff, count, datatype, peer, comm, stream);
 }

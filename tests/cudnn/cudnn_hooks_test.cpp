@@ -26,29 +26,10 @@ using analyzers::BlasRoutine;
 using trace::FigureSource;
 using trace::LibraryCallRecord;
 
-struct Outcome {
-  ChildResult plain, traced;
-  std::vector<TracedCall> calls;
-  std::string trace_error;
-};
+using Outcome = TracedRun;
 
 Outcome RunTraced(const std::vector<std::string>& argv) {
-  Outcome run;
-  TempDir dir;
-  ChildOptions plain;
-  plain.unset.push_back("LD_PRELOAD");
-  run.plain = RunChild(argv, plain);
-  ChildOptions traced;
-  traced.env["LD_PRELOAD"] = FLOPSPY_LIBRARY_PATH;
-  traced.env["FLOPSPY_OUT"] = dir.path();
-  run.traced = RunChild(argv, traced);
-  const auto traces = dir.Files(".fspy");
-  if (traces.size() != 1) {
-    run.trace_error = "traces written: " + std::to_string(traces.size());
-  } else {
-    run.calls = ReadLibraryCalls(traces.front(), run.trace_error);
-  }
-  return run;
+  return RunPlainAndTraced(argv, FLOPSPY_LIBRARY_PATH);
 }
 
 // Runs a client scenario; the program must behave the same with and without flopspy.

@@ -25,32 +25,14 @@ using trace::FigureSource;
 using trace::LibraryCallRecord;
 namespace cuda_type = analyzers::cuda_type;
 
-struct Outcome {
-  ChildResult plain, traced;
-  std::vector<TracedCall> calls;
-  std::string trace_error;
-};
+using Outcome = TracedRun;
 
 // Runs a client scenario (with its argument, if any), once plain and once under flopspy; the
 // program must behave the same both ways (exit 0, the same output) and leave one readable trace.
 Outcome Scenario(const std::string& name, const std::string& arg = "") {
   std::vector<std::string> argv = {FLOPSPY_NCCL_CLIENT, name};
   if (!arg.empty()) argv.push_back(arg);
-  Outcome run;
-  TempDir dir;
-  ChildOptions plain;
-  plain.unset.push_back("LD_PRELOAD");
-  run.plain = RunChild(argv, plain);
-  ChildOptions traced;
-  traced.env["LD_PRELOAD"] = FLOPSPY_LIBRARY_PATH;
-  traced.env["FLOPSPY_OUT"] = dir.path();
-  run.traced = RunChild(argv, traced);
-  const auto traces = dir.Files(".fspy");
-  if (traces.size() != 1) {
-    run.trace_error = "traces written: " + std::to_string(traces.size());
-  } else {
-    run.calls = ReadLibraryCalls(traces.front(), run.trace_error);
-  }
+  Outcome run = RunPlainAndTraced(argv, FLOPSPY_LIBRARY_PATH);
   EXPECT_TRUE(run.plain.exited && run.plain.exit_code == 0) << run.plain.out << run.plain.err;
   EXPECT_TRUE(run.traced.exited && run.traced.exit_code == 0) << run.traced.out << run.traced.err;
   EXPECT_EQ(run.traced.out, run.plain.out);

@@ -32,4 +32,23 @@ std::vector<TracedCall> ReadLibraryCalls(const std::string& path, std::string& e
   return calls;
 }
 
+TracedRun RunPlainAndTraced(const std::vector<std::string>& argv, const std::string& library) {
+  TracedRun run;
+  TempDir dir;
+  ChildOptions plain;
+  plain.unset.push_back("LD_PRELOAD");
+  run.plain = RunChild(argv, plain);
+  ChildOptions traced;
+  traced.env["LD_PRELOAD"] = library;
+  traced.env["FLOPSPY_OUT"] = dir.path();
+  run.traced = RunChild(argv, traced);
+  const auto traces = dir.Files(".fspy");
+  if (traces.size() != 1) {
+    run.trace_error = "traces written: " + std::to_string(traces.size());
+  } else {
+    run.calls = ReadLibraryCalls(traces.front(), run.trace_error);
+  }
+  return run;
+}
+
 }  // namespace flopspy::testing
