@@ -10,6 +10,7 @@
 #include <type_traits>
 
 #include "flopspy/trace/schema.h"
+#include "graph_registry.h"
 
 namespace flopspy::interpose {
 
@@ -19,10 +20,12 @@ struct CallFacts {
   trace::CopyKind kind = trace::CopyKind::kUnknown;
   trace::MemoryKind src = trace::MemoryKind::kUnknown;
   trace::MemoryKind dst = trace::MemoryKind::kUnknown;
-  int position = 0;  // of the argument being noted
+  uint32_t graph_exec = 0;  // a graph launch: the executable graph's id (graph_registry.h)
+  int position = 0;         // of the argument being noted
 
   // ApiCallRecord::detail.
   uint32_t Detail() const {
+    if (graph_exec != 0) return graph_exec;
     return static_cast<uint32_t>(kind) | static_cast<uint32_t>(src) << 8 |
            static_cast<uint32_t>(dst) << 16;
   }
@@ -62,6 +65,8 @@ template <class T>
 void Note(CallFacts& f, T value) {
   if constexpr (std::is_same_v<T, CUstream>) {
     f.stream = reinterpret_cast<uint64_t>(value);
+  } else if constexpr (std::is_same_v<T, CUgraphExec>) {
+    f.graph_exec = ExecIdOf(value);
   } else if constexpr (std::is_same_v<T, CUevent>) {
     if (f.stream == 0) f.stream = reinterpret_cast<uint64_t>(value);
   } else if constexpr (std::is_same_v<T, CUarray>) {

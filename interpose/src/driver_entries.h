@@ -17,6 +17,9 @@
 #include <cuda.h>
 #include <cudaTypedefs.h>
 
+// The Graph entries (graph_hooks.h) build, instantiate, update and destroy CUDA graphs: the
+// trace records what each graph runs (docs/cuda-graphs.md).
+//
 // cuda.h maps these to the CUDA 13.0 ABI (_v2); the table also wraps the CUDA 12.8 ABI the bare
 // names export.
 #undef cuMemcpyBatchAsync
@@ -44,6 +47,38 @@
     (CUgraphExec g, CUstream s), (g, s)) \
   X(GraphLaunchPtsz, "cuGraphLaunch", cuGraphLaunch_ptsz, PFN_cuGraphLaunch_v10000_ptsz, true, kCuGraphLaunchPtsz, Api, kUnknown, false, \
     (CUgraphExec g, CUstream s), (g, s)) \
+  X(StreamBeginCapture, "cuStreamBeginCapture", cuStreamBeginCapture_v2, PFN_cuStreamBeginCapture_v10010, false, kUnknown, Graph, kUnknown, false, \
+    (CUstream s, CUstreamCaptureMode m), (s, m)) \
+  X(StreamBeginCapturePtsz, "cuStreamBeginCapture", cuStreamBeginCapture_v2_ptsz, PFN_cuStreamBeginCapture_v10010_ptsz, true, kUnknown, Graph, kUnknown, false, \
+    (CUstream s, CUstreamCaptureMode m), (s, m)) \
+  X(StreamBeginCaptureToGraph, "cuStreamBeginCaptureToGraph", cuStreamBeginCaptureToGraph, PFN_cuStreamBeginCaptureToGraph_v12030, false, kUnknown, Graph, kUnknown, false, \
+    (CUstream s, CUgraph g, const CUgraphNode* d, const CUgraphEdgeData* ed, size_t n, CUstreamCaptureMode m), (s, g, d, ed, n, m)) \
+  X(StreamBeginCaptureToGraphPtsz, "cuStreamBeginCaptureToGraph", cuStreamBeginCaptureToGraph_ptsz, PFN_cuStreamBeginCaptureToGraph_v12030_ptsz, true, kUnknown, Graph, kUnknown, false, \
+    (CUstream s, CUgraph g, const CUgraphNode* d, const CUgraphEdgeData* ed, size_t n, CUstreamCaptureMode m), (s, g, d, ed, n, m)) \
+  X(StreamEndCapture, "cuStreamEndCapture", cuStreamEndCapture, PFN_cuStreamEndCapture_v10000, false, kUnknown, Graph, kUnknown, false, \
+    (CUstream s, CUgraph* g), (s, g)) \
+  X(StreamEndCapturePtsz, "cuStreamEndCapture", cuStreamEndCapture_ptsz, PFN_cuStreamEndCapture_v10000_ptsz, true, kUnknown, Graph, kUnknown, false, \
+    (CUstream s, CUgraph* g), (s, g)) \
+  X(GraphInstantiateWithFlags, "cuGraphInstantiateWithFlags", cuGraphInstantiateWithFlags, PFN_cuGraphInstantiateWithFlags_v11040, false, kUnknown, Graph, kUnknown, false, \
+    (CUgraphExec* e, CUgraph g, unsigned long long f), (e, g, f)) \
+  X(GraphInstantiateWithParams, "cuGraphInstantiateWithParams", cuGraphInstantiateWithParams, PFN_cuGraphInstantiateWithParams_v12000, false, kUnknown, Graph, kUnknown, false, \
+    (CUgraphExec* e, CUgraph g, CUDA_GRAPH_INSTANTIATE_PARAMS* p), (e, g, p)) \
+  X(GraphInstantiateWithParamsPtsz, "cuGraphInstantiateWithParams", cuGraphInstantiateWithParams_ptsz, PFN_cuGraphInstantiateWithParams_v12000_ptsz, true, kUnknown, Graph, kUnknown, false, \
+    (CUgraphExec* e, CUgraph g, CUDA_GRAPH_INSTANTIATE_PARAMS* p), (e, g, p)) \
+  X(GraphExecUpdate, "cuGraphExecUpdate", cuGraphExecUpdate_v2, PFN_cuGraphExecUpdate_v12000, false, kUnknown, Graph, kUnknown, false, \
+    (CUgraphExec e, CUgraph g, CUgraphExecUpdateResultInfo* r), (e, g, r)) \
+  X(GraphAddKernelNode, "cuGraphAddKernelNode", cuGraphAddKernelNode_v2, PFN_cuGraphAddKernelNode_v12000, false, kCuGraphAddKernelNode, Graph, kUnknown, false, \
+    (CUgraphNode* n, CUgraph g, const CUgraphNode* d, size_t c, const CUDA_KERNEL_NODE_PARAMS* p), (n, g, d, c, p)) \
+  X(GraphAddNode, "cuGraphAddNode", cuGraphAddNode_v2, PFN_cuGraphAddNode_v12030, false, kCuGraphAddNode, Graph, kUnknown, false, \
+    (CUgraphNode* n, CUgraph g, const CUgraphNode* d, const CUgraphEdgeData* ed, size_t c, CUgraphNodeParams* p), (n, g, d, ed, c, p)) \
+  X(GraphKernelNodeSetParams, "cuGraphKernelNodeSetParams", cuGraphKernelNodeSetParams_v2, PFN_cuGraphKernelNodeSetParams_v12000, false, kCuGraphKernelNodeSetParams, Graph, kUnknown, false, \
+    (CUgraphNode n, const CUDA_KERNEL_NODE_PARAMS* p), (n, p)) \
+  X(GraphExecKernelNodeSetParams, "cuGraphExecKernelNodeSetParams", cuGraphExecKernelNodeSetParams_v2, PFN_cuGraphExecKernelNodeSetParams_v12000, false, kCuGraphExecKernelNodeSetParams, Graph, kUnknown, false, \
+    (CUgraphExec e, CUgraphNode n, const CUDA_KERNEL_NODE_PARAMS* p), (e, n, p)) \
+  X(GraphExecDestroy, "cuGraphExecDestroy", cuGraphExecDestroy, PFN_cuGraphExecDestroy_v10000, false, kUnknown, Graph, kUnknown, false, \
+    (CUgraphExec e), (e)) \
+  X(GraphDestroy, "cuGraphDestroy", cuGraphDestroy, PFN_cuGraphDestroy_v10000, false, kUnknown, Graph, kUnknown, false, \
+    (CUgraph g), (g)) \
   X(CtxSynchronize, "cuCtxSynchronize", cuCtxSynchronize, PFN_cuCtxSynchronize_v2000, false, kCuCtxSynchronize, Api, kUnknown, true, \
     (void), ()) \
   X(CtxSynchronizeV2, "cuCtxSynchronize", cuCtxSynchronize_v2, PFN_cuCtxSynchronize_v13000, false, kCuCtxSynchronize, Api, kUnknown, true, \

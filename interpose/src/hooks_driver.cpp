@@ -17,6 +17,7 @@
 #include "driver_call_facts.h"
 #include "driver_entries.h"
 #include "driver_hooks.h"
+#include "graph_hooks.h"
 #include "instrumented_launch.h"
 #include "library_resolver.h"
 #include "log.h"
@@ -37,7 +38,7 @@ enum EntryId : int {
       kEntryCount
 };
 
-enum class Kind { kLaunch, kLaunchEx, kCooperative, kApi };
+enum class Kind { kLaunch, kLaunchEx, kCooperative, kApi, kGraph };
 
 struct DriverEntry {
   const char* base;
@@ -237,6 +238,35 @@ struct ApiWrapper<E, S, CUresult (*)(A...)> {
   }
 };
 
+// Graph building and capture: the real call, then what it did (graph_hooks.h). Capture counts and
+// graph ids are kept even when nothing is recorded.
+template <class... A>
+concept GraphNotable = requires(const GraphCall& call, A... args) {
+  NoteGraphCall(call, args...);
+};
+
+template <int E, int S, class Fn>
+struct GraphWrapper;
+
+template <int E, int S, class... A>
+struct GraphWrapper<E, S, CUresult (*)(A...)> {
+  static constexpr bool kNotable = GraphNotable<A...>;
+  static CUresult Call(A... args) noexcept {
+    using Fn = CUresult (*)(A...);
+    const auto real = reinterpret_cast<Fn>(Real(E, S));
+    if (real == nullptr) return MissingReal<Fn>(E), kNoDriver;
+    GraphCall call;
+    call.api = g_entries[E].api;
+    call.record = RecordingCalls() && !tls_in_runtime_call;
+    call.driver = reinterpret_cast<const void*>(real);
+    call.enter_ns = NowNs();
+    call.result = real(args...);
+    call.exit_ns = NowNs();
+    if constexpr (kNotable) NoteGraphCall(call, args...);
+    return call.result;
+  }
+};
+
 template <int E, int S>
 void* WrapperFor() {
   using Fn = typename EntryType<E>::Fn;
@@ -258,6 +288,11 @@ void* WrapperFor() {
       break;
     case Kind::kApi:
       return reinterpret_cast<void*>(&ApiWrapper<E, S, Fn>::Call);
+    case Kind::kGraph:
+      if constexpr (GraphWrapper<E, S, Fn>::kNotable) {
+        return reinterpret_cast<void*>(&GraphWrapper<E, S, Fn>::Call);
+      }
+      break;
   }
   return nullptr;
 }
@@ -309,6 +344,9 @@ void Remember(std::atomic<void*>& slot, void* real) {
 // after 13.0) the newest one not newer than the requested version. None when every ABI the table
 // has is newer (a pre-3.2 copy ABI): the driver's function is handed out unwrapped.
 int EntryForProc(std::string_view symbol, void* real, int version, cuuint64_t flags) {
+  // cuda.h makes cuGraphInstantiate cuGraphInstantiateWithFlags from CUDA 12.0 on: the driver
+  // answers that name with that function.
+  if (symbol == "cuGraphInstantiate" && version >= 12000) symbol = "cuGraphInstantiateWithFlags";
   int by_version = -1;
   const bool per_thread = (flags & CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM) != 0;
   for (int e = 0; e < kEntryCount; ++e) {

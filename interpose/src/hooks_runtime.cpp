@@ -14,6 +14,7 @@
 #include "caller_resolver.h"
 #include "capture_window.h"
 #include "clock.h"
+#include "graph_registry.h"
 #include "instrumented_launch.h"
 #include "recorder.h"
 
@@ -111,9 +112,17 @@ cudaError_t LaunchEx(const void* caller, trace::Api api, bool per_thread,
 }
 
 // Synchronisation, copies, graph launches: one API call record each.
+// ApiCallRecord::detail: a copy's kind, or a graph launch's executable graph.
+struct Detail {
+  Detail(trace::CopyKind kind)  // NOLINT(google-explicit-constructor): every copy passes one
+      : value(static_cast<uint32_t>(kind)) {}
+  explicit Detail(cudaGraphExec_t exec) : value(ExecIdOf(reinterpret_cast<CUgraphExec>(exec))) {}
+  uint32_t value;
+};
+
 template <class Fn, class... A>
 cudaError_t Call(const void* caller, CallerRealFunction<Fn>& real, trace::Api api, uint64_t stream,
-                 uint64_t bytes, trace::CopyKind kind, bool synchronizing, A... args) noexcept {
+                 uint64_t bytes, Detail detail, bool synchronizing, A... args) noexcept {
   const auto fn = real.get(caller);
   if (fn == nullptr) {
     ReportMissingReal(real.name());
@@ -130,8 +139,7 @@ cudaError_t Call(const void* caller, CallerRealFunction<Fn>& real, trace::Api ap
     result = fn(args...);
     exit = NowNs();
   }
-  RecordApiCall(api, enter, exit, result, correlation, stream, bytes, static_cast<uint32_t>(kind),
-                synchronizing);
+  RecordApiCall(api, enter, exit, result, correlation, stream, bytes, detail.value, synchronizing);
   return result;
 }
 
@@ -207,13 +215,12 @@ FLOPSPY_EXPORT cudaError_t cudaLaunchKernelExC_ptsz(const cudaLaunchConfig_t* co
 
 FLOPSPY_EXPORT cudaError_t cudaGraphLaunch(cudaGraphExec_t graph, cudaStream_t stream) {
   return Call(FLOPSPY_CALLER(), g_graph, Api::kCudaGraphLaunch, reinterpret_cast<uint64_t>(stream),
-              0, flopspy::trace::CopyKind::kUnknown, false, graph, stream);
+              0, Detail(graph), false, graph, stream);
 }
 
 FLOPSPY_EXPORT cudaError_t cudaGraphLaunch_ptsz(cudaGraphExec_t graph, cudaStream_t stream) {
   return Call(FLOPSPY_CALLER(), g_graph_ptsz, Api::kCudaGraphLaunchPtsz,
-              reinterpret_cast<uint64_t>(stream), 0, flopspy::trace::CopyKind::kUnknown, false,
-              graph, stream);
+              reinterpret_cast<uint64_t>(stream), 0, Detail(graph), false, graph, stream);
 }
 
 FLOPSPY_EXPORT cudaError_t cudaDeviceSynchronize() {

@@ -7,8 +7,10 @@
 //   4. the runtime mark (a runtime hook only: the driver call underneath is this launch);
 //   5. CUPTI's correlation push, so the GPU records of the launch come back joined to it;
 //   6. the clock, read right around the real call only;
-//   7. after the pop: the launch record, written in place in the thread's ring; counter mode's
-//      KernelMetrics record, if this launch was measured, follows it;
+//   7. after the pop: while a stream capture is open anywhere, where the launch went (a graph
+//      node, cuStreamGetCaptureInfo; one relaxed load otherwise); the launch record, written in
+//      place in the thread's ring; counter mode's KernelMetrics record, if this launch was
+//      measured, follows it;
 //   8. the launch's call stacks, if the capture policy samples it (stack_capture.h).
 //
 // Nothing thrown may reach the program (hooks have C callers): every step is noexcept, and the
@@ -21,6 +23,7 @@
 #include "clock.h"
 #include "counters_mode.h"
 #include "function_naming.h"
+#include "graph_registry.h"
 #include "launch_record.h"
 #include "stack_capture.h"
 
@@ -53,8 +56,19 @@ auto InstrumentedLaunch(const LaunchSite& site, const LaunchShape& shape, const 
     exit = NowNs();
     counters.End(static_cast<int>(result));
   }
+  trace::GraphNodeRecord node{};
+  const trace::GraphNodeRecord* captured = nullptr;
+  if (CapturesOpen() && static_cast<int>(result) == 0) {
+    if (const auto into = CaptureOf(shape.stream, shape.per_thread_stream)) {
+      node.h.flags = trace::kGraphNodeCaptured;
+      node.graph = into->graph;
+      node.node = into->node;
+      node.capture_id = into->capture_id;
+      captured = &node;
+    }
+  }
   RecordLaunch(site.api, enter, exit, static_cast<int32_t>(result), correlation, function, shape,
-               params);
+               params, captured);
   NoteLaunchStacks(function, shape, correlation);
   return result;
 }

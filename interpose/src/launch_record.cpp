@@ -96,7 +96,7 @@ uint32_t CopyParams(const FunctionInfo* function, const ParamSource& source, uin
 
 void RecordLaunch(trace::Api api, uint64_t enter_ns, uint64_t exit_ns, int32_t result,
                   uint64_t correlation, const FunctionInfo* function, const LaunchShape& shape,
-                  const ParamSource& params) noexcept {
+                  const ParamSource& params, const trace::GraphNodeRecord* graph_node) noexcept {
   NoteCudaInUse();
   // Every call out of flopspy comes before the reservation: nothing may write to this thread's
   // ring between Reserve and Commit.
@@ -104,6 +104,7 @@ void RecordLaunch(trace::Api api, uint64_t enter_ns, uint64_t exit_ns, int32_t r
   uint8_t flags = 0;
   if (InsideLibraryCall()) flags |= trace::kLaunchInsideLibrary;
   if (shape.from_runtime) flags |= trace::kLaunchFromRuntime;
+  if (graph_node != nullptr) flags |= trace::kLaunchCaptured;
   const uint64_t duration = exit_ns - enter_ns;
   if (duration > UINT32_MAX) flags |= trace::kLaunchDurationSaturated;
   const uint32_t wanted = std::min<uint32_t>(
@@ -142,6 +143,12 @@ void RecordLaunch(trace::Api api, uint64_t enter_ns, uint64_t exit_ns, int32_t r
   if (truncated) raw->h.flags |= trace::kLaunchParamsTruncated;
   raw->Seal();
   buffer->Commit(raw->h.size());
+  if (graph_node != nullptr) {
+    trace::GraphNodeRecord node = *graph_node;
+    node.h = trace::MakeHeader<trace::GraphNodeRecord>(graph_node->h.flags);
+    node.correlation = correlation;
+    Emit(node);
+  }
 }
 
 void RecordApiCall(trace::Api api, uint64_t enter_ns, uint64_t exit_ns, int32_t result,

@@ -84,10 +84,13 @@ struct LaunchShape {
 };
 
 // Writes the raw launch record, with the device of the thread's current context (the device the
-// launch runs on). `enter_ns`/`exit_ns` bracket the real call only.
+// launch runs on). `enter_ns`/`exit_ns` bracket the real call only. `graph_node`: the launch ran
+// nothing but made this node of a CUDA graph (stream capture, graph API): the launch is flagged
+// kLaunchCaptured and the node's record, given the launch's correlation, follows it.
 void RecordLaunch(trace::Api api, uint64_t enter_ns, uint64_t exit_ns, int32_t result,
                   uint64_t correlation, const FunctionInfo* function, const LaunchShape& shape,
-                  const ParamSource& params) noexcept;
+                  const ParamSource& params,
+                  const trace::GraphNodeRecord* graph_node = nullptr) noexcept;
 
 // Copies up to `wanted` leading parameter bytes, packed as the layout says. Returns the count.
 // Never dereferences a parameter's value, only reads the parameters themselves.

@@ -42,17 +42,16 @@ constexpr uint32_t kLegacy = trace::kStreamLegacyDefault;
 // and its reading of the current context and its device (current_device.h): the only lines of
 // the fakes' reports that differ with the preload.
 bool IsNamingCounter(const std::string& line) {
-  for (const char* prefix : {"driver cuFuncGetName ",        "driver cuKernelGetName ",
-                             "driver cuFuncGetParamInfo ",   "driver cuKernelGetParamInfo ",
-                             "runtime cudaFuncGetName ",     "runtime cudaFuncGetParamInfo ",
-                             "runtime cudaGetFuncBySymbol ", "runtime cudaPeekAtLastError ",
-                             "runtime cudaGetLastError ",    "driver cuLibraryGetKernel ",
-                             "driver cuKernelGetFunction ",  "driver cuInit ",
-                             "driver cuDriverGetVersion ",   "driver cuDeviceGetCount ",
-                             "driver cuDeviceGet ",          "driver cuDeviceGetName ",
-                             "driver cuDeviceGetAttribute ", "driver cuDeviceTotalMem_v2 ",
-                             "driver cuDeviceGetUuid_v2 ",   "driver cuDeviceGetUuid ",
-                             "driver cuCtxGetDevice "}) {
+  for (const char* prefix :
+       {"driver cuFuncGetName ", "driver cuKernelGetName ", "driver cuFuncGetParamInfo ",
+        "driver cuKernelGetParamInfo ", "runtime cudaFuncGetName ", "runtime cudaFuncGetParamInfo ",
+        "runtime cudaGetFuncBySymbol ", "runtime cudaPeekAtLastError ", "runtime cudaGetLastError ",
+        "driver cuLibraryGetKernel ", "driver cuKernelGetFunction ", "driver cuInit ",
+        "driver cuDriverGetVersion ", "driver cuDeviceGetCount ", "driver cuDeviceGet ",
+        "driver cuDeviceGetName ", "driver cuDeviceGetAttribute ", "driver cuDeviceTotalMem_v2 ",
+        "driver cuDeviceGetUuid_v2 ", "driver cuDeviceGetUuid ", "driver cuCtxGetDevice ",
+        // where a launch went while a stream captured (graph_registry.h)
+        "driver cuStreamGetCaptureInfo_v3 "}) {
     if (line.rfind(prefix, 0) == 0) return true;
   }
   return false;
@@ -618,6 +617,99 @@ TEST_F(LaunchTest, TritonLaunchKernelExFoundWithDlsym) {
   ExpectLaunch(t.ByN(64, 24), Api::kCuLaunchKernelExPtsz, fakecuda::kTritonAdd, "1,1,1", "32,1,1",
                0, kPerThread);
   EXPECT_EQ(t.ByN(64, 24)->Cluster(), "0,0,0");
+}
+
+// --- CUDA graphs (docs/cuda-graphs.md)
+// ------------------------------------------------------------
+
+// What driver_app graphs did reaches the fake unchanged (each graph launch ran its kernels: the
+// fake counts their executions), and the trace holds every node with its kernel and parameters,
+// every graph event, and each graph launch's executable graph.
+TEST_F(LaunchTest, CudaGraphsAreRecordedNodeByNode) {
+  const Runs r = RunBoth({DRIVER_APP, "graphs"});
+  ASSERT_EQ(r.plain.exit_code, 0) << r.plain.out;
+  // Every result and kernel count is the same with flopspy (which also asks the driver where
+  // captured launches went: the driver's call counts differ).
+  std::istringstream plain_lines(r.plain.out);
+  for (std::string line; std::getline(plain_lines, line);) {
+    if (line.rfind("driver ", 0) != 0) {
+      EXPECT_TRUE(Contains(r.traced.out, line)) << line;
+    }
+    if (Contains(line, " -> ")) {
+      EXPECT_TRUE(line.ends_with(" -> 0")) << line;
+    }
+  }
+  // Executions: the eager launch, 3 + 1 replays of the capture, 2 + 1 of the built graph.
+  EXPECT_TRUE(
+      Contains(r.plain.out, std::string("kernel ") + fakecuda::kAtenMul + " launches 8 sumN 18111"))
+      << r.plain.out;
+  EXPECT_TRUE(Contains(r.plain.out,
+                       std::string("kernel ") + fakecuda::kAddKernel + " launches 4 sumN 12000"))
+      << r.plain.out;
+  const LaunchTrace& t = r.trace;
+  const auto launch_of = [&](int32_t n) -> const LaunchSeen& {
+    static const LaunchSeen none;
+    const LaunchSeen* l = t.ByN(n);
+    EXPECT_NE(l, nullptr) << "no single launch of N " << n << "\n" << Describe(t);
+    return l != nullptr ? *l : none;
+  };
+  EXPECT_FALSE(launch_of(111).flags & trace::kLaunchCaptured);
+  for (int32_t n : {1000, 2000, 5000, 6000}) {
+    EXPECT_TRUE(launch_of(n).flags & trace::kLaunchCaptured) << n;
+    EXPECT_EQ(launch_of(n).api, trace::Api::kCuLaunchKernel) << n;
+  }
+  EXPECT_EQ(launch_of(3000).api, trace::Api::kCuGraphAddKernelNode);
+  EXPECT_EQ(launch_of(4000).api, trace::Api::kCuGraphExecKernelNodeSetParams);
+  EXPECT_EQ(launch_of(4000).Grid(), "8,1,1");
+  EXPECT_TRUE(launch_of(3000).flags & trace::kLaunchCaptured);
+
+  // One node record per recorded node, after its launch, with the launch's correlation.
+  ASSERT_EQ(t.graph_nodes.size(), 6u);
+  std::map<uint64_t, trace::GraphNodeRecord> node_of;
+  for (const auto& n : t.graph_nodes) node_of[n.correlation] = n;
+  const auto node = [&](int32_t n) { return node_of[launch_of(n).correlation]; };
+  const uint32_t captured = node(1000).graph;
+  EXPECT_NE(captured, 0u);
+  EXPECT_EQ(node(2000).graph, captured);
+  EXPECT_TRUE(node(1000).h.flags & trace::kGraphNodeCaptured);
+  EXPECT_NE(node(1000).capture_id, 0u);
+  EXPECT_EQ(node(2000).capture_id, node(1000).capture_id);
+  EXPECT_NE(node(1000).node, node(2000).node);
+  const uint32_t again = node(5000).graph;
+  EXPECT_NE(again, captured);
+  EXPECT_NE(node(5000).capture_id, node(1000).capture_id);
+  const uint32_t built = node(3000).graph;
+  EXPECT_NE(built, 0u);
+  EXPECT_FALSE(node(3000).h.flags & trace::kGraphNodeCaptured);
+  EXPECT_EQ(node(3000).capture_id, 0u);
+  EXPECT_TRUE(node(4000).h.flags & trace::kGraphNodeInExec);
+  EXPECT_EQ(node(4000).node, node(3000).node);
+
+  // Events, in order: captured, instantiated, instantiated (built), captured again, updated,
+  // two executables and three graphs destroyed.
+  std::vector<std::string> events;
+  for (const auto& e : t.graph_events) {
+    events.push_back(std::string(trace::GraphEventName(static_cast<trace::GraphEvent>(e.event))));
+    EXPECT_EQ(e.result, 0);
+  }
+  EXPECT_EQ(events,
+            (std::vector<std::string>{"captured", "instantiated", "instantiated", "captured",
+                                      "updated", "exec_destroyed", "exec_destroyed",
+                                      "graph_destroyed", "graph_destroyed", "graph_destroyed"}));
+  ASSERT_EQ(t.graph_events.size(), 10u);
+  const uint32_t exec = t.graph_events[1].exec, built_exec = t.graph_events[2].exec;
+  EXPECT_EQ(t.graph_events[0].graph, captured);
+  EXPECT_EQ(t.graph_events[1].graph, captured);
+  EXPECT_EQ(t.graph_events[2].graph, built);
+  EXPECT_EQ(t.graph_events[4].graph, again);
+  EXPECT_EQ(t.graph_events[4].exec, exec);
+  EXPECT_EQ(node(4000).exec, built_exec);
+  EXPECT_NE(exec, built_exec);
+
+  // Each graph launch names its executable graph.
+  std::map<uint32_t, int> launches_of;
+  for (const ApiCallSeen* c : t.CallsWithApi(trace::Api::kCuGraphLaunch)) ++launches_of[c->detail];
+  EXPECT_EQ(launches_of, (std::map<uint32_t, int>{{exec, 4}, {built_exec, 3}}));
 }
 
 // --- the kernel catalog asks for more parameter bytes ------------------------------------------

@@ -69,8 +69,10 @@ struct LaunchTrace {
   std::vector<LaunchSeen> launches;  // in file order
   std::vector<ApiCallSeen> calls;
   std::vector<trace::LibraryCallRecord> library_calls;
-  std::map<uint32_t, trace::StreamDef> streams;      // by id
-  std::map<uint32_t, trace::FunctionDef> functions;  // by id
+  std::vector<trace::GraphNodeRecord> graph_nodes;    // in file order
+  std::vector<trace::GraphEventRecord> graph_events;  // in file order
+  std::map<uint32_t, trace::StreamDef> streams;       // by id
+  std::map<uint32_t, trace::FunctionDef> functions;   // by id
 
   std::vector<const LaunchSeen*> WithApi(trace::Api api) const {
     std::vector<const LaunchSeen*> out;
@@ -171,6 +173,12 @@ inline LaunchTrace ReadLaunchTrace(const std::string& path) {
       }
       case trace::RecordType::kLibraryCall:
         t.library_calls.push_back(r.As<trace::LibraryCallRecord>());
+        break;
+      case trace::RecordType::kGraphNode:
+        t.graph_nodes.push_back(r.As<trace::GraphNodeRecord>());
+        break;
+      case trace::RecordType::kGraphEvent:
+        t.graph_events.push_back(r.As<trace::GraphEventRecord>());
         break;
       default:
         break;

@@ -58,6 +58,26 @@ std::string_view RecordTypeName(RecordType type) {
       return "module";
     case RecordType::kStackSample:
       return "stack_sample";
+    case RecordType::kGraphNode:
+      return "graph_node";
+    case RecordType::kGraphEvent:
+      return "graph_event";
+  }
+  return "unknown";
+}
+
+std::string_view GraphEventName(GraphEvent event) {
+  switch (event) {
+    case GraphEvent::kCaptured:
+      return "captured";
+    case GraphEvent::kInstantiated:
+      return "instantiated";
+    case GraphEvent::kUpdated:
+      return "updated";
+    case GraphEvent::kExecDestroyed:
+      return "exec_destroyed";
+    case GraphEvent::kGraphDestroyed:
+      return "graph_destroyed";
   }
   return "unknown";
 }
@@ -148,6 +168,14 @@ std::string_view ApiName(Api api) {
       return "cudaGraphLaunch_ptsz";
     case Api::kCudaLaunchKernelStub:
       return "__cudaLaunchKernel";
+    case Api::kCuGraphAddKernelNode:
+      return "cuGraphAddKernelNode";
+    case Api::kCuGraphAddNode:
+      return "cuGraphAddNode";
+    case Api::kCuGraphKernelNodeSetParams:
+      return "cuGraphKernelNodeSetParams";
+    case Api::kCuGraphExecKernelNodeSetParams:
+      return "cuGraphExecKernelNodeSetParams";
     case Api::kCudaLaunchKernelStubPtsz:
       return "__cudaLaunchKernel_ptsz";
     case Api::kCuCtxSynchronize:

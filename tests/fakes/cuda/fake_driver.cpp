@@ -16,8 +16,10 @@
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
 #include <string_view>
 #include <type_traits>
+#include <vector>
 
 #include "driver_entries.h"
 #include "fake_cuda.h"
@@ -40,7 +42,8 @@ namespace {
   X(cuModuleGetFunction) X(cuLibraryLoadData) X(cuLibraryGetKernel) X(cuKernelGetFunction) \
   X(cuMemAlloc_v2) X(cuMemFree_v2) X(cuStreamCreate) X(cuStreamDestroy_v2) X(cuGetErrorString) \
   X(cuGetErrorName) X(cuDeviceGetCount) X(cuDeviceGet) X(cuDevicePrimaryCtxRetain) \
-  X(cuDevicePrimaryCtxRelease_v2) X(cuCtxGetCurrent) X(cuCtxSetCurrent) X(cuCtxGetDevice)
+  X(cuDevicePrimaryCtxRelease_v2) X(cuCtxGetCurrent) X(cuCtxSetCurrent) X(cuCtxGetDevice) \
+  X(cuStreamGetCaptureInfo_v3) X(cuGraphCreate)
 
 enum Counter : int {
 #define FAKECUDA_ENTRY_ID(id, base, exported, ...) kCount_##exported,
@@ -163,8 +166,14 @@ constexpr bool EveryKernelFits() {
 }
 static_assert(EveryKernelFits());
 
-CUresult Launch(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
-                unsigned bz, CUstream s, void** params, void** extra) {
+// What a launch would run: its kernel (an index into kKernels) and its count parameter N.
+struct Work {
+  int kernel = -1;
+  int32_t n = 0;
+};
+
+CUresult Pack(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
+              unsigned bz, CUstream s, void** params, void** extra, Work* work) {
   const KernelSpec* spec = SpecIn(g_functions, f);
   if (spec == nullptr) spec = SpecIn(g_kernels, f);
   if (spec == nullptr) return CUDA_ERROR_INVALID_HANDLE;
@@ -190,12 +199,136 @@ CUresult Launch(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx
       std::memcpy(packed + spec->offset[i], params[i], spec->size[i]);
     }
   }
-  int32_t n = 0;
-  if (spec->count_param >= 0) std::memcpy(&n, packed + spec->offset[spec->count_param], 4);
-  const auto k = static_cast<size_t>(spec - kKernels);
-  g_kernel_launches[k].fetch_add(1, std::memory_order_relaxed);
-  g_kernel_sum_n[k].fetch_add(n, std::memory_order_relaxed);
+  if (spec->count_param >= 0) std::memcpy(&work->n, packed + spec->offset[spec->count_param], 4);
+  work->kernel = static_cast<int>(spec - kKernels);
+  return CUDA_SUCCESS;
+}
+
+void Run(const Work& work) {
+  g_kernel_launches[work.kernel].fetch_add(1, std::memory_order_relaxed);
+  g_kernel_sum_n[work.kernel].fetch_add(work.n, std::memory_order_relaxed);
+}
+
+// --- Graphs ----------------------------------------------------------------------------------
+
+// Graphs, executable graphs and nodes are slots of fixed tables; a node's handle is its slot's
+// address. A stream capturing records its launches as nodes of its graph instead of running them.
+// The tables are small: a test makes a few graphs.
+constexpr int kMaxGraphs = 32;
+constexpr int kMaxNodes = 1024;
+struct Node {
+  Work work;
+  int graph = -1;
+};
+struct Graph {
+  bool live = false;
+  std::vector<int> nodes;  // node slots, in the order they were added
+};
+struct Exec {
+  bool live = false;
+  std::vector<Work> nodes;   // what each of the graph's nodes ran when instantiated (or updated)
+  std::vector<int> sources;  // the graph's node slots, for in-place parameter changes
+};
+struct Capture {
+  CUstream stream = nullptr;
+  int graph = -1;
+  cuuint64_t id = 0;
+};
+std::mutex g_graph_mutex;
+Node g_nodes[kMaxNodes];
+int g_node_count = 0;
+Graph g_graph_table[kMaxGraphs];
+Exec g_exec_table[kMaxGraphs];
+Capture g_captures[kMaxStreams + 2];
+cuuint64_t g_capture_ids = 0;
+
+Capture* CaptureOn(CUstream s) {
+  for (Capture& c : g_captures) {
+    if (c.graph >= 0 && c.stream == s) return &c;
+  }
+  return nullptr;
+}
+
+template <class Handle, class Table>
+int SlotOf(Handle handle, Table& table) {
+  const auto* p = reinterpret_cast<const std::remove_reference_t<decltype(table[0])>*>(handle);
+  if (p < std::begin(table) || p >= std::end(table)) return -1;
+  return static_cast<int>(p - std::begin(table));
+}
+
+int NewSlot(auto& table) {
+  for (int i = 0; i < kMaxGraphs; ++i) {
+    if (!table[i].live) {
+      table[i] = {};
+      table[i].live = true;
+      return i;
+    }
+  }
+  return -1;
+}
+
+// Adds a node to `graph` (locked); its handle, or null when the table is full.
+CUgraphNode AddNode(int graph, const Work& work) {
+  if (g_node_count >= kMaxNodes) return nullptr;
+  const int slot = g_node_count++;
+  g_nodes[slot] = {work, graph};
+  g_graph_table[graph].nodes.push_back(slot);
+  return reinterpret_cast<CUgraphNode>(&g_nodes[slot]);
+}
+
+CUresult Launch(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
+                unsigned bz, CUstream s, void** params, void** extra) {
+  Work work;
+  if (const CUresult packed = Pack(f, gx, gy, gz, bx, by, bz, s, params, extra, &work);
+      packed != CUDA_SUCCESS) {
+    return packed;
+  }
+  {
+    const std::lock_guard lock(g_graph_mutex);
+    if (const Capture* c = CaptureOn(s)) {
+      return AddNode(c->graph, work) != nullptr ? LaunchResult() : CUDA_ERROR_OUT_OF_MEMORY;
+    }
+  }
+  Run(work);
   return LaunchResult();
+}
+
+CUresult BeginCapture(CUstream s, int graph) {
+  if (!ValidStream(s) || s == nullptr || s == CU_STREAM_LEGACY) {
+    return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
+  }
+  const std::lock_guard lock(g_graph_mutex);
+  if (CaptureOn(s) != nullptr) return CUDA_ERROR_ILLEGAL_STATE;
+  if (graph < 0) graph = NewSlot(g_graph_table);
+  if (graph < 0) return CUDA_ERROR_OUT_OF_MEMORY;
+  for (Capture& c : g_captures) {
+    if (c.graph < 0) {
+      c = {s, graph, ++g_capture_ids};
+      return CUDA_SUCCESS;
+    }
+  }
+  return CUDA_ERROR_OUT_OF_MEMORY;
+}
+
+CUresult KernelWork(const CUDA_KERNEL_NODE_PARAMS* p, Work* work) {
+  if (p == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  const auto f = p->func != nullptr ? p->func : reinterpret_cast<CUfunction>(p->kern);
+  return Pack(f, p->gridDimX, p->gridDimY, p->gridDimZ, p->blockDimX, p->blockDimY, p->blockDimZ,
+              nullptr, p->kernelParams, p->extra, work);
+}
+
+CUresult Instantiate(CUgraphExec* exec, CUgraph graph) {
+  const std::lock_guard lock(g_graph_mutex);
+  const int g = SlotOf(graph, g_graph_table);
+  if (exec == nullptr || g < 0 || !g_graph_table[g].live) return CUDA_ERROR_INVALID_VALUE;
+  const int e = NewSlot(g_exec_table);
+  if (e < 0) return CUDA_ERROR_OUT_OF_MEMORY;
+  for (int node : g_graph_table[g].nodes) {
+    g_exec_table[e].nodes.push_back(g_nodes[node].work);
+    g_exec_table[e].sources.push_back(node);
+  }
+  *exec = reinterpret_cast<CUgraphExec>(&g_exec_table[e]);
+  return CUDA_SUCCESS;
 }
 
 template <class T>
@@ -232,10 +365,129 @@ struct Fake {
     return Launch(f, c->gridDimX, c->gridDimY, c->gridDimZ, c->blockDimX, c->blockDimY,
                   c->blockDimZ, c->hStream, p, e);
   }
+  // A graph launch runs the executable graph's kernels.
   CUresult operator()(CUgraphExec g, CUstream s) const {
     Count(counter);
     if (g == nullptr) return CUDA_ERROR_INVALID_VALUE;
-    return ValidStream(s) ? ApiResult() : CUDA_ERROR_INVALID_HANDLE;
+    if (!ValidStream(s)) return CUDA_ERROR_INVALID_HANDLE;
+    if (ApiResult() != CUDA_SUCCESS) return ApiResult();
+    const std::lock_guard lock(g_graph_mutex);
+    const int e = SlotOf(g, g_exec_table);
+    if (e < 0 || !g_exec_table[e].live) return CUDA_ERROR_INVALID_VALUE;
+    for (const Work& work : g_exec_table[e].nodes) Run(work);
+    return CUDA_SUCCESS;
+  }
+  // Stream capture.
+  CUresult operator()(CUstream s, CUstreamCaptureMode) const {
+    Count(counter);
+    return BeginCapture(s, -1);
+  }
+  CUresult operator()(CUstream s, CUgraph graph, const CUgraphNode*, const CUgraphEdgeData*, size_t,
+                      CUstreamCaptureMode) const {
+    Count(counter);
+    int g = -1;
+    {
+      const std::lock_guard lock(g_graph_mutex);
+      g = SlotOf(graph, g_graph_table);
+      if (g < 0 || !g_graph_table[g].live) return CUDA_ERROR_INVALID_VALUE;
+    }
+    return BeginCapture(s, g);
+  }
+  CUresult operator()(CUstream s, CUgraph* graph) const {
+    Count(counter);
+    const std::lock_guard lock(g_graph_mutex);
+    Capture* c = CaptureOn(s);
+    if (c == nullptr) return CUDA_ERROR_ILLEGAL_STATE;
+    if (graph == nullptr) return CUDA_ERROR_INVALID_VALUE;
+    *graph = reinterpret_cast<CUgraph>(&g_graph_table[c->graph]);
+    c->graph = -1;
+    return CUDA_SUCCESS;
+  }
+  // Instantiation and update.
+  CUresult operator()(CUgraphExec* exec, CUgraph graph, unsigned long long) const {
+    Count(counter);
+    return Instantiate(exec, graph);
+  }
+  CUresult operator()(CUgraphExec* exec, CUgraph graph, CUDA_GRAPH_INSTANTIATE_PARAMS*) const {
+    Count(counter);
+    return Instantiate(exec, graph);
+  }
+  CUresult operator()(CUgraphExec exec, CUgraph graph, CUgraphExecUpdateResultInfo*) const {
+    Count(counter);
+    const std::lock_guard lock(g_graph_mutex);
+    const int e = SlotOf(exec, g_exec_table), g = SlotOf(graph, g_graph_table);
+    if (e < 0 || g < 0 || !g_exec_table[e].live || !g_graph_table[g].live) {
+      return CUDA_ERROR_INVALID_VALUE;
+    }
+    Exec& x = g_exec_table[e];
+    const std::vector<int>& nodes = g_graph_table[g].nodes;
+    if (nodes.size() != x.nodes.size()) return CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE;
+    for (size_t i = 0; i < nodes.size(); ++i) x.nodes[i] = g_nodes[nodes[i]].work;
+    x.sources = nodes;
+    return CUDA_SUCCESS;
+  }
+  // Kernel nodes through the graph API.
+  CUresult operator()(CUgraphNode* node, CUgraph graph, const CUgraphNode*, size_t,
+                      const CUDA_KERNEL_NODE_PARAMS* p) const {
+    Count(counter);
+    Work work;
+    if (const CUresult r = KernelWork(p, &work); r != CUDA_SUCCESS) return r;
+    const std::lock_guard lock(g_graph_mutex);
+    const int g = SlotOf(graph, g_graph_table);
+    if (node == nullptr || g < 0 || !g_graph_table[g].live) return CUDA_ERROR_INVALID_VALUE;
+    *node = AddNode(g, work);
+    return *node != nullptr ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
+  }
+  CUresult operator()(CUgraphNode* node, CUgraph graph, const CUgraphNode* d,
+                      const CUgraphEdgeData*, size_t n, CUgraphNodeParams* p) const {
+    if (p == nullptr || p->type != CU_GRAPH_NODE_TYPE_KERNEL) {
+      Count(counter);
+      return CUDA_ERROR_NOT_SUPPORTED;
+    }
+    return (*this)(node, graph, d, n, reinterpret_cast<const CUDA_KERNEL_NODE_PARAMS*>(&p->kernel));
+  }
+  CUresult operator()(CUgraphNode node, const CUDA_KERNEL_NODE_PARAMS* p) const {
+    Count(counter);
+    Work work;
+    if (const CUresult r = KernelWork(p, &work); r != CUDA_SUCCESS) return r;
+    const std::lock_guard lock(g_graph_mutex);
+    const int slot = SlotOf(node, g_nodes);
+    if (slot < 0 || slot >= g_node_count) return CUDA_ERROR_INVALID_VALUE;
+    g_nodes[slot].work = work;
+    return CUDA_SUCCESS;
+  }
+  CUresult operator()(CUgraphExec exec, CUgraphNode node, const CUDA_KERNEL_NODE_PARAMS* p) const {
+    Count(counter);
+    Work work;
+    if (const CUresult r = KernelWork(p, &work); r != CUDA_SUCCESS) return r;
+    const std::lock_guard lock(g_graph_mutex);
+    const int e = SlotOf(exec, g_exec_table), slot = SlotOf(node, g_nodes);
+    if (e < 0 || !g_exec_table[e].live || slot < 0) return CUDA_ERROR_INVALID_VALUE;
+    Exec& x = g_exec_table[e];
+    for (size_t i = 0; i < x.sources.size(); ++i) {
+      if (x.sources[i] == slot) {
+        x.nodes[i] = work;
+        return CUDA_SUCCESS;
+      }
+    }
+    return CUDA_ERROR_INVALID_VALUE;
+  }
+  // Destruction.
+  CUresult operator()(CUgraphExec exec) const {
+    Count(counter);
+    const std::lock_guard lock(g_graph_mutex);
+    const int e = SlotOf(exec, g_exec_table);
+    if (e < 0 || !g_exec_table[e].live) return CUDA_ERROR_INVALID_VALUE;
+    g_exec_table[e].live = false;
+    return CUDA_SUCCESS;
+  }
+  CUresult operator()(CUgraph graph) const {
+    Count(counter);
+    const std::lock_guard lock(g_graph_mutex);
+    const int g = SlotOf(graph, g_graph_table);
+    if (g < 0 || !g_graph_table[g].live) return CUDA_ERROR_INVALID_VALUE;
+    g_graph_table[g].live = false;
+    return CUDA_SUCCESS;
   }
   // Synchronisation, copies, sets: a valid stream, then the chosen status.
   template <class... A>
@@ -440,6 +692,39 @@ FAKECUDA_EXPORT CUresult cuCtxGetDevice(CUdevice* device) {
   const fakecuda::Context* c = fakecuda::ContextOf(fakecuda::tls_current);
   if (c == nullptr) return CUDA_ERROR_INVALID_CONTEXT;
   *device = c->device;
+  return CUDA_SUCCESS;
+}
+
+FAKECUDA_EXPORT CUresult cuStreamGetCaptureInfo_v3(CUstream s, CUstreamCaptureStatus* status,
+                                                   cuuint64_t* id, CUgraph* graph,
+                                                   const CUgraphNode** dependencies,
+                                                   const CUgraphEdgeData** edges, size_t* count) {
+  Count(fakecuda::kCount_cuStreamGetCaptureInfo_v3);
+  if (status == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  if (!fakecuda::ValidStream(s)) return CUDA_ERROR_INVALID_HANDLE;
+  const std::lock_guard lock(fakecuda::g_graph_mutex);
+  const fakecuda::Capture* c = fakecuda::CaptureOn(s);
+  *status = c != nullptr ? CU_STREAM_CAPTURE_STATUS_ACTIVE : CU_STREAM_CAPTURE_STATUS_NONE;
+  if (c == nullptr) return CUDA_SUCCESS;
+  if (id != nullptr) *id = c->id;
+  if (graph != nullptr) *graph = reinterpret_cast<CUgraph>(&fakecuda::g_graph_table[c->graph]);
+  // The stream depends on the last node captured (a linear capture).
+  static thread_local CUgraphNode last = nullptr;
+  const std::vector<int>& nodes = fakecuda::g_graph_table[c->graph].nodes;
+  last = nodes.empty() ? nullptr : reinterpret_cast<CUgraphNode>(&fakecuda::g_nodes[nodes.back()]);
+  if (dependencies != nullptr) *dependencies = nodes.empty() ? nullptr : &last;
+  if (edges != nullptr) *edges = nullptr;
+  if (count != nullptr) *count = nodes.empty() ? 0 : 1;
+  return CUDA_SUCCESS;
+}
+
+FAKECUDA_EXPORT CUresult cuGraphCreate(CUgraph* graph, unsigned int) {
+  Count(fakecuda::kCount_cuGraphCreate);
+  if (graph == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  const std::lock_guard lock(fakecuda::g_graph_mutex);
+  const int g = fakecuda::NewSlot(fakecuda::g_graph_table);
+  if (g < 0) return CUDA_ERROR_OUT_OF_MEMORY;
+  *graph = reinterpret_cast<CUgraph>(&fakecuda::g_graph_table[g]);
   return CUDA_SUCCESS;
 }
 

@@ -11,6 +11,11 @@
   X(cuInit, 2000) X(cuDriverGetVersion, 2020) \
   X(cuLaunchKernel, 4000) X(cuLaunchKernelEx, 11060) X(cuLaunchCooperativeKernel, 9000) \
   X(cuGraphLaunch, 10000) \
+  X(cuStreamBeginCapture, 10010) X(cuStreamBeginCaptureToGraph, 12030) X(cuStreamEndCapture, 10000) \
+  X(cuGraphInstantiateWithFlags, 11040) X(cuGraphInstantiateWithParams, 12000) \
+  X(cuGraphExecUpdate, 12000) X(cuGraphAddKernelNode, 12000) X(cuGraphAddNode, 12030) \
+  X(cuGraphKernelNodeSetParams, 12000) X(cuGraphExecKernelNodeSetParams, 12000) \
+  X(cuGraphExecDestroy, 10000) X(cuGraphDestroy, 10000) \
   X(cuStreamSynchronize, 2000) X(cuEventSynchronize, 2000) X(cuStreamWaitEvent, 3020) \
   X(cuMemcpyHtoD, 3020) X(cuMemcpyDtoH, 3020) X(cuMemcpyDtoD, 3020) \
   X(cuMemcpyHtoDAsync, 3020) X(cuMemcpyDtoHAsync, 3020) X(cuMemcpyDtoDAsync, 3020) \

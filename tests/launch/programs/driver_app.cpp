@@ -9,6 +9,11 @@
 //                           and batch families, each through a cuGetProcAddress pointer of each
 //                           form (flags 0 and 2; the batch copies' CUDA 12.8 and 13.0 ABIs), with
 //                           byte counts that tell the calls apart (launch_test.cpp lists them)
+//   driver_app graphs       CUDA graphs: an eager launch, a stream capture of two kernels
+//                           instantiated and launched 3 times, a graph built with
+//                           cuGraphAddKernelNode launched twice, its node changed in the
+//                           executable graph and launched once, the first executable updated
+//                           from a second capture and launched once, then everything destroyed
 //   driver_app catalog      an ATen double-mean reduce_kernel launched, then again after a
 //                           pause: flopspy keeps more of its parameter bytes once its flusher
 //                           has classified the kernel (the catalog's model reads 28 bytes)
@@ -430,6 +435,93 @@ int RunAttention() {
   return LaunchTwiceAfterItsDefinition(fakecuda::kFlashAttnFwd, bytes, "attention", 8, 32, 2, 128);
 }
 
+// The element counts tell the graphs' kernels apart (launch_test.cpp, "CUDA graphs").
+int RunGraphs() {
+  void* h = dlopen("libcuda.so.1", RTLD_NOW);
+  if (h == nullptr) return 10;
+  const auto init = Sym<PFN_cuInit_v2000>(h, "cuInit");
+  const auto load = Sym<PFN_cuModuleLoadData_v2000>(h, "cuModuleLoadData");
+  const auto get_function = Sym<PFN_cuModuleGetFunction_v2000>(h, "cuModuleGetFunction");
+  const auto stream_create = Sym<PFN_cuStreamCreate_v2000>(h, "cuStreamCreate");
+  const auto launch = Sym<PFN_cuLaunchKernel_v4000>(h, "cuLaunchKernel");
+  const auto begin = Sym<PFN_cuStreamBeginCapture_v10010>(h, "cuStreamBeginCapture_v2");
+  const auto end = Sym<PFN_cuStreamEndCapture_v10000>(h, "cuStreamEndCapture");
+  const auto instantiate =
+      Sym<PFN_cuGraphInstantiateWithFlags_v11040>(h, "cuGraphInstantiateWithFlags");
+  const auto graph_launch = Sym<PFN_cuGraphLaunch_v10000>(h, "cuGraphLaunch");
+  const auto create = Sym<PFN_cuGraphCreate_v10000>(h, "cuGraphCreate");
+  const auto add_node = Sym<PFN_cuGraphAddKernelNode_v12000>(h, "cuGraphAddKernelNode_v2");
+  const auto exec_set =
+      Sym<PFN_cuGraphExecKernelNodeSetParams_v12000>(h, "cuGraphExecKernelNodeSetParams_v2");
+  const auto update = Sym<PFN_cuGraphExecUpdate_v12000>(h, "cuGraphExecUpdate_v2");
+  const auto exec_destroy = Sym<PFN_cuGraphExecDestroy_v10000>(h, "cuGraphExecDestroy");
+  const auto destroy = Sym<PFN_cuGraphDestroy_v10000>(h, "cuGraphDestroy");
+  if (!init || !load || !get_function || !stream_create || !launch || !begin || !end ||
+      !instantiate || !graph_launch || !create || !add_node || !exec_set || !update ||
+      !exec_destroy || !destroy) {
+    return 11;
+  }
+  Print("cuInit", init(0));
+  CUmodule module = nullptr;
+  CUfunction mul = nullptr, add = nullptr;
+  Print("cuModuleLoadData", load(&module, "cubin"));
+  Print("cuModuleGetFunction mul", get_function(&mul, module, fakecuda::kAtenMul));
+  Print("cuModuleGetFunction add", get_function(&add, module, fakecuda::kAddKernel));
+  CUstream s = nullptr;
+  Print("cuStreamCreate", stream_create(&s, 0));
+  // ATen's multiply takes (int N, functor, Array<char*, 2>); add_kernel (int N, float*, float*).
+  const auto mul_on = [&](int n, CUstream stream) {
+    AtenParams p(n);
+    return launch(mul, (n + 511) / 512, 1, 1, 128, 1, 1, 0, stream, p.params, nullptr);
+  };
+  const auto add_on = [&](int n, CUstream stream) {
+    float* x = nullptr;
+    const float* y = nullptr;
+    void* params[] = {&n, &x, &y};
+    return launch(add, (n + 255) / 256, 1, 1, 256, 1, 1, 0, stream, params, nullptr);
+  };
+  const auto capture = [&](int mul_n, int add_n, CUgraph* graph) {
+    Print("cuStreamBeginCapture", begin(s, CU_STREAM_CAPTURE_MODE_GLOBAL));
+    Print("captured mul", mul_on(mul_n, s));
+    Print("captured add", add_on(add_n, s));
+    Print("cuStreamEndCapture", end(s, graph));
+  };
+  Print("eager mul", mul_on(111, s));
+  CUgraph captured = nullptr, again = nullptr, built = nullptr;
+  CUgraphExec exec = nullptr, built_exec = nullptr;
+  capture(1000, 2000, &captured);
+  Print("cuGraphInstantiateWithFlags", instantiate(&exec, captured, 0));
+  for (int i = 0; i < 3; ++i) Print("cuGraphLaunch captured", graph_launch(exec, s));
+
+  Print("cuGraphCreate", create(&built, 0));
+  AtenParams p(3000);
+  CUDA_KERNEL_NODE_PARAMS node_params{};
+  node_params.func = mul;
+  node_params.gridDimX = 6, node_params.gridDimY = 1, node_params.gridDimZ = 1;
+  node_params.blockDimX = 128, node_params.blockDimY = 1, node_params.blockDimZ = 1;
+  node_params.kernelParams = p.params;
+  CUgraphNode node = nullptr;
+  Print("cuGraphAddKernelNode", add_node(&node, built, nullptr, 0, &node_params));
+  Print("cuGraphInstantiateWithFlags built", instantiate(&built_exec, built, 0));
+  for (int i = 0; i < 2; ++i) Print("cuGraphLaunch built", graph_launch(built_exec, s));
+  p.n = 4000;
+  node_params.gridDimX = 8;
+  Print("cuGraphExecKernelNodeSetParams", exec_set(built_exec, node, &node_params));
+  Print("cuGraphLaunch built changed", graph_launch(built_exec, s));
+
+  capture(5000, 6000, &again);
+  CUgraphExecUpdateResultInfo info{};
+  Print("cuGraphExecUpdate", update(exec, again, &info));
+  Print("cuGraphLaunch updated", graph_launch(exec, s));
+
+  Print("cuGraphExecDestroy", exec_destroy(exec));
+  Print("cuGraphExecDestroy built", exec_destroy(built_exec));
+  Print("cuGraphDestroy", destroy(captured));
+  Print("cuGraphDestroy again", destroy(again));
+  Print("cuGraphDestroy built", destroy(built));
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -441,6 +533,7 @@ int main(int argc, char** argv) {
   if (mode == "catalog") status = RunCatalog();
   if (mode == "attention") status = RunAttention();
   if (mode == "copies") status = RunCopies();
+  if (mode == "graphs") status = RunGraphs();
   launchtest::PrintFakeReports();
   return status;
 }

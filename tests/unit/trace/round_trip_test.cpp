@@ -53,6 +53,8 @@ TEST(RoundTrip, EveryRecordTypeSurvivesWriteAndRead) {
   const auto stack = Filled<StackRecord>(21);
   const auto module = Filled<ModuleRecord>(22);
   const auto stack_sample = Filled<StackSampleRecord>(23);
+  const auto graph_node = Filled<GraphNodeRecord>(24);
+  const auto graph_event = Filled<GraphEventRecord>(25);
 
   b.Chunk(ChunkSource::kProcess).String(7, "void kernel<float>(int)").Metadata(R"({"a":1})");
   b.AddRaw(&thread, sizeof thread).AddRaw(&function, sizeof function);
@@ -63,6 +65,7 @@ TEST(RoundTrip, EveryRecordTypeSurvivesWriteAndRead) {
   b.AddRaw(&resource_name, sizeof resource_name).AddRaw(&range_payload, sizeof range_payload);
   b.AddRaw(&py_code, sizeof py_code).AddRaw(&stack, sizeof stack);
   b.AddRaw(&module, sizeof module).AddRaw(&stack_sample, sizeof stack_sample);
+  b.AddRaw(&graph_node, sizeof graph_node).AddRaw(&graph_event, sizeof graph_event);
   b.Chunk(ChunkSource::kGpuActivity).AddRaw(&gpu, sizeof gpu).AddRaw(&metrics, sizeof metrics);
   b.Chunk(ChunkSource::kCpuSampler).AddRaw(&cpu, sizeof cpu);
   b.Chunk(ChunkSource::kProcess).AddRaw(&lost, sizeof lost).AddRaw(&warning, sizeof warning);
@@ -150,6 +153,12 @@ TEST(RoundTrip, EveryRecordTypeSurvivesWriteAndRead) {
         ExpectSame(stack_sample, v);
         EXPECT_EQ(v.thread_id, 77u);
         break;
+      case RecordType::kGraphNode:
+        ExpectSame(graph_node, v);
+        break;
+      case RecordType::kGraphEvent:
+        ExpectSame(graph_event, v);
+        break;
       case RecordType::kLostRecords:
         ExpectSame(lost, v);
         break;
@@ -170,7 +179,7 @@ TEST(RoundTrip, EveryRecordTypeSurvivesWriteAndRead) {
   EXPECT_EQ(summary.status, ReadStatus::kOk) << summary.message;
   EXPECT_TRUE(summary.ended_cleanly);
   EXPECT_EQ(summary.chunks, 5u);
-  EXPECT_EQ(summary.records, 25u);
+  EXPECT_EQ(summary.records, 27u);
   EXPECT_EQ(summary.sequence_gaps, 0u);
   // Every type but padding appears exactly once.
   for (int t = 1; t < kRecordTypeCount; ++t) {

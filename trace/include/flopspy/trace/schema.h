@@ -25,7 +25,9 @@ static_assert(std::endian::native == std::endian::little,
 //   3  RangeRecord (type 28) and ResourceNameRecord (type 29) from the NVTX receiver, and
 //      RangePayloadRecord (type 30) from NVTX payloads
 //   4  call sites: PyCodeRecord (31), StackRecord (32), ModuleRecord (33), StackSampleRecord (34)
-inline constexpr uint16_t kFormatVersion = 4;
+//   5  CUDA graphs: GraphNodeRecord (35), GraphEventRecord (36), the kLaunchCaptured launch flag
+//      and the executable graph's id in a graph launch's ApiCallRecord::detail
+inline constexpr uint16_t kFormatVersion = 5;
 // The oldest reader version that can read what this code writes (bumped only on breaking changes).
 inline constexpr uint16_t kMinReaderVersion = 1;
 // The oldest file format version this code can still read.
@@ -122,8 +124,10 @@ enum class RecordType : uint8_t {
   kStack = 32,         // StackRecord: the frames of one stack id (format 4)
   kModule = 33,        // ModuleRecord: a loaded object native frames lie in (format 4)
   kStackSample = 34,   // StackSampleRecord: the stacks of one launch (format 4)
+  kGraphNode = 35,     // GraphNodeRecord: a kernel node recorded into a CUDA graph (format 5)
+  kGraphEvent = 36,    // GraphEventRecord: a graph captured, instantiated, updated (format 5)
 };
-inline constexpr int kRecordTypeCount = 35;
+inline constexpr int kRecordTypeCount = 37;
 
 // Record sizes are multiples of 8, stored in 8-byte units so one header covers up to 512 KiB.
 inline constexpr size_t kRecordAlign = 8;
@@ -243,6 +247,12 @@ enum class Api : uint16_t {
   kCuLaunchCooperativeKernelPtsz = 6,
   kCuGraphLaunch = 7,
   kCuGraphLaunchPtsz = 8,
+  // Graph building: a kernel node made or changed through the graph API, recorded as a launch
+  // record (kLaunchCaptured) with its parameters.
+  kCuGraphAddKernelNode = 9,
+  kCuGraphAddNode = 10,
+  kCuGraphKernelNodeSetParams = 11,
+  kCuGraphExecKernelNodeSetParams = 12,
   // Runtime launches.
   kCudaLaunchKernel = 16,
   kCudaLaunchKernelPtsz = 17,
@@ -311,8 +321,10 @@ struct ApiCallRecord {
   int16_t device;  // -1 if unknown
   uint64_t enter_ns;
   uint64_t exit_ns;
-  int32_t result;        // CUresult / cudaError_t, returned unchanged to the program
-  uint32_t detail;       // memcpy: CopyKind | src MemoryKind << 8 | dst MemoryKind << 16
+  int32_t result;  // CUresult / cudaError_t, returned unchanged to the program
+  // memcpy: CopyKind | src MemoryKind << 8 | dst MemoryKind << 16; graph launch: the executable
+  // graph's id (GraphEventRecord::exec), 0 if unknown
+  uint32_t detail;
   uint64_t correlation;  // flopspy correlation id (also pushed to CUPTI as external id)
   uint64_t stream;       // stream or event handle the call waited on, 0 if none
   uint64_t bytes;        // bytes copied or set, 0 if none
@@ -324,6 +336,9 @@ enum LaunchFlags : uint8_t {
   kLaunchDurationSaturated = 1u << 1,  // the call took longer than 2^32-1 ns
   kLaunchParamsTruncated = 1u << 2,    // more leading parameters existed than were captured
   kLaunchFromRuntime = 1u << 3,        // recorded by a runtime hook (the driver hook saw it nested)
+  // Ran nothing: recorded into a CUDA graph (a launch on a capturing stream, or a kernel node made
+  // or changed through the graph API). A GraphNodeRecord with its correlation follows it.
+  kLaunchCaptured = 1u << 4,
 };
 
 inline constexpr size_t kInlineParamBytes = 20;
@@ -390,6 +405,52 @@ struct GpuActivityRecord {
   uint64_t graph_node_id;
 };
 static_assert(sizeof(GpuActivityRecord) == 72);
+
+// --- CUDA graphs (format 5; docs/cuda-graphs.md) ----------------------------------------------
+
+// Graphs and executable graphs are named by flopspy ids, given at first sight of a handle and
+// dropped when it is destroyed (a handle the driver reuses gets a new id). 0 means unknown.
+
+enum GraphNodeFlags : uint8_t {
+  kGraphNodeCaptured = 1u << 0,  // recorded by stream capture (else through the graph API)
+  kGraphNodeInExec = 1u << 1,    // a node of an executable graph changed in place (`exec` valid)
+};
+
+// A kernel node recorded into a graph: the KernelLaunchRecord with the same correlation (flag
+// kLaunchCaptured, just before it on the same thread) holds its kernel, shape and parameters.
+struct GraphNodeRecord {
+  static constexpr RecordType kType = RecordType::kGraphNode;
+  RecordHeader h;  // flags: GraphNodeFlags
+  uint32_t graph;  // the graph it belongs to
+  uint64_t correlation;
+  uint64_t node;        // CUgraphNode handle, 0 if the driver did not say
+  uint64_t capture_id;  // the capture sequence (cuStreamGetCaptureInfo), 0 for the graph API
+  uint32_t exec;        // kGraphNodeInExec: the executable graph changed
+  uint32_t reserved;
+};
+static_assert(sizeof(GraphNodeRecord) == 40);
+
+enum class GraphEvent : uint8_t {
+  kCaptured = 1,      // cuStreamEndCapture returned `graph`
+  kInstantiated = 2,  // `exec` made from `graph`: it runs the graph's kernel nodes as they are now
+  kUpdated = 3,       // cuGraphExecUpdate: `exec` now runs `graph`'s nodes (same topology)
+  kExecDestroyed = 4,
+  kGraphDestroyed = 5,
+};
+
+struct GraphEventRecord {
+  static constexpr RecordType kType = RecordType::kGraphEvent;
+  RecordHeader h;
+  uint8_t event;  // GraphEvent
+  uint8_t reserved0[3];
+  uint64_t enter_ns;
+  uint64_t exit_ns;
+  int32_t result;  // CUresult of the call
+  uint32_t graph;
+  uint32_t exec;
+  uint32_t reserved1;
+};
+static_assert(sizeof(GraphEventRecord) == 40);
 
 // --- Library calls (cuBLAS, cuBLASLt) ---------------------------------------------------------
 
@@ -843,6 +904,7 @@ std::string_view LossSourceName(LossSource source);
 std::string_view WarningCodeName(WarningCode code);
 std::string_view EndReasonName(EndReason reason);
 std::string_view RangeEdgeName(RangeEdge edge);              // "push", "pop", "start"...
+std::string_view GraphEventName(GraphEvent event);           // "captured", "instantiated"...
 std::string_view NamedResourceName(NamedResource resource);  // "category", "thread", "stream"...
 
 }  // namespace flopspy::trace
