@@ -171,6 +171,10 @@ void LaunchOverheadAnalyzer::State::OnLaunch(const trace::KernelLaunchRecord& l,
     OnGraphLaunch(l.enter_ns, l.enter_ns + cost, l.correlation, thread);
     return;
   }
+  if ((l.h.flags & trace::kLaunchCaptured) != 0) {
+    ++captured_launches;  // recorded into a CUDA graph: it submitted nothing
+    return;
+  }
   const uint32_t slot = SignatureSlot(l.signature);
   SignatureAgg& sig = signatures[slot];
   ++sig.launches;

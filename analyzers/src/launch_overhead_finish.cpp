@@ -187,6 +187,11 @@ void AddNotes(LaunchOverheadReport& r) {
                       " device-launched kernels count as GPU busy time but have no launch cost "
                       "of their own");
   }
+  if (r.captured_launches > 0) {
+    r.notes.push_back(std::to_string(r.captured_launches) +
+                      " launches were recorded into CUDA graphs (stream capture or the graph "
+                      "API) and ran nothing then: left out of the launch costs");
+  }
   if (r.clock_anomalies > 0) {
     r.notes.push_back(std::to_string(r.clock_anomalies) +
                       " kernels started on the GPU before their launch call began (clock "
@@ -223,6 +228,7 @@ LaunchOverheadReport LaunchOverheadAnalyzer::State::Finish() {
   r.gpu_sets = gpu_sets;
   r.gpu_times = gpu_kernels + gpu_copies + gpu_sets > 0;
   r.graph_kernels = graph_kernels;
+  r.captured_launches = captured_launches;
   r.device_kernels = device_kernels;
   r.unmatched_launches = joins.waiting_launches().size() + joins.waiting_launches().evicted();
   r.unmatched_gpu = joins.waiting_gpu().size() + joins.waiting_gpu().evicted();

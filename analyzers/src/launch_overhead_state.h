@@ -101,6 +101,7 @@ struct LaunchOverheadAnalyzer::State {
   uint64_t sync_calls = 0, sync_ns = 0;
   uint64_t gpu_kernels = 0, gpu_copies = 0, gpu_sets = 0;
   uint64_t graph_kernels = 0, device_kernels = 0;
+  uint64_t captured_launches = 0;  // recorded into a CUDA graph (docs/cuda-graphs.md)
   uint64_t clock_anomalies = 0, bad_gpu_records = 0;
 
   uint16_t ThreadSlot(uint32_t thread_id);

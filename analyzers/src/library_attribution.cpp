@@ -106,21 +106,30 @@ void TraceAnalyzer::State::AddLibraryCall(const trace::LibraryCallRecord& c, uin
   const uint32_t index = it->second;
   last_library_ = index;
   LibraryGroup& g = libraries_[index];
-  ++g.calls;
-  if (c.status != 0) ++g.failed_calls;
-  g.cpu_ns += c.exit_ns > c.enter_ns ? static_cast<double>(c.exit_ns - c.enter_ns) : 0;
-  g.flops += c.flops;
-  g.epilogue_flops += c.epilogue_flops;
-  g.bytes += c.bytes;
-  g.source = static_cast<FigureSource>(c.source);
-
   // The kernels this call launched: its figures are split evenly between them.
   const std::vector<uint64_t> launched = join_.TakeCallLaunches(thread);
-  g.kernels += launched.size();
+  // A call made while its stream captured a CUDA graph ran nothing: its kernels' replays count.
+  const bool captured = std::any_of(launched.begin(), launched.end(), [&](uint64_t correlation) {
+    const Pending* p = FindAnyLaunch(correlation).launch;
+    return p != nullptr && p->captured;
+  });
+  g.source = static_cast<FigureSource>(c.source);
+  if (captured) {
+    ++g.captured_calls;
+    g.captured_kernels += launched.size();
+  } else {
+    ++g.calls;
+    if (c.status != 0) ++g.failed_calls;
+    g.cpu_ns += c.exit_ns > c.enter_ns ? static_cast<double>(c.exit_ns - c.enter_ns) : 0;
+    g.flops += c.flops;
+    g.epilogue_flops += c.epilogue_flops;
+    g.bytes += c.bytes;
+    g.kernels += launched.size();
+  }
   // A call recorded as plain FP32 whose kernel is a TF32 tensor-core kernel ran on TF32.
   if (g.path == ComputePath::kFp32) {
     for (uint64_t correlation : launched) {
-      const Pending* p = join_.FindLaunch(correlation).launch;
+      const Pending* p = FindAnyLaunch(correlation).launch;
       if (p != nullptr && KernelNameSaysTf32(kernels_[p->group].name)) {
         g.path = ComputePath::kTf32Tensor;
         g.path_basis = PathBasis::kKernelName;
@@ -131,15 +140,16 @@ void TraceAnalyzer::State::AddLibraryCall(const trace::LibraryCallRecord& c, uin
   // The call's types (or its kernel's name) say which roof its kernels run against; a catalog
   // reading of a library kernel's name never overrides them.
   for (uint64_t correlation : launched) {
-    if (const Pending* p = join_.FindLaunch(correlation).launch) kernels_[p->group].path = g.path;
+    if (const Pending* p = FindAnyLaunch(correlation).launch) kernels_[p->group].path = g.path;
   }
   const double share = launched.empty() ? 0 : 1.0 / static_cast<double>(launched.size());
   double longest = -1;
   for (uint64_t correlation : launched) {
-    const auto found = join_.FindLaunch(correlation);
+    const auto found = FindAnyLaunch(correlation);
     if (found.launch == nullptr) continue;
     Pending& pending = *found.launch;
     pending.library = index;
+    if (pending.captured) pending.epilogue = c.epilogue_flops * share;
     // The call's data and compute types say which roof its kernels run against.
     if (kernels_[pending.group].path == ComputePath::kUnknown)
       kernels_[pending.group].path = g.path;
@@ -155,7 +165,10 @@ void TraceAnalyzer::State::AddLibraryCall(const trace::LibraryCallRecord& c, uin
       pending.bytes = c.bytes * share;
       pending.bytes_source = new_bytes = static_cast<FigureSource>(c.source);
     }
-    AddFigures(kernels_[pending.group].all, pending.flops, 0, new_flops, pending.bytes, new_bytes);
+    if (!pending.captured) {
+      AddFigures(kernels_[pending.group].all, pending.flops, 0, new_flops, pending.bytes,
+                 new_bytes);
+    }
     const KernelGroup& kernel = kernels_[pending.group];
     if (pending.gpu_ns > longest || longest < 0) {
       longest = pending.gpu_ns;

@@ -147,6 +147,7 @@ void MergeKernelGroup(KernelGroup& into, const KernelGroup& from) {
              from.counter_flops_max, from.counter_bytes_min, from.counter_bytes_max});
   into.launches += from.launches;
   into.executions += from.executions;
+  into.graph_executions += from.graph_executions;
   into.gpu_ns += from.gpu_ns;
   into.gpu_durations.Merge(from.gpu_durations);
   into.launch_ns += from.launch_ns;
@@ -160,6 +161,9 @@ void MergeKernelGroup(KernelGroup& into, const KernelGroup& from) {
 
 void MergeLibraryGroup(LibraryGroup& into, const LibraryGroup& from) {
   into.calls += from.calls;
+  into.captured_calls += from.captured_calls;
+  into.captured_kernels += from.captured_kernels;
+  into.graph_kernels += from.graph_kernels;
   into.failed_calls += from.failed_calls;
   into.cpu_ns += from.cpu_ns;
   into.flops += from.flops;

@@ -90,7 +90,9 @@ std::vector<Window> KernelWindows(const std::vector<KernelSpan>& spans,
 }
 
 // Executable graphs launched again and again: each launch of the most launched one is a step.
-std::vector<Window> GraphWindows(std::span<const TimedActivity> activities, std::string& detail) {
+// Named as the CUDA graphs section names it when its nodes were recorded (`graphs`).
+std::vector<Window> GraphWindows(std::span<const TimedActivity> activities,
+                                 std::span<const GraphUnit> graphs, std::string& detail) {
   std::map<uint32_t, std::map<uint64_t, Window>> launches;  // graph -> correlation -> nodes
   for (const TimedActivity& a : activities) {
     if (!a.from_graph || a.is_copy) continue;
@@ -111,7 +113,10 @@ std::vector<Window> GraphWindows(std::span<const TimedActivity> activities, std:
   std::sort(out.begin(), out.end(),
             [](const Window& a, const Window& b) { return a.begin < b.begin; });
   for (size_t i = 0; i + 1 < out.size(); ++i) out[i].end = std::max(out[i].end, out[i + 1].begin);
-  detail = "graph " + std::to_string(graph);
+  detail = "graph " + std::to_string(graph) + " (CUPTI's id)";
+  for (const GraphUnit& unit : graphs) {
+    if (unit.cupti_graph == graph) detail = "graph #" + std::to_string(unit.exec);
+  }
   return out;
 }
 
@@ -276,7 +281,7 @@ StepReport FindSteps(const RangeLog& ranges, const TraceAnalysis& analysis,
     }
   }
   if (windows.empty()) {
-    windows = GraphWindows(analysis.activities, out.detail);
+    windows = GraphWindows(analysis.activities, analysis.graphs, out.detail);
     if (!windows.empty()) out.source = StepSource::kGraph;
   }
   if (windows.empty()) {

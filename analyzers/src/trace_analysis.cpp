@@ -162,6 +162,12 @@ void TraceAnalyzer::State::Add(const trace::RecordView& r, const trace::StringLo
     case RecordType::kKernelMetrics:
       AddKernelMetrics(r.As<trace::KernelMetricsRecord>(), r.thread_id);
       break;
+    case RecordType::kGraphNode:
+      AddGraphNode(r.As<trace::GraphNodeRecord>());
+      break;
+    case RecordType::kGraphEvent:
+      AddGraphEvent(r.As<trace::GraphEventRecord>());
+      break;
     default:
       break;
   }
@@ -176,7 +182,6 @@ void TraceAnalyzer::State::FinishBufferedLaunch() {
 
 void TraceAnalyzer::State::AddLaunch(BufferedLaunch b) {
   const trace::KernelLaunchRecord& l = b.record;
-  ++run_.launches;
   KernelEstimate estimate;
   if (const FunctionInfo* f = index_.FunctionOf(l.signature)) {
     const trace::KernelSignatureDef& sig = *index_.Signature(l.signature);
@@ -189,28 +194,13 @@ void TraceAnalyzer::State::AddLaunch(BufferedLaunch b) {
     if (external_ != nullptr) ApplyExternalFigures(*external_, f->mangled, estimate);
   }
   const uint32_t group = GroupFor(l.signature, estimate.shape_key);
-  last_launch_[b.thread] = {l.correlation, group};
+  const bool inside_library = (l.h.flags & trace::kLaunchInsideLibrary) != 0;
   KernelGroup& g = kernels_[group];
-  ++g.launches;
-  g.launch_ns += l.duration_ns;
-  if (const trace::KernelSignatureDef* sig = index_.Signature(l.signature);
-      sig != nullptr && sig->function != 0 && launched_functions_.insert(sig->function).second) {
-    g.first_launch_ns += l.duration_ns;
-    ++g.first_launches;
-  }
   if (estimate.confidence != Confidence::kNone) {
     g.confidence = estimate.confidence;
     g.reason = estimate.reason;
   }
   if (estimate.path != ComputePath::kUnknown) g.path = estimate.path;
-  const bool inside_library = (l.h.flags & trace::kLaunchInsideLibrary) != 0;
-  g.inside_library = g.inside_library || inside_library;
-  AddFigures(g.all, estimate.flops, estimate.special_ops, estimate.source, estimate.bytes,
-             estimate.bytes_source);
-  if (l.result != 0) {
-    ++g.launch_errors;  // a failed launch runs nothing on the GPU
-    return;
-  }
   Pending p;
   p.group = group;
   p.flops = estimate.flops;
@@ -222,6 +212,30 @@ void TraceAnalyzer::State::AddLaunch(BufferedLaunch b) {
   p.launch_cost_ns = l.duration_ns;
   p.thread = b.thread;
   p.correlation = l.correlation;
+  if ((l.h.flags & trace::kLaunchCaptured) != 0) {
+    // Recorded into a CUDA graph: it ran nothing now; its figures count at each replay.
+    p.captured = true;
+    if (l.result == 0) AddCapturedLaunch(p, b.thread, inside_library);
+    return;
+  }
+  ++run_.launches;
+  eager_launch_ns_ += l.duration_ns;
+  ++eager_launches_;
+  last_launch_[b.thread] = {l.correlation, group};
+  ++g.launches;
+  g.launch_ns += l.duration_ns;
+  if (const trace::KernelSignatureDef* sig = index_.Signature(l.signature);
+      sig != nullptr && sig->function != 0 && launched_functions_.insert(sig->function).second) {
+    g.first_launch_ns += l.duration_ns;
+    ++g.first_launches;
+  }
+  g.inside_library = g.inside_library || inside_library;
+  AddFigures(g.all, estimate.flops, estimate.special_ops, estimate.source, estimate.bytes,
+             estimate.bytes_source);
+  if (l.result != 0) {
+    ++g.launch_errors;  // a failed launch runs nothing on the GPU
+    return;
+  }
   JoinHooks hooks{*this};
   join_.OnLaunch(l.correlation, p, b.thread, inside_library, hooks);
 }
@@ -258,6 +272,11 @@ void TraceAnalyzer::State::NoteActivity(Pending* p, const trace::GpuActivityReco
 
 void TraceAnalyzer::State::AddApiCall(const trace::ApiCallRecord& a) {
   const auto api = static_cast<trace::Api>(a.api);
+  if (api == trace::Api::kCuGraphLaunch || api == trace::Api::kCuGraphLaunchPtsz ||
+      api == trace::Api::kCudaGraphLaunch || api == trace::Api::kCudaGraphLaunchPtsz) {
+    AddGraphLaunch(a);
+    return;
+  }
   const bool is_set = IsSetApi(api);
   if (!IsCopyApi(api) && !is_set) return;
   CopyGroup row;
@@ -292,6 +311,7 @@ TraceAnalysis TraceAnalyzer::State::Finish(const std::map<int32_t, DeviceRoofs>&
     NoteDamaged(missing);
   }
   ResolveUnmatched();
+  FinishGraphs();
   ApplyCounterFigures();
   const RoofsLookup roofs_for = RoofsOfDevice(roofs);
   PlaceGroups(kernels_, libraries_, roofs_for, thresholds);
@@ -367,6 +387,9 @@ void TraceAnalyzer::State::SortTables() {
   }
   for (TimedActivity& a : run_.activities) {
     if (!a.is_copy) a.group = new_index[a.group];
+  }
+  for (GraphUnit& unit : run_.graphs) {
+    for (uint32_t& group : unit.kernel_groups) group = new_index[group];
   }
   std::sort(libraries_.begin(), libraries_.end(), [](const LibraryGroup& a, const LibraryGroup& b) {
     if (a.gpu_ns != b.gpu_ns) return a.gpu_ns > b.gpu_ns;

@@ -66,6 +66,7 @@ struct TraceAnalyzer::State {
     uint32_t group = 0;
     int64_t library = -1;  // LibraryGroup index, once the call's record arrived
     double flops = 0, special = 0, bytes = 0;
+    double epilogue = 0;  // a captured library call's share of its epilogue FLOPs
     trace::FigureSource flops_source = trace::FigureSource::kUnknown;
     trace::FigureSource bytes_source = trace::FigureSource::kUnknown;
     double gpu_ns = 0;                           // once its GPU record came
@@ -73,6 +74,15 @@ struct TraceAnalyzer::State {
     uint32_t thread = 0;
     uint64_t correlation = 0;  // the launch's own (a cuBLAS kernel's GPU record carries another)
     int64_t activity = -1;     // its TimedActivity, once timed
+    bool captured = false;     // a CUDA graph node: its figures count at each replay
+  };
+  // An executable CUDA graph being replayed (graph_replays.cpp).
+  struct ExecGraph {
+    std::vector<Pending> nodes;     // the graph's kernel nodes, in the order they were recorded
+    std::vector<uint64_t> handles;  // their CUgraphNode handles
+    std::vector<bool> claimed;      // a GPU record's node id already names the node
+    std::unordered_map<uint64_t, size_t> by_gpu_node;  // CUPTI's graph node id -> node
+    GraphUnit unit;
   };
   // A launch record, held until its LaunchParams records (which follow it) are in.
   struct BufferedLaunch {
@@ -118,6 +128,18 @@ struct TraceAnalyzer::State {
                       const trace::StringLookup& strings);
   void AddLibraryGroups(const trace::RecordView& record);
   void NoteDamaged(const std::string& message);
+  // graph_replays.cpp
+  void AddCapturedLaunch(Pending pending, uint32_t thread, bool inside_library);
+  void AddGraphNode(const trace::GraphNodeRecord& node);
+  void AddGraphEvent(const trace::GraphEventRecord& event);
+  void AddGraphLaunch(const trace::ApiCallRecord& launch);
+  // A kernel record of a graph replay: joined to its node (true), waiting for its graph launch's
+  // record (true), or not a replay of a recorded graph (false: it counts alone).
+  bool JoinGraphKernel(const trace::GpuActivityRecord& gpu);
+  void FinishGraphs();
+  // A launch waiting in the join, or a captured one (never timed).
+  LibraryCorrelator<Pending, trace::GpuActivityRecord, uint32_t>::Found FindAnyLaunch(
+      uint64_t correlation);
   // counter_figures.cpp
   void AddKernelMetrics(const trace::KernelMetricsRecord& metrics, uint32_t thread);
   // Groups with counter samples but no catalog or analytic figure take the counters' figures.
@@ -146,6 +168,16 @@ struct TraceAnalyzer::State {
   // The fullest KernelMetrics record of each sample, by (kernel group, sample number): a sample
   // is measured one pass group per launch, each launch's record carrying the sample so far.
   std::map<std::pair<uint32_t, uint16_t>, trace::KernelMetricsRecord> counter_samples_;
+  // CUDA graphs: captured launches by correlation, each graph's nodes (their launches'
+  // correlations and handles), executable graphs by id, and graph launches by correlation.
+  std::unordered_map<uint64_t, Pending> captured_;
+  std::unordered_map<uint32_t, std::vector<std::pair<uint64_t, uint64_t>>> graph_nodes_;
+  std::unordered_set<uint32_t> captured_graphs_;
+  std::map<uint32_t, ExecGraph> execs_;
+  BoundedPendingMap<uint32_t> replay_execs_{1u << 20};
+  std::unordered_multimap<uint64_t, trace::GpuActivityRecord> early_replays_;
+  double eager_launch_ns_ = 0;  // CPU cost of launches that ran (graph units' one-by-one cost)
+  uint64_t eager_launches_ = 0;
   TraceAnalysis run_;
 };
 

@@ -28,6 +28,11 @@ void TraceAnalyzer::State::ApplyGpu(Pending& p, const trace::GpuActivityRecord& 
   g.gpu_durations.Add(duration);
   if (g.device < 0) g.device = gpu.device;
   AddFigures(g.timed, p.flops, p.special, p.flops_source, p.bytes, p.bytes_source, ns);
+  if (p.captured) {
+    // A graph node's replay: a launch of its own in every figure (captured, it counted none).
+    ++g.graph_executions;
+    AddFigures(g.all, p.flops, p.special, p.flops_source, p.bytes, p.bytes_source);
+  }
   DeviceActivity& d = devices_[gpu.device];
   d.kernel_ns_by_source[SourceIndex(p.flops_source)] += ns;
   if (p.flops_source == FigureSource::kCatalog) d.catalog_flops += p.flops;
@@ -36,6 +41,12 @@ void TraceAnalyzer::State::ApplyGpu(Pending& p, const trace::GpuActivityRecord& 
     lib.gpu_ns += ns;
     lib.timed_flops += p.flops;
     lib.timed_bytes += p.bytes;
+    if (p.captured) {
+      lib.flops += p.flops;
+      lib.bytes += p.bytes;
+      lib.epilogue_flops += p.epilogue;
+      ++lib.graph_kernels;
+    }
     AddKernelTime(lib, p.group, ns);
     if (lib.device < 0) lib.device = gpu.device;
   }
@@ -66,6 +77,7 @@ void TraceAnalyzer::State::AddGpu(const trace::GpuActivityRecord& gpu) {
   ++run_.gpu_kernel_records;
   d.kernel_ns += ns;
   ++d.kernels;
+  if ((gpu.h.flags & trace::kGpuFromGraph) != 0 && JoinGraphKernel(gpu)) return;
   const bool from_cpu = !(gpu.h.flags & (trace::kGpuFromGraph | trace::kGpuDeviceLaunched));
   JoinHooks hooks{*this};
   if (join_.OnGpu(gpu.correlation, from_cpu, gpu, hooks) == Join::GpuJoin::kReplay) {

@@ -1,7 +1,8 @@
 // Golden reports: deterministic traces in, the text and the JSON of flopspy-report
 // out, compared with tests/data/golden/<case>.txt and .json. Every section has a case: the run
-// summary, kernels, library calls with diagnostics, launch overhead, copies, CPU roofline,
-// counters against the catalog, warnings, advice, many traces with a straggler, and --diff.
+// summary, kernels, library calls with diagnostics, launch overhead, copies, CUDA graphs, CPU
+// roofline, counters against the catalog, warnings, advice, many traces with a straggler, and
+// --diff.
 //
 // FLOPSPY_UPDATE_GOLDEN=1 rewrites the files instead of comparing; read the diff before
 // committing it: a golden pins behaviour, wrong numbers included. tests/data/golden/README.md.
@@ -172,6 +173,12 @@ TEST_F(GoldenReport, CpuRooflineFromReplayedCounters) {
   Check("cpu_roofline", {Write("cpu.fspy", bytes)});
 }
 
+// Captured and built CUDA graphs replayed: kernels per replay with their figures, the launch time
+// saved, a captured cuBLASLt call counted at each replay.
+TEST_F(GoldenReport, CudaGraphReplays) {
+  Check("cuda_graphs", {Write("graphs.fspy", CudaGraphsTrace())});
+}
+
 TEST_F(GoldenReport, LaunchesWithoutGpuTimes) {
   Check("no_gpu_times", {Write("nogpu.fspy", NoGpuTimesTrace())});
 }
@@ -183,6 +190,7 @@ TEST_F(GoldenReport, ParallelAnalysesGiveTheSameReport) {
       {"demo.fspy", DemoTrace()},
       {"counters.fspy", CountersTrace()},
       {"nogpu.fspy", NoGpuTimesTrace()},
+      {"graphs.fspy", CudaGraphsTrace()},
       {"cpu.fspy", CpuRooflineTrace(kDataDir + "/cpu_roofline/replay/dgemm_skx.jsonl")}};
   for (const auto& [name, bytes] : traces) {
     const std::string path = Write(name, bytes);

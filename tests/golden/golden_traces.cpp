@@ -81,6 +81,53 @@ class GpuTraceBuilder {
     b_.Chunk(ChunkSource::kProcess).Add(w);
   }
 
+  // A launch recorded into `graph` (stream capture when `capture_id` is set, else the graph
+  // API), with its node record.
+  void CapturedLaunch(uint32_t signature, uint64_t correlation, uint64_t at, uint32_t n,
+                      uint32_t graph, uint64_t node, uint64_t capture_id,
+                      bool inside_library = false) {
+    trace::KernelLaunchRecord l =
+        KernelLaunch(signature, correlation, kBase + at, 6000, n, inside_library);
+    l.h.flags |= trace::kLaunchCaptured;
+    if (capture_id == 0) l.api = static_cast<uint16_t>(trace::Api::kCuGraphAddKernelNode);
+    trace::GraphNodeRecord r{};
+    r.h.flags = capture_id != 0 ? trace::kGraphNodeCaptured : 0;
+    r.graph = graph;
+    r.correlation = correlation;
+    r.node = node;
+    r.capture_id = capture_id;
+    b_.Chunk(ChunkSource::kThread, kThread).Add(l).Add(r);
+  }
+
+  void GraphEvent(trace::GraphEvent event, uint64_t at, uint32_t graph, uint32_t exec) {
+    trace::GraphEventRecord e{};
+    e.event = static_cast<uint8_t>(event);
+    e.enter_ns = kBase + at;
+    e.exit_ns = kBase + at + 50'000;
+    e.graph = graph;
+    e.exec = exec;
+    b_.Chunk(ChunkSource::kThread, kThread).Add(e);
+  }
+
+  void GraphLaunch(uint64_t correlation, uint64_t at, uint32_t exec) {
+    trace::ApiCallRecord a{};
+    a.api = static_cast<uint16_t>(trace::Api::kCudaGraphLaunch);
+    a.enter_ns = kBase + at;
+    a.exit_ns = kBase + at + 2500;
+    a.correlation = correlation;
+    a.detail = exec;
+    b_.Chunk(ChunkSource::kThread, kThread).Add(a);
+  }
+
+  // A replayed node's kernel as CUPTI records it: the graph launch's correlation, its node id.
+  void GraphKernel(uint32_t signature, uint64_t correlation, uint64_t gpu_node, uint64_t at,
+                   uint64_t ns, uint32_t cupti_graph) {
+    trace::GpuActivityRecord g = KernelExecution(signature, correlation, kBase + at, ns, 7, true);
+    g.graph_id = cupti_graph;
+    g.graph_node_id = gpu_node;
+    b_.Chunk(ChunkSource::kGpuActivity).Add(g);
+  }
+
   // `records_lost`: as the recorder counts them, every loss record's count included.
   void End(uint64_t at, uint64_t records_lost = 0) {
     b_.Chunk(ChunkSource::kProcess).Add(ExitEnd(kBase + at, records_lost));
@@ -255,6 +302,57 @@ std::vector<uint8_t> NoGpuTimesTrace() {
   g.Launch(2, 5000, 20'000'000, 0, /*inside_library=*/true);
   g.b().Chunk(ChunkSource::kThread, kThread).Add(LtMatmul(19'995'000, 3));
   g.End(25'000'000);
+  return b.Bytes();
+}
+
+std::vector<uint8_t> CudaGraphsTrace() {
+  GpuTraceBuilder g(7500);
+  TraceBuilder& b = g.b();
+  b.Metadata(std::string(R"({"process":{"command":["python","serve.py"]},"devices":[)") + kH100 +
+             "]}");
+  b.String(1, kMul).String(2, kLtKernel).String(3, "cublasLtMatmul");
+  g.Function(1, 1, 3);
+  g.Function(2, 2, 0xFFFF);
+  g.Signature(1, 1, 977, 256);
+  g.Signature(2, 2, 32, 384, 16);
+  // The same kernels as CUPTI names them in a replay: no function, the name only.
+  for (uint32_t id : {1u, 2u}) {
+    trace::KernelSignatureDef named =
+        KernelSignature(10 + id, 0, id == 1 ? 977 : 32, id == 1 ? 1 : 16, id == 1 ? 256 : 384);
+    named.name = id;
+    b.Add(named);
+  }
+  // Warm-up: the model runs eagerly twice.
+  uint64_t correlation = 100;
+  for (uint64_t i = 0; i < 2; ++i) {
+    const uint64_t at = 1'000'000 + i * 1'000'000;
+    g.Launch(1, ++correlation, at, 1'000'000);
+    g.Gpu(1, correlation, at + 20'000, 12'000);
+    g.Launch(2, ++correlation, at + 100'000, 0, /*inside_library=*/true);
+    b.Chunk(ChunkSource::kThread, kThread).Add(LtMatmul(at + 95'000, 3));
+    g.Gpu(2, correlation, at + 120'000, 400'000);
+  }
+  // Captured: multiply, the cuBLASLt GEMM, multiply again; instantiated as executable graph 1.
+  g.CapturedLaunch(1, 201, 4'000'000, 1'000'000, 1, 0xA1, 7);
+  g.CapturedLaunch(2, 202, 4'010'000, 0, 1, 0xA2, 7, /*inside_library=*/true);
+  b.Chunk(ChunkSource::kThread, kThread).Add(LtMatmul(4'005'000, 3));
+  g.CapturedLaunch(1, 203, 4'030'000, 2'000'000, 1, 0xA3, 7);
+  g.GraphEvent(trace::GraphEvent::kCaptured, 4'040'000, 1, 0);
+  g.GraphEvent(trace::GraphEvent::kInstantiated, 4'100'000, 1, 1);
+  // A one-node graph built with cuGraphAddKernelNode, executable graph 2.
+  g.CapturedLaunch(1, 204, 4'200'000, 4'000'000, 2, 0xB1, 0);
+  g.GraphEvent(trace::GraphEvent::kInstantiated, 4'300'000, 2, 2);
+  // 20 replays of each, 0.5 ms apart.
+  for (uint64_t r = 0; r < 20; ++r) {
+    const uint64_t at = 5'000'000 + r * 500'000;
+    g.GraphLaunch(300 + 2 * r, at, 1);
+    g.GraphKernel(11, 300 + 2 * r, 901, at + 10'000, 12'000, 90);
+    g.GraphKernel(12, 300 + 2 * r, 902, at + 23'000, 400'000, 90);
+    g.GraphKernel(11, 300 + 2 * r, 903, at + 424'000, 24'000, 90);
+    g.GraphLaunch(301 + 2 * r, at + 5'000, 2);
+    g.GraphKernel(11, 301 + 2 * r, 904, at + 449'000, 48'000, 91);
+  }
+  g.End(16'000'000);
   return b.Bytes();
 }
 

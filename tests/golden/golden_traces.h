@@ -25,6 +25,11 @@ std::vector<uint8_t> CpuRooflineTrace(const std::string& replay_file);
 // Kernel launches and a cuBLAS call, no GPU records: CUPTI was unavailable.
 std::vector<uint8_t> NoGpuTimesTrace();
 
+// An inference server's loop on an H100: two eager warm-up passes, then a captured graph of a
+// multiply, a cuBLASLt GEMM and a multiply, and a one-node graph built with the graph API, each
+// replayed 20 times: the CUDA graphs section.
+std::vector<uint8_t> CudaGraphsTrace();
+
 // Everything that could push a line past 100 columns: a 300-character kernel name without a
 // space, a long templated name, a huge batched FP8 GEMM with every type different, a long
 // warning without spaces, a long command line, lost records; on an A100 (another GPU model than

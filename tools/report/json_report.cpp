@@ -11,6 +11,7 @@
 #include "report/call_sites_json.h"
 #include "report/communication_json.h"
 #include "report/counter_check.h"
+#include "report/graphs_json.h"
 #include "report/json_values.h"
 #include "report/labels.h"
 #include "report/launch_overhead_section.h"
@@ -115,6 +116,7 @@ json KernelJson(const analyzers::KernelGroup& g, double trace_gpu_ns) {
           {"device", g.device},
           {"launches", g.launches},
           {"executions", g.executions},
+          {"graph_executions", g.graph_executions},
           {"launch_errors", g.launch_errors},
           {"inside_library", g.inside_library},
           {"gpu_ns", g.gpu_ns},
@@ -221,6 +223,9 @@ json LibraryJson(const analyzers::LibraryGroup& g) {
           {"lt_attributes", LtAttributes(g)},
           {"device", g.device},
           {"calls", g.calls},
+          {"captured_calls", g.captured_calls},
+          {"graph_kernels", g.graph_kernels},
+          {"executions", analyzers::CallExecutions(g)},
           {"failed_calls", g.failed_calls},
           {"cpu_ns", g.cpu_ns},
           {"kernels", g.kernels},
@@ -383,6 +388,7 @@ json TraceJson(const TraceReport& t) {
   for (const auto& g : run.kernels) gpu_ns += g.gpu_ns;
   j["gpu_timing"] = run.gpu_timing;
   j["launches"] = run.launches;
+  j["captured_launches"] = run.captured_launches;
   j["gpu_kernel_records"] = run.gpu_kernel_records;
   j["unmatched_launches"] = run.unmatched_launches;
   j["unmatched_gpu_records"] = run.unmatched_gpu_records;
@@ -410,6 +416,7 @@ json TraceJson(const TraceReport& t) {
   if (json comm = CommunicationJson(t.communication); !comm.is_null()) {
     j["communication"] = std::move(comm);
   }
+  if (json graphs = GraphsJson(t.run); !graphs.is_null()) j["cuda_graphs"] = std::move(graphs);
   if (!t.steps.empty()) j["steps"] = StepsJson(t.steps);
   if (t.cpu_roofline) j["cpu_roofline"] = CpuRooflineJson(*t.cpu_roofline);
   return j;

@@ -292,6 +292,7 @@ nlohmann::json LaunchOverheadJson(const LaunchOverheadReport& r, size_t max_sign
       {"kernel_launches", r.kernel_launches},
       {"failed_launches", r.failed_launches},
       {"graph_launches", r.graph_launches},
+      {"captured_launches", r.captured_launches},
       {"launches_per_second",
        r.launches_per_second ? nlohmann::json(*r.launches_per_second) : nlohmann::json(nullptr)},
       {"cpu_first_ns", r.cpu_first_ns},

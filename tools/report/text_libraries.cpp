@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <fmt/ostream.h>
 
+#include <algorithm>
 #include <vector>
 
 #include "flopspy/analyzers/blas_routine.h"
@@ -79,13 +80,19 @@ void PrintLibraryTable(const TraceReport& t, std::ostream& out, size_t limit) {
     const LibraryGroup& g = *row;
     const auto& p = g.placement;
     const bool known = g.source != trace::FigureSource::kUnknown;
-    table.AddRow({Grouped(g.calls), g.gpu_ns > 0 ? Duration(g.gpu_ns) : "-",
-                  g.gpu_ns > 0 ? Duration(g.gpu_ns / static_cast<double>(g.calls)) : "-",
+    const double executions = analyzers::CallExecutions(g);
+    table.AddRow({GroupedCount(executions), g.gpu_ns > 0 ? Duration(g.gpu_ns) : "-",
+                  g.gpu_ns > 0 && executions > 0 ? Duration(g.gpu_ns / executions) : "-",
                   FigureText(g.flops, g.source), FigureText(g.epilogue_flops, g.source),
                   FigureText(g.bytes, g.source), Intensity(g),
                   p && known ? RateText(p->achieved_flops) : "-",
                   p ? PctText(p->pct_of_attainable) : "-", RegimeTag(p), SourceTag(g.source)});
     std::string detail = g.routine + " " + LibraryShapeText(g) + " " + Types(g);
+    if (g.captured_calls > 0) {
+      detail += fmt::format("; {} captured into CUDA graphs, replayed {} times",
+                            Counted(g.captured_calls, "call", "calls"),
+                            GroupedCount(executions - static_cast<double>(g.calls)));
+    }
     if (p) {
       if (const std::string roof = RoofText(*p); !roof.empty()) detail += "; " + roof;
       if (const std::string note = PlacementNote(*p); !note.empty()) detail += "; " + note;
@@ -97,12 +104,17 @@ void PrintLibraryTable(const TraceReport& t, std::ostream& out, size_t limit) {
   }
   table.Print(out);
   if (rows.size() > limit) fmt::print(out, "{}", MoreLine(rows.size() - limit, "shape", "shapes"));
+  const bool any_captured = std::any_of(
+      rows.begin(), rows.end(), [](const LibraryGroup* g) { return g->captured_calls > 0; });
   fmt::print(out, "{}",
-             Paragraph("FLOPs: the main operation (analytic, from the call's arguments); "
-                       "epilogue: bias and activation FLOPs, counted apart; bytes: the least "
-                       "DRAM traffic the call needs; mean: GPU time per call; under each row: "
-                       "data types, compute type, transposes, the roof and the shape's "
-                       "diagnostics (!).",
+             Paragraph(fmt::format("FLOPs: the main operation (analytic, from the call's "
+                                   "arguments); epilogue: bias and activation FLOPs, counted "
+                                   "apart; bytes: the least DRAM traffic the call needs; {}mean: "
+                                   "GPU time per call; under each row: data types, compute type, "
+                                   "transposes, the roof and the shape's diagnostics (!).",
+                                   any_captured ? "calls: those made, and each graph replay of a "
+                                                  "call captured into a CUDA graph; "
+                                                : ""),
                        "  ", "  "));
 }
 

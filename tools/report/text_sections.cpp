@@ -9,6 +9,7 @@
 #include "report/call_sites_view.h"
 #include "report/communication_text.h"
 #include "report/format.h"
+#include "report/graphs_text.h"
 #include "report/group_rollup_text.h"
 #include "report/labels.h"
 #include "report/launch_overhead_section.h"
@@ -102,6 +103,7 @@ void WriteAnalysisSections(const TraceReport& t, std::ostream& out, bool color,
   PrintCounterCheck(t, out, RowsShown(view, 15));
   PrintLibraryTable(t, out, RowsShown(view, 10));
   PrintCommunication(t, out, RowsShown(view, 10));
+  PrintGraphs(t, out, RowsShown(view, 10));
   if (!t.launch_overhead.empty()) {
     WriteLaunchOverheadText(t.launch_overhead, {.color = color}, out);
   }

@@ -574,5 +574,172 @@ TEST_F(TraceAnalysisTest, ARateIsTakenOverTheLaunchesWhoseFlopsAreKnown) {
   EXPECT_NEAR(*p.roof_time_ns, 214748.3648 * 103, 1e-3);
 }
 
+// --- CUDA graphs (docs/cuda-graphs.md) -----------------------------------------------------------
+
+// A launch recorded into a graph (what the hooks write while a stream captures).
+void CapturedLaunch(TraceBuilder& b, uint32_t signature, uint64_t correlation, uint64_t enter_ns,
+                    uint32_t n, uint32_t graph, uint64_t node, bool inside_library = false) {
+  trace::KernelLaunchRecord l =
+      testing::KernelLaunch(signature, correlation, enter_ns, 3000, n, inside_library);
+  l.h.flags |= trace::kLaunchCaptured;
+  trace::GraphNodeRecord r{};
+  r.h.flags = trace::kGraphNodeCaptured;
+  r.graph = graph;
+  r.correlation = correlation;
+  r.node = node;
+  r.capture_id = 1;
+  b.Chunk(ChunkSource::kThread, kThread).Add(l).Add(r);
+}
+
+void GraphEvent(TraceBuilder& b, trace::GraphEvent event, uint32_t graph, uint32_t exec) {
+  trace::GraphEventRecord e{};
+  e.event = static_cast<uint8_t>(event);
+  e.graph = graph;
+  e.exec = exec;
+  b.Chunk(ChunkSource::kThread, kThread).Add(e);
+}
+
+void GraphLaunch(TraceBuilder& b, uint64_t correlation, uint64_t enter_ns, uint32_t exec) {
+  trace::ApiCallRecord a{};
+  a.api = static_cast<uint16_t>(trace::Api::kCuGraphLaunch);
+  a.enter_ns = enter_ns;
+  a.exit_ns = enter_ns + 2000;
+  a.correlation = correlation;
+  a.detail = exec;
+  b.Chunk(ChunkSource::kThread, kThread).Add(a);
+}
+
+// A replayed node's kernel record, as CUPTI gives it: the graph launch's correlation, CUPTI's id
+// of the node, and a signature of the kernel's name only.
+void GraphKernel(TraceBuilder& b, uint32_t signature, uint64_t correlation, uint64_t gpu_node,
+                 uint64_t start_ns, uint64_t ns) {
+  trace::GpuActivityRecord g{};
+  g.h.flags = trace::kGpuFromGraph;
+  g.kind = static_cast<uint8_t>(trace::GpuActivityKind::kKernel);
+  g.start_ns = start_ns;
+  g.end_ns = start_ns + ns;
+  g.correlation = correlation;
+  g.signature = signature;
+  g.graph_id = 77;
+  g.graph_node_id = gpu_node;
+  b.Chunk(ChunkSource::kGpuActivity).Add(g);
+}
+
+// Two multiplies captured into a graph, replayed three times: each replay's kernels join the
+// nodes (the first replay by kernel and order, the later ones by CUPTI's node id; one replay's
+// records come before its graph launch's), and count with the catalog's figures of the captured
+// launches. The captured launches ran nothing: not launches, not executions.
+TEST_F(TraceAnalysisTest, GraphReplaysTakeTheFiguresOfTheirCapturedNodes) {
+  trace::KernelSignatureDef by_name = testing::KernelSignature(9, 0, 977, 1, 256);
+  by_name.name = 1;  // the multiply, named by CUPTI
+  b_.Add(by_name);
+  Launch(1, 10, 1'000'000, 1000);  // an eager launch of the same kernel
+  Gpu(1, 10, 1'010'000, 5'000);
+  CapturedLaunch(b_, 1, 20, 2'000'000, 2000, 3, 0xA0);
+  CapturedLaunch(b_, 1, 21, 2'010'000, 4000, 3, 0xB0);
+  GraphEvent(b_, trace::GraphEvent::kCaptured, 3, 0);
+  GraphEvent(b_, trace::GraphEvent::kInstantiated, 3, 5);
+  for (uint64_t replay = 0; replay < 3; ++replay) {
+    const uint64_t correlation = 30 + replay, at = 3'000'000 + replay * 100'000;
+    if (replay == 2) {  // this replay's records come first
+      GraphKernel(b_, 9, correlation, 501, at + 10'000, 1'000);
+      GraphKernel(b_, 9, correlation, 502, at + 12'000, 2'000);
+      GraphLaunch(b_, correlation, at, 5);
+      continue;
+    }
+    GraphLaunch(b_, correlation, at, 5);
+    // The second replay's records come in the other order: the node ids decide.
+    if (replay == 1) GraphKernel(b_, 9, correlation, 502, at + 12'000, 2'000);
+    GraphKernel(b_, 9, correlation, 501, at + 10'000, 1'000);
+    if (replay == 0) GraphKernel(b_, 9, correlation, 502, at + 12'000, 2'000);
+  }
+  const TraceAnalysis run = Analyze();
+  EXPECT_EQ(run.launches, 1u);
+  EXPECT_EQ(run.captured_launches, 2u);
+  EXPECT_EQ(run.unmatched_launches, 0u);
+  EXPECT_EQ(run.unmatched_gpu_records, 0u);
+  uint64_t executions = 0, graph_executions = 0;
+  double timed_flops = 0, all_flops = 0;
+  for (const KernelGroup& g : run.kernels) {
+    executions += g.executions;
+    graph_executions += g.graph_executions;
+    timed_flops += g.timed.flops;
+    all_flops += g.all.flops;
+    EXPECT_EQ(g.timed.flops_source, FigureSource::kCatalog) << g.shape_key;
+  }
+  EXPECT_EQ(executions, 7u);
+  EXPECT_EQ(graph_executions, 6u);
+  // One multiply per element: 1000 eager, then 2000 + 4000 per replay.
+  EXPECT_DOUBLE_EQ(timed_flops, 1000.0 + 3 * 6000.0);
+  EXPECT_DOUBLE_EQ(all_flops, timed_flops);
+  ASSERT_EQ(run.graphs.size(), 1u);
+  const GraphUnit& unit = run.graphs[0];
+  EXPECT_EQ(unit.exec, 5u);
+  EXPECT_EQ(unit.graph, 3u);
+  EXPECT_TRUE(unit.captured);
+  EXPECT_EQ(unit.kernel_nodes, 2u);
+  EXPECT_EQ(unit.replays, 3u);
+  EXPECT_EQ(unit.kernel_executions, 6u);
+  EXPECT_EQ(unit.unjoined_executions, 0u);
+  EXPECT_DOUBLE_EQ(unit.KernelsPerReplay(), 2.0);
+  EXPECT_DOUBLE_EQ(unit.gpu_ns, 3 * 3'000.0);
+  EXPECT_DOUBLE_EQ(unit.flops, 3 * 6000.0);
+  EXPECT_EQ(unit.flops_source, FigureSource::kCatalog);
+  // What one replay runs by its nodes, GPU times or not.
+  EXPECT_DOUBLE_EQ(unit.node_flops, 6000.0);
+  EXPECT_EQ(unit.nodes_with_flops, 2u);
+  EXPECT_EQ(unit.node_flops_source, FigureSource::kCatalog);
+  EXPECT_DOUBLE_EQ(unit.launch_ns, 3 * 2000.0);
+  // One by one at the eager launch's 5 us: 6 launches, 30 us, against 6 us of graph launches.
+  EXPECT_TRUE(unit.one_by_one_from_eager);
+  EXPECT_DOUBLE_EQ(unit.LaunchNsSaved(), 6 * 5000.0 - 6000.0);
+  // Each node's replays land in its own shape's row: N = 2000 three times, N = 4000 three times.
+  // The first node ran 1 us each time, the second 2 us: the second replay's records, in the other
+  // order, still join by node id.
+  std::map<std::string, uint64_t> by_shape;
+  std::map<std::string, double> ns_by_shape;
+  for (const KernelGroup& g : run.kernels) {
+    by_shape[g.shape_key] += g.graph_executions;
+    ns_by_shape[g.shape_key] += g.gpu_ns;
+  }
+  EXPECT_EQ(by_shape["n=2000"], 3u);
+  EXPECT_EQ(by_shape["n=4000"], 3u);
+  EXPECT_DOUBLE_EQ(ns_by_shape["n=2000"], 3 * 1'000.0);
+  EXPECT_DOUBLE_EQ(ns_by_shape["n=4000"], 3 * 2'000.0);
+}
+
+// A cuBLAS call made while its stream captured: it ran nothing then (not a call, no FLOPs); each
+// replay of its kernel adds the call's analytic figures to its row. An update swaps the nodes an
+// executable graph runs.
+TEST_F(TraceAnalysisTest, CapturedLibraryCallCountsAtEachReplay) {
+  trace::KernelSignatureDef by_name = testing::KernelSignature(9, 0, 8, 8, 128);
+  by_name.name = 2;  // the SGEMM kernel, named by CUPTI
+  b_.Add(by_name);
+  CapturedLaunch(b_, 2, 20, 1'000'000, 0, 4, 0xA0, /*inside_library=*/true);
+  Sgemm(19, 999'000, 1024);
+  GraphEvent(b_, trace::GraphEvent::kInstantiated, 4, 6);
+  for (uint64_t replay = 0; replay < 2; ++replay) {
+    GraphLaunch(b_, 40 + replay, 2'000'000 + replay * 10'000'000, 6);
+    GraphKernel(b_, 9, 40 + replay, 601, 2'010'000 + replay * 10'000'000, 1'000'000);
+  }
+  const TraceAnalysis run = Analyze();
+  ASSERT_EQ(run.libraries.size(), 1u);
+  const LibraryGroup& lib = run.libraries[0];
+  EXPECT_EQ(lib.calls, 0u);
+  EXPECT_EQ(lib.captured_calls, 1u);
+  EXPECT_EQ(lib.captured_kernels, 1u);
+  EXPECT_EQ(lib.kernels, 0u);
+  EXPECT_EQ(lib.graph_kernels, 2u);
+  EXPECT_DOUBLE_EQ(CallExecutions(lib), 2.0);
+  EXPECT_DOUBLE_EQ(lib.flops, 2 * 2147483648.0);
+  EXPECT_DOUBLE_EQ(lib.timed_flops, 2 * 2147483648.0);
+  EXPECT_DOUBLE_EQ(lib.gpu_ns, 2e6);
+  ASSERT_EQ(run.graphs.size(), 1u);
+  EXPECT_TRUE(run.graphs[0].captured);
+  EXPECT_EQ(run.graphs[0].flops_source, FigureSource::kAnalytic);
+  EXPECT_DOUBLE_EQ(run.graphs[0].flops, 2 * 2147483648.0);
+  EXPECT_EQ(run.graphs[0].kernel_executions, 2u);
+}
+
 }  // namespace
 }  // namespace flopspy::analyzers

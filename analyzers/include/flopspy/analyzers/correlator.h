@@ -140,6 +140,12 @@ class LibraryCorrelator {
     untimed_.Insert(correlation, Untimed{std::move(launch), inside_call});
   }
 
+  // A launch made inside a library call of `thread` that ran nothing (recorded into a CUDA graph):
+  // the call's record still attributes it (FindLaunch does not know it; the caller does).
+  void OnCallLaunchElsewhere(uint32_t thread, uint64_t correlation) {
+    call_launches_[thread].push_back(correlation);
+  }
+
   // `from_cpu`: a launch record may come (not a graph node or a device launch).
   template <class H>
   GpuJoin OnGpu(uint64_t correlation, bool from_cpu, const G& gpu, H& h) {

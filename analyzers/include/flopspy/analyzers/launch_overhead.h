@@ -176,6 +176,7 @@ struct LaunchOverheadReport {
   bool gpu_times = false;  // any GPU activity record: without them no verdict can be made
   uint64_t gpu_kernels = 0, gpu_copies = 0, gpu_sets = 0;
   uint64_t graph_kernels = 0, device_kernels = 0;
+  uint64_t captured_launches = 0;   // recorded into a CUDA graph: left out (they ran nothing)
   uint64_t unmatched_launches = 0;  // launches whose GPU record never came
   uint64_t unmatched_gpu = 0;       // eager kernels/copies whose launch never came
   uint64_t clock_anomalies = 0;     // GPU start before its launch call began

@@ -56,8 +56,9 @@ struct KernelGroup {
   std::array<uint32_t, 3> grid{};
   std::array<uint32_t, 3> block{};
   int32_t device = -1;
-  uint64_t launches = 0;    // CPU launch records
-  uint64_t executions = 0;  // GPU kernel records (graph nodes have no launch record)
+  uint64_t launches = 0;          // CPU launch records
+  uint64_t executions = 0;        // GPU kernel records (graph nodes have no launch record)
+  uint64_t graph_executions = 0;  // of them, replays of a recorded CUDA graph node
   double gpu_ns = 0;
   DurationHistogram gpu_durations;
   double launch_ns = 0;  // summed CPU launch cost
@@ -125,6 +126,11 @@ struct LibraryGroup {
   uint64_t calls = 0;
   uint64_t failed_calls = 0;  // status != 0
   double cpu_ns = 0;
+  // Calls made while a stream captured a CUDA graph: they ran nothing then; each replay of their
+  // kernels adds the kernel's share of the call's figures below (docs/cuda-graphs.md).
+  uint64_t captured_calls = 0;
+  uint64_t captured_kernels = 0;  // the kernels those calls launched into their graphs
+  uint64_t graph_kernels = 0;     // executions of those kernels by graph replays
   double flops = 0;
   double epilogue_flops = 0;
   double bytes = 0;
@@ -155,6 +161,16 @@ struct LibraryGroup {
   std::vector<trace::LibraryGroupShape> groups;
   trace::LibraryGroupsCut groups_cut{};
 };
+
+// The calls a row ran: those made eagerly, and each replay of a captured call (its kernels'
+// executions over its kernel count).
+inline double CallExecutions(const LibraryGroup& g) {
+  const double replayed = g.captured_kernels > 0 ? static_cast<double>(g.graph_kernels) *
+                                                       static_cast<double>(g.captured_calls) /
+                                                       static_cast<double>(g.captured_kernels)
+                                                 : 0;
+  return static_cast<double>(g.calls) + replayed;
+}
 
 // Whether two grouped calls' groups are the same (every listed field, and the sums of the rest).
 bool SameGroups(std::span<const trace::LibraryGroupShape> a, const trace::LibraryGroupsCut& a_cut,
@@ -206,6 +222,43 @@ struct TimedActivity {
   bool flops_known = false;
   bool from_graph = false;
 };
+// One executable CUDA graph (docs/cuda-graphs.md): what it ran per replay, and what launching its
+// kernels one by one would have cost the CPU.
+struct GraphUnit {
+  uint32_t exec = 0;         // GraphEventRecord::exec
+  uint32_t graph = 0;        // the graph it was instantiated from (or last updated from)
+  bool captured = false;     // its graph came from stream capture (else the graph API)
+  uint32_t cupti_graph = 0;  // CUPTI's id of it, from its replays' kernel records (0: none)
+  int32_t device = -1;
+  uint32_t kernel_nodes = 0;  // recorded kernel nodes
+  uint64_t replays = 0;       // graph launches that succeeded
+  uint64_t failed_replays = 0;
+  double launch_ns = 0;              // CPU time of those graph launches
+  uint64_t kernel_executions = 0;    // GPU kernel records joined to a node
+  uint64_t unjoined_executions = 0;  // its replays' kernel records no node matched
+  double gpu_ns = 0;
+  double flops = 0;  // over the executions with a FLOP figure
+  uint64_t executions_with_flops = 0;
+  trace::FigureSource flops_source = trace::FigureSource::kUnknown;  // the weakest
+  // What one replay runs by its recorded nodes (as they last were): their FLOPs where known.
+  double node_flops = 0;
+  uint32_t nodes_with_flops = 0;
+  trace::FigureSource node_flops_source = trace::FigureSource::kUnknown;  // the weakest
+  // CPU cost of one launch made one by one: the mean of this trace's eager launches, or, without
+  // any, of this graph's kernels' own launches when they were captured.
+  double one_by_one_launch_ns = 0;
+  bool one_by_one_from_eager = false;
+  std::vector<uint32_t> kernel_groups;  // indices into TraceAnalysis::kernels (after Finish)
+
+  double KernelsPerReplay() const {
+    return replays > 0 ? static_cast<double>(kernel_executions) / static_cast<double>(replays) : 0;
+  }
+  // CPU time the replays saved against launching their kernels one by one; 0 when unknown.
+  double LaunchNsSaved() const {
+    return one_by_one_launch_ns * static_cast<double>(kernel_executions) - launch_ns;
+  }
+};
+
 // Kept per trace, in GPU-record order; beyond this many, the rest are counted, not kept.
 inline constexpr size_t kMaxTimedActivities = size_t{1} << 22;
 
@@ -234,6 +287,8 @@ struct TraceAnalysis {
   uint64_t damaged_records = 0;
   std::vector<TimedActivity> activities;  // ranges and steps read them
   uint64_t activities_dropped = 0;        // beyond kMaxTimedActivities
+  std::vector<GraphUnit> graphs;          // executable graphs with a recorded node, by GPU time
+  uint64_t captured_launches = 0;         // launches recorded into a graph (ran nothing then)
 };
 inline constexpr size_t kMaxDamagedMessages = 10;
 
