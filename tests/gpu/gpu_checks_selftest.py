@@ -402,6 +402,35 @@ class NcclCheckTest(unittest.TestCase):
         self.assertIn("no communication section", failures[0])
 
 
+class GraphsCheckTest(unittest.TestCase):
+    def test_replays_kernels_and_flops(self):
+        import graphs_check as gc
+        gemm = gc.BATCH * gc.WIDTH * gc.HIDDEN
+        manifest = {"forward_flops": 4.0 * gemm, "compiled": None}
+        runs = gc.REPLAYS + gc.EAGER_FORWARDS
+        report = {"traces": [{
+            "cuda_graphs": [{"made_by": "capture", "replays": gc.REPLAYS,
+                             "kernel_executions": 3 * gc.REPLAYS, "kernels_per_replay": 3.0,
+                             "unjoined_kernel_executions": 0}],
+            "library_calls": [
+                {"m": gc.BATCH, "n": gc.HIDDEN, "k": gc.WIDTH, "captured_calls": 1,
+                 "flops": 2.0 * gemm * runs},
+                {"m": gc.BATCH, "n": gc.WIDTH, "k": gc.HIDDEN, "captured_calls": 1,
+                 "flops": 2.0 * gemm * runs},
+                {"m": 1024, "n": 256, "k": 256, "captured_calls": 5, "flops": 1e12}]}]}
+        numbers, failures, _ = gc.judge(manifest, {"kernels": 3 * gc.REPLAYS}, report)
+        self.assertEqual(failures, [])
+        self.assertEqual(numbers["mlp_captured_calls"], 2)
+        # torch.profiler saw another kernel per replay; one GEMM was never captured.
+        report["traces"][0]["library_calls"][1]["captured_calls"] = 0
+        report["traces"][0]["library_calls"][1]["flops"] = 2.0 * gemm * gc.EAGER_FORWARDS
+        _, failures = gc.judge(manifest, {"kernels": 4 * gc.REPLAYS}, report)[:2]
+        self.assertEqual(len(failures), 3, failures)
+        self.assertIn("replayed kernels: flopspy 60, torch.profiler 80", failures[0])
+        _, failures, _ = gc.judge(manifest, {}, {"traces": [{}]})
+        self.assertIn("no captured graph replayed", failures[0])
+
+
 class NcuTest(unittest.TestCase):
     def test_csv_with_progress_lines(self):
         with open(os.path.join(DATA, "ncu_seed.csv")) as f:
