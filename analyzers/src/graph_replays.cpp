@@ -23,6 +23,8 @@ constexpr size_t kMaxEarlyReplays = size_t{1} << 18;
 // Captured launches kept (a graph is captured once and replayed often: real traces hold few);
 // beyond this many, a damaged or hostile trace's further ones are counted, not kept.
 constexpr size_t kMaxCapturedLaunches = size_t{1} << 22;
+// Nodes held by every executable graph together (each holds its own copy of its nodes).
+constexpr size_t kMaxExecNodes = size_t{1} << 22;
 
 // The same kernel run the same way: its name (a launch's from its function, a replay's from
 // CUPTI), grid and block.
@@ -88,12 +90,17 @@ void TraceAnalyzer::State::AddGraphEvent(const trace::GraphEventRecord& event) {
   switch (static_cast<trace::GraphEvent>(event.event)) {
     case trace::GraphEvent::kInstantiated:
     case trace::GraphEvent::kUpdated: {
+      const auto recorded = graph_nodes_.find(event.graph);
+      const size_t count = recorded != graph_nodes_.end() ? recorded->second.size() : 0;
+      if (event.exec == 0 || exec_nodes_ + count > kMaxExecNodes) return;
+      exec_nodes_ += count;
       ExecGraph& x = execs_[event.exec];
       const bool updated =
           static_cast<trace::GraphEvent>(event.event) == trace::GraphEvent::kUpdated;
       std::vector<Pending> nodes;
       std::vector<uint64_t> handles;
-      for (const auto& [correlation, handle] : graph_nodes_[event.graph]) {
+      for (size_t i = 0; i < count; ++i) {
+        const auto& [correlation, handle] = recorded->second[i];
         if (const auto it = captured_.find(correlation); it != captured_.end()) {
           nodes.push_back(it->second);
           handles.push_back(handle);
@@ -193,6 +200,11 @@ bool TraceAnalyzer::State::JoinGraphKernel(const trace::GpuActivityRecord& gpu) 
     unit.flops += p.flops;
     ++unit.executions_with_flops;
     unit.flops_source = Weakest(unit.flops_source, p.flops_source);
+  }
+  if (Known(p.bytes_source)) {
+    unit.bytes += p.bytes;
+    ++unit.executions_with_bytes;
+    unit.bytes_source = Weakest(unit.bytes_source, p.bytes_source);
   }
   if (std::find(unit.kernel_groups.begin(), unit.kernel_groups.end(), p.group) ==
       unit.kernel_groups.end()) {

@@ -174,6 +174,7 @@ struct TraceAnalyzer::State {
   std::unordered_map<uint32_t, std::vector<std::pair<uint64_t, uint64_t>>> graph_nodes_;
   std::unordered_set<uint32_t> captured_graphs_;
   std::map<uint32_t, ExecGraph> execs_;
+  size_t exec_nodes_ = 0;  // nodes copied into executable graphs, in all
   BoundedPendingMap<uint32_t> replay_execs_{1u << 20};
   std::unordered_multimap<uint64_t, trace::GpuActivityRecord> early_replays_;
   double eager_launch_ns_ = 0;  // CPU cost of launches that ran (graph units' one-by-one cost)

@@ -69,9 +69,14 @@ void NoteGraphCall(const GraphCall& call, CUstream, CUgraph, const CUgraphNode*,
   CaptureBegun(call);
 }
 
-// The capture is over whatever the result (a failed end invalidates it).
+// The capture is over when the end succeeded or found it invalidated or unjoined; other errors
+// (no capture on that stream, a wrong thread) leave the count: one count too many costs a
+// driver query per launch, one too few would record captured launches as launches.
 void NoteGraphCall(const GraphCall& call, CUstream, CUgraph* graph) noexcept {
-  CaptureEnded();
+  if (call.result == CUDA_SUCCESS || call.result == CUDA_ERROR_STREAM_CAPTURE_INVALIDATED ||
+      call.result == CUDA_ERROR_STREAM_CAPTURE_UNJOINED) {
+    CaptureEnded();
+  }
   if (call.result != CUDA_SUCCESS || graph == nullptr || *graph == nullptr) return;
   RecordEvent(call, trace::GraphEvent::kCaptured, GraphIdOf(*graph), 0);
 }

@@ -741,5 +741,44 @@ TEST_F(TraceAnalysisTest, CapturedLibraryCallCountsAtEachReplay) {
   EXPECT_EQ(run.graphs[0].kernel_executions, 2u);
 }
 
+// An executable graph updated from another capture (same topology) runs the new graph's nodes;
+// a node changed in the executable graph runs its new parameters: the replays after each change
+// take the new figures, CUPTI's node ids unchanged.
+TEST_F(TraceAnalysisTest, GraphUpdatesChangeWhatLaterReplaysRun) {
+  trace::KernelSignatureDef by_name = testing::KernelSignature(9, 0, 977, 1, 256);
+  by_name.name = 1;
+  b_.Add(by_name);
+  CapturedLaunch(b_, 1, 20, 1'000'000, 1000, 3, 0xA0);
+  GraphEvent(b_, trace::GraphEvent::kInstantiated, 3, 5);
+  const auto replay = [&](uint64_t correlation) {
+    GraphLaunch(b_, correlation, 2'000'000 + correlation * 10'000, 5);
+    GraphKernel(b_, 9, correlation, 501, 2'010'000 + correlation * 10'000, 1'000);
+  };
+  replay(30);
+  CapturedLaunch(b_, 1, 21, 3'000'000, 3000, 4, 0xB0);  // the second capture
+  GraphEvent(b_, trace::GraphEvent::kUpdated, 4, 5);
+  replay(31);
+  // cuGraphExecKernelNodeSetParams on the executable graph's node (the second graph's handle).
+  trace::KernelLaunchRecord set = testing::KernelLaunch(1, 22, 4'000'000, 3000, 7000);
+  set.h.flags |= trace::kLaunchCaptured;
+  set.api = static_cast<uint16_t>(trace::Api::kCuGraphExecKernelNodeSetParams);
+  trace::GraphNodeRecord in_exec{};
+  in_exec.h.flags = trace::kGraphNodeInExec;
+  in_exec.correlation = 22;
+  in_exec.node = 0xB0;
+  in_exec.exec = 5;
+  b_.Chunk(ChunkSource::kThread, kThread).Add(set).Add(in_exec);
+  replay(32);
+  const TraceAnalysis run = Analyze();
+  ASSERT_EQ(run.graphs.size(), 1u);
+  EXPECT_EQ(run.graphs[0].replays, 3u);
+  EXPECT_EQ(run.graphs[0].graph, 4u);
+  EXPECT_DOUBLE_EQ(run.graphs[0].flops, 1000.0 + 3000.0 + 7000.0);
+  EXPECT_DOUBLE_EQ(run.graphs[0].node_flops, 7000.0);  // what a replay runs now
+  EXPECT_EQ(run.graphs[0].executions_with_bytes, 3u);
+  EXPECT_EQ(run.graphs[0].bytes_source, FigureSource::kCatalog);
+  EXPECT_EQ(run.captured_launches, 3u);
+}
+
 }  // namespace
 }  // namespace flopspy::analyzers

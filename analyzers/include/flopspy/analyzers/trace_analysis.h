@@ -240,6 +240,9 @@ struct GraphUnit {
   double flops = 0;  // over the executions with a FLOP figure
   uint64_t executions_with_flops = 0;
   trace::FigureSource flops_source = trace::FigureSource::kUnknown;  // the weakest
+  double bytes = 0;  // over the executions with a byte figure
+  uint64_t executions_with_bytes = 0;
+  trace::FigureSource bytes_source = trace::FigureSource::kUnknown;
   // What one replay runs by its recorded nodes (as they last were): their FLOPs where known.
   double node_flops = 0;
   uint32_t nodes_with_flops = 0;
