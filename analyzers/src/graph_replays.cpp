@@ -1,8 +1,9 @@
 // CUDA graphs in the trace analysis (docs/cuda-graphs.md): launches recorded into a graph keep
-// their figures as the graph's nodes; an executable graph takes its graph's nodes when it is
-// instantiated (or updated); each kernel record of a replay, which carries the graph launch's
-// correlation and CUPTI's id of the node, joins one of the executable graph's nodes and counts as
-// an execution of that node's kernel, with the node's figures and their source.
+// their figures as the graph's nodes; an executable graph takes its graph's nodes (when it is
+// instantiated or updated, and again at a later launch if more of the graph's nodes came since:
+// threads' records reach the file in any order); each kernel record of a replay, which carries
+// the graph launch's correlation and CUPTI's id of the node, joins one of the executable graph's
+// nodes and counts as an execution of that node's kernel, with the node's figures and source.
 //
 // The join: a node id seen before names its node; otherwise the first node in recorded order not
 // yet named by an id whose kernel (name, grid, block) is the record's. Within one executable graph
@@ -20,11 +21,13 @@ namespace {
 
 // Graph kernel records waiting for their graph launch's record, at most this many.
 constexpr size_t kMaxEarlyReplays = size_t{1} << 18;
-// Captured launches kept (a graph is captured once and replayed often: real traces hold few);
-// beyond this many, a damaged or hostile trace's further ones are counted, not kept.
+// Captured launches kept, and nodes held by every executable graph together (each holds its own
+// copy). A graph's entries go when it is destroyed, a destroyed executable graph's nodes when
+// room is needed: only a damaged or hostile trace fills these, and its further nodes are counted
+// (TraceAnalysis::graph_nodes_dropped), not kept.
 constexpr size_t kMaxCapturedLaunches = size_t{1} << 22;
-// Nodes held by every executable graph together (each holds its own copy of its nodes).
 constexpr size_t kMaxExecNodes = size_t{1} << 22;
+constexpr size_t kMaxExecs = size_t{1} << 20;
 
 // The same kernel run the same way: its name (a launch's from its function, a replay's from
 // CUPTI), grid and block.
@@ -54,35 +57,95 @@ TraceAnalyzer::State::Join::Found TraceAnalyzer::State::FindAnyLaunch(uint64_t c
 void TraceAnalyzer::State::AddCapturedLaunch(Pending pending, uint32_t thread,
                                              bool inside_library) {
   ++run_.captured_launches;
-  if (captured_.size() >= kMaxCapturedLaunches) return;
+  // The library call whose record follows ran nothing, kept or not.
+  if (inside_library) ++captured_in_call_[thread];
+  if (captured_.size() >= kMaxCapturedLaunches) {
+    ++run_.graph_nodes_dropped;
+    return;
+  }
   const uint64_t correlation = pending.correlation;
   captured_[correlation] = pending;
   if (inside_library) join_.OnCallLaunchElsewhere(thread, correlation);
 }
 
+size_t TraceAnalyzer::State::NodeIndexOf(uint64_t handle, uint32_t* graph) const {
+  const auto it = node_handles_.find(handle);
+  if (handle == 0 || it == node_handles_.end()) return SIZE_MAX;
+  *graph = it->second.first;
+  return it->second.second;
+}
+
 void TraceAnalyzer::State::AddGraphNode(const trace::GraphNodeRecord& node) {
-  if (!captured_.contains(node.correlation)) return;  // its launch failed or was lost
+  const auto captured = captured_.find(node.correlation);
+  if (captured == captured_.end()) return;  // its launch failed, was lost or not kept
   if ((node.h.flags & trace::kGraphNodeInExec) != 0) {
     // A node of an executable graph changed in place: its later replays take the new figures.
-    const auto exec = execs_.find(node.exec);
-    if (exec == execs_.end()) return;
-    ExecGraph& x = exec->second;
-    for (size_t i = 0; i < x.handles.size(); ++i) {
-      if (node.node != 0 && x.handles[i] == node.node) x.nodes[i] = captured_[node.correlation];
+    if (const auto exec = execs_.find(node.exec); exec != execs_.end()) {
+      ExecGraph& x = exec->second;
+      for (size_t i = 0; i < x.handles.size(); ++i) {
+        if (node.node != 0 && x.handles[i] == node.node) x.nodes[i] = captured->second;
+      }
     }
+    captured_.erase(captured);  // the executable graph holds its copy
     return;
   }
   if (node.graph == 0) {
-    // A node changed in its graph (the graph is not named): whichever graph holds its handle.
-    for (auto& [graph, nodes] : graph_nodes_) {
-      for (auto& [correlation, handle] : nodes) {
-        if (node.node != 0 && handle == node.node) correlation = node.correlation;
-      }
+    // A node changed in its graph (the graph is not named): the graph that holds its handle.
+    uint32_t graph = 0;
+    const size_t at = NodeIndexOf(node.node, &graph);
+    if (const auto nodes = graph_nodes_.find(graph);
+        at != SIZE_MAX && nodes != graph_nodes_.end()) {
+      nodes->second[at].first = node.correlation;
     }
     return;
   }
-  graph_nodes_[node.graph].emplace_back(node.correlation, node.node);
+  std::vector<std::pair<uint64_t, uint64_t>>& nodes = graph_nodes_[node.graph];
+  if (node.node != 0) node_handles_[node.node] = {node.graph, nodes.size()};
+  nodes.emplace_back(node.correlation, node.node);
   if ((node.h.flags & trace::kGraphNodeCaptured) != 0) captured_graphs_.insert(node.graph);
+}
+
+// The graph's recorded nodes into the executable graph (a new instantiation, an update, or more
+// of the graph's nodes read since). CUPTI's node ids keep naming the same positions when the
+// topology stays.
+void TraceAnalyzer::State::BindNodes(ExecGraph& x, uint32_t graph, bool same_topology) {
+  const auto recorded = graph_nodes_.find(graph);
+  const size_t count = recorded != graph_nodes_.end() ? recorded->second.size() : 0;
+  exec_nodes_ -= std::min(exec_nodes_, x.nodes.size());
+  while (exec_nodes_ + count > kMaxExecNodes && !destroyed_execs_.empty()) {
+    // Room from the executable graphs destroyed longest ago (their replays have run).
+    const auto old = execs_.find(destroyed_execs_.front());
+    destroyed_execs_.pop_front();
+    if (old == execs_.end() || &old->second == &x) continue;
+    exec_nodes_ -= std::min(exec_nodes_, old->second.nodes.size());
+    old->second.nodes = {};
+    old->second.handles = {};
+    old->second.claimed = {};
+  }
+  std::vector<Pending> nodes;
+  std::vector<uint64_t> handles;
+  if (exec_nodes_ + count <= kMaxExecNodes) {
+    for (size_t i = 0; i < count; ++i) {
+      const auto& [correlation, handle] = recorded->second[i];
+      if (const auto it = captured_.find(correlation); it != captured_.end()) {
+        nodes.push_back(it->second);
+        handles.push_back(handle);
+      }
+    }
+  } else {
+    run_.graph_nodes_dropped += count;
+  }
+  if (!same_topology || nodes.size() != x.nodes.size()) {
+    x.by_gpu_node.clear();
+    x.claimed.assign(nodes.size(), false);
+  }
+  exec_nodes_ += nodes.size();
+  x.nodes = std::move(nodes);
+  x.handles = std::move(handles);
+  x.recorded = count;
+  x.unit.graph = graph;
+  x.unit.captured = captured_graphs_.contains(graph);
+  x.unit.kernel_nodes = static_cast<uint32_t>(x.nodes.size());
 }
 
 void TraceAnalyzer::State::AddGraphEvent(const trace::GraphEventRecord& event) {
@@ -90,40 +153,35 @@ void TraceAnalyzer::State::AddGraphEvent(const trace::GraphEventRecord& event) {
   switch (static_cast<trace::GraphEvent>(event.event)) {
     case trace::GraphEvent::kInstantiated:
     case trace::GraphEvent::kUpdated: {
-      const auto recorded = graph_nodes_.find(event.graph);
-      const size_t count = recorded != graph_nodes_.end() ? recorded->second.size() : 0;
-      if (event.exec == 0 || exec_nodes_ + count > kMaxExecNodes) return;
-      exec_nodes_ += count;
-      ExecGraph& x = execs_[event.exec];
+      if (event.exec == 0) return;
+      auto it = execs_.find(event.exec);
+      if (it == execs_.end()) {
+        if (execs_.size() >= kMaxExecs) return;
+        it = execs_.emplace(event.exec, ExecGraph{}).first;
+        it->second.unit.exec = event.exec;
+      }
       const bool updated =
           static_cast<trace::GraphEvent>(event.event) == trace::GraphEvent::kUpdated;
-      std::vector<Pending> nodes;
-      std::vector<uint64_t> handles;
-      for (size_t i = 0; i < count; ++i) {
-        const auto& [correlation, handle] = recorded->second[i];
-        if (const auto it = captured_.find(correlation); it != captured_.end()) {
-          nodes.push_back(it->second);
-          handles.push_back(handle);
-        }
-      }
-      // An update keeps the topology: the node ids CUPTI gave still name the same positions.
-      if (!updated || nodes.size() != x.nodes.size()) {
-        x.by_gpu_node.clear();
-        x.claimed.assign(nodes.size(), false);
-      }
-      x.nodes = std::move(nodes);
-      x.handles = std::move(handles);
-      x.unit.exec = event.exec;
-      x.unit.graph = event.graph;
-      x.unit.captured = captured_graphs_.contains(event.graph);
-      x.unit.kernel_nodes = static_cast<uint32_t>(x.nodes.size());
+      BindNodes(it->second, event.graph, updated);
       break;
     }
+    case trace::GraphEvent::kExecDestroyed:
+      if (execs_.contains(event.exec)) destroyed_execs_.push_back(event.exec);
+      break;
     case trace::GraphEvent::kGraphDestroyed:
-      graph_nodes_.erase(event.graph);
+      // Its executable graphs hold copies of its nodes: the originals go.
+      if (const auto nodes = graph_nodes_.find(event.graph); nodes != graph_nodes_.end()) {
+        for (const auto& [correlation, handle] : nodes->second) {
+          captured_.erase(correlation);
+          if (const auto h = node_handles_.find(handle);
+              h != node_handles_.end() && h->second.first == event.graph) {
+            node_handles_.erase(h);
+          }
+        }
+        graph_nodes_.erase(nodes);
+      }
       break;
     case trace::GraphEvent::kCaptured:
-    case trace::GraphEvent::kExecDestroyed:
       break;
   }
 }
@@ -131,27 +189,40 @@ void TraceAnalyzer::State::AddGraphEvent(const trace::GraphEventRecord& event) {
 void TraceAnalyzer::State::AddGraphLaunch(const trace::ApiCallRecord& a) {
   const uint32_t exec = a.detail;
   const auto it = execs_.find(exec);
-  if (exec == 0 || it == execs_.end()) return;
-  GraphUnit& unit = it->second.unit;
+  JoinHooks hooks{*this};
+  const auto take_early = [&]() {
+    const auto [first, last] = early_replays_.equal_range(a.correlation);
+    std::vector<trace::GpuActivityRecord> early;
+    for (auto e = first; e != last; ++e) early.push_back(e->second);
+    early_replays_.erase(a.correlation);
+    std::sort(early.begin(), early.end(),
+              [](const auto& x, const auto& y) { return x.start_ns < y.start_ns; });
+    return early;
+  };
+  if (exec == 0 || it == execs_.end()) {
+    // A graph whose nodes were not recorded: its kernels count alone, as they came.
+    if (a.correlation != 0) {
+      for (const trace::GpuActivityRecord& gpu : take_early()) hooks.Alone(gpu, nullptr);
+    }
+    return;
+  }
+  ExecGraph& x = it->second;
+  GraphUnit& unit = x.unit;
   if (a.result != 0) {
     ++unit.failed_replays;
     return;
   }
   ++unit.replays;
   unit.launch_ns += a.exit_ns > a.enter_ns ? static_cast<double>(a.exit_ns - a.enter_ns) : 0;
+  // More of its graph's nodes came (another thread's records) since it took them.
+  if (const auto recorded = graph_nodes_.find(unit.graph);
+      recorded != graph_nodes_.end() && recorded->second.size() > x.recorded) {
+    BindNodes(x, unit.graph, false);
+  }
   if (a.correlation == 0) return;
   replay_execs_.Insert(a.correlation, exec);
-  const auto [first, last] = early_replays_.equal_range(a.correlation);
-  std::vector<trace::GpuActivityRecord> early;
-  for (auto e = first; e != last; ++e) early.push_back(e->second);
-  early_replays_.erase(a.correlation);
-  std::sort(early.begin(), early.end(),
-            [](const auto& x, const auto& y) { return x.start_ns < y.start_ns; });
-  for (const trace::GpuActivityRecord& gpu : early) {
-    if (!JoinGraphKernel(gpu)) {
-      JoinHooks hooks{*this};
-      hooks.Alone(gpu, nullptr);
-    }
+  for (const trace::GpuActivityRecord& gpu : take_early()) {
+    if (!JoinGraphKernel(gpu)) hooks.Alone(gpu, nullptr);
   }
 }
 
@@ -166,7 +237,7 @@ bool TraceAnalyzer::State::JoinGraphKernel(const trace::GpuActivityRecord& gpu) 
   ExecGraph& x = execs_[*exec_id];
   size_t node = x.nodes.size();
   if (const auto known = x.by_gpu_node.find(gpu.graph_node_id);
-      gpu.graph_node_id != 0 && known != x.by_gpu_node.end()) {
+      gpu.graph_node_id != 0 && known != x.by_gpu_node.end() && known->second < x.nodes.size()) {
     node = known->second;
   } else {
     for (size_t i = 0; i < x.nodes.size(); ++i) {
@@ -222,6 +293,7 @@ void TraceAnalyzer::State::FinishGraphs() {
   early_replays_.clear();
   for (auto& [id, x] : execs_) {
     GraphUnit unit = x.unit;
+    if (unit.kernel_nodes == 0 && unit.kernel_executions == 0) continue;  // nothing recorded
     for (const Pending& p : x.nodes) {
       if (!Known(p.flops_source)) continue;
       unit.node_flops += p.flops;
@@ -231,7 +303,8 @@ void TraceAnalyzer::State::FinishGraphs() {
     if (eager_launches_ > 0) {
       unit.one_by_one_launch_ns = eager_launch_ns_ / static_cast<double>(eager_launches_);
       unit.one_by_one_from_eager = true;
-    } else if (!x.nodes.empty()) {
+    } else if (unit.captured && !x.nodes.empty()) {
+      // Captured launches walk the launch path (a graph-API call does not: no estimate then).
       double captured_ns = 0;
       for (const Pending& p : x.nodes) captured_ns += static_cast<double>(p.launch_cost_ns);
       unit.one_by_one_launch_ns = captured_ns / static_cast<double>(x.nodes.size());

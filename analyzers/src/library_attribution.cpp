@@ -109,10 +109,11 @@ void TraceAnalyzer::State::AddLibraryCall(const trace::LibraryCallRecord& c, uin
   // The kernels this call launched: its figures are split evenly between them.
   const std::vector<uint64_t> launched = join_.TakeCallLaunches(thread);
   // A call made while its stream captured a CUDA graph ran nothing: its kernels' replays count.
-  const bool captured = std::any_of(launched.begin(), launched.end(), [&](uint64_t correlation) {
-    const Pending* p = FindAnyLaunch(correlation).launch;
-    return p != nullptr && p->captured;
-  });
+  bool captured = false;
+  if (const auto in_call = captured_in_call_.find(thread); in_call != captured_in_call_.end()) {
+    captured = in_call->second > 0;
+    captured_in_call_.erase(in_call);
+  }
   g.source = static_cast<FigureSource>(c.source);
   if (captured) {
     ++g.captured_calls;
@@ -149,7 +150,11 @@ void TraceAnalyzer::State::AddLibraryCall(const trace::LibraryCallRecord& c, uin
     if (found.launch == nullptr) continue;
     Pending& pending = *found.launch;
     pending.library = index;
-    if (pending.captured) pending.epilogue = c.epilogue_flops * share;
+    if (pending.captured) {
+      pending.lib_flops = c.flops * share;
+      pending.lib_epilogue = c.epilogue_flops * share;
+      pending.lib_bytes = c.bytes * share;
+    }
     // The call's data and compute types say which roof its kernels run against.
     if (kernels_[pending.group].path == ComputePath::kUnknown)
       kernels_[pending.group].path = g.path;

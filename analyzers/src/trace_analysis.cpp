@@ -212,6 +212,7 @@ void TraceAnalyzer::State::AddLaunch(BufferedLaunch b) {
   p.launch_cost_ns = l.duration_ns;
   p.thread = b.thread;
   p.correlation = l.correlation;
+  g.inside_library = g.inside_library || inside_library;
   if ((l.h.flags & trace::kLaunchCaptured) != 0) {
     // Recorded into a CUDA graph: it ran nothing now; its figures count at each replay.
     p.captured = true;
@@ -229,7 +230,6 @@ void TraceAnalyzer::State::AddLaunch(BufferedLaunch b) {
     g.first_launch_ns += l.duration_ns;
     ++g.first_launches;
   }
-  g.inside_library = g.inside_library || inside_library;
   AddFigures(g.all, estimate.flops, estimate.special_ops, estimate.source, estimate.bytes,
              estimate.bytes_source);
   if (l.result != 0) {

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <memory>
 #include <optional>
@@ -66,7 +67,8 @@ struct TraceAnalyzer::State {
     uint32_t group = 0;
     int64_t library = -1;  // LibraryGroup index, once the call's record arrived
     double flops = 0, special = 0, bytes = 0;
-    double epilogue = 0;  // a captured library call's share of its epilogue FLOPs
+    // A captured library call's share of its figures, added to its row at each replay.
+    double lib_flops = 0, lib_epilogue = 0, lib_bytes = 0;
     trace::FigureSource flops_source = trace::FigureSource::kUnknown;
     trace::FigureSource bytes_source = trace::FigureSource::kUnknown;
     double gpu_ns = 0;                           // once its GPU record came
@@ -79,6 +81,7 @@ struct TraceAnalyzer::State {
   // An executable CUDA graph being replayed (graph_replays.cpp).
   struct ExecGraph {
     std::vector<Pending> nodes;     // the graph's kernel nodes, in the order they were recorded
+    size_t recorded = 0;            // the graph's node records read when they were taken
     std::vector<uint64_t> handles;  // their CUgraphNode handles
     std::vector<bool> claimed;      // a GPU record's node id already names the node
     std::unordered_map<uint64_t, size_t> by_gpu_node;  // CUPTI's graph node id -> node
@@ -136,6 +139,9 @@ struct TraceAnalyzer::State {
   // A kernel record of a graph replay: joined to its node (true), waiting for its graph launch's
   // record (true), or not a replay of a recorded graph (false: it counts alone).
   bool JoinGraphKernel(const trace::GpuActivityRecord& gpu);
+  void BindNodes(ExecGraph& exec, uint32_t graph, bool same_topology);
+  // Where the node of `handle` is recorded: its position in *graph's nodes; SIZE_MAX if unknown.
+  size_t NodeIndexOf(uint64_t handle, uint32_t* graph) const;
   void FinishGraphs();
   // A launch waiting in the join, or a captured one (never timed).
   LibraryCorrelator<Pending, trace::GpuActivityRecord, uint32_t>::Found FindAnyLaunch(
@@ -174,7 +180,10 @@ struct TraceAnalyzer::State {
   std::unordered_map<uint32_t, std::vector<std::pair<uint64_t, uint64_t>>> graph_nodes_;
   std::unordered_set<uint32_t> captured_graphs_;
   std::map<uint32_t, ExecGraph> execs_;
-  size_t exec_nodes_ = 0;  // nodes copied into executable graphs, in all
+  size_t exec_nodes_ = 0;                 // nodes copied into executable graphs, in all
+  std::deque<uint32_t> destroyed_execs_;  // whose nodes may go when room is needed
+  std::unordered_map<uint64_t, std::pair<uint32_t, size_t>> node_handles_;  // graph, position
+  std::unordered_map<uint32_t, uint32_t> captured_in_call_;  // per thread, since its last call
   BoundedPendingMap<uint32_t> replay_execs_{1u << 20};
   std::unordered_multimap<uint64_t, trace::GpuActivityRecord> early_replays_;
   double eager_launch_ns_ = 0;  // CPU cost of launches that ran (graph units' one-by-one cost)

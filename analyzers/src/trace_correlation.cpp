@@ -42,9 +42,9 @@ void TraceAnalyzer::State::ApplyGpu(Pending& p, const trace::GpuActivityRecord& 
     lib.timed_flops += p.flops;
     lib.timed_bytes += p.bytes;
     if (p.captured) {
-      lib.flops += p.flops;
-      lib.bytes += p.bytes;
-      lib.epilogue_flops += p.epilogue;
+      lib.flops += p.lib_flops;
+      lib.bytes += p.lib_bytes;
+      lib.epilogue_flops += p.lib_epilogue;
       ++lib.graph_kernels;
     }
     AddKernelTime(lib, p.group, ns);

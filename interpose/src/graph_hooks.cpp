@@ -128,16 +128,26 @@ void NoteGraphCall(const GraphCall& call, CUgraphExec exec, CUgraphNode node,
   RecordKernelNode(call, params, r);
 }
 
-void NoteGraphCall(const GraphCall& call, CUgraphExec exec) noexcept {
-  if (call.result != CUDA_SUCCESS) return;
-  RecordEvent(call, trace::GraphEvent::kExecDestroyed, 0, ExecIdOf(exec));
+uint32_t ForgetBeforeDestroy(CUgraphExec exec) noexcept {
+  const uint32_t id = ExecIdOf(exec);
   ForgetExec(exec);
+  return id;
 }
 
-void NoteGraphCall(const GraphCall& call, CUgraph graph) noexcept {
-  if (call.result != CUDA_SUCCESS) return;
-  RecordEvent(call, trace::GraphEvent::kGraphDestroyed, GraphIdOf(graph), 0);
+uint32_t ForgetBeforeDestroy(CUgraph graph) noexcept {
+  const uint32_t id = GraphIdOf(graph);
   ForgetGraph(graph);
+  return id;
+}
+
+void NoteGraphCall(const GraphCall& call, CUgraphExec) noexcept {
+  if (call.result != CUDA_SUCCESS) return;
+  RecordEvent(call, trace::GraphEvent::kExecDestroyed, 0, call.destroyed);
+}
+
+void NoteGraphCall(const GraphCall& call, CUgraph) noexcept {
+  if (call.result != CUDA_SUCCESS) return;
+  RecordEvent(call, trace::GraphEvent::kGraphDestroyed, call.destroyed, 0);
 }
 
 }  // namespace flopspy::interpose

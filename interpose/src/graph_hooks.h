@@ -20,7 +20,17 @@ struct GraphCall {
   CUresult result = CUDA_SUCCESS;
   bool record = false;           // records are wanted (ids and capture counts are kept regardless)
   const void* driver = nullptr;  // the real function called (LaunchShape::driver)
+  uint32_t destroyed = 0;        // a destroy call: the handle's id, forgotten before the call
 };
+
+// Before the real call: a destroyed handle's id is read and forgotten first, so that a handle
+// the driver hands out again at once (another thread) gets a new id. 0 for other calls.
+uint32_t ForgetBeforeDestroy(CUgraphExec exec) noexcept;
+uint32_t ForgetBeforeDestroy(CUgraph graph) noexcept;
+template <class... A>
+uint32_t ForgetBeforeDestroy(A...) noexcept {
+  return 0;
+}
 
 // Captures begun and ended.
 void NoteGraphCall(const GraphCall& call, CUstream stream, CUstreamCaptureMode mode) noexcept;

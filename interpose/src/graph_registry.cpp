@@ -18,7 +18,7 @@ class HandleIds {
   explicit constexpr HandleIds(const char* what) : what_(what) {}
 
   uint32_t IdOf(uint64_t handle) noexcept {
-    if (handle == 0) return 0;
+    if (handle == 0 || handle == kGone || handle == kBusy) return 0;
     for (size_t i = 0, s = SlotOf(handle); i < kSlots; ++i, s = (s + 1) % kSlots) {
       const uint64_t key = slots_[s].handle.load(std::memory_order_acquire);
       if (key == handle) return slots_[s].id.load(std::memory_order_acquire);
@@ -27,12 +27,16 @@ class HandleIds {
     for (size_t i = 0, s = SlotOf(handle); i < kSlots; ++i, s = (s + 1) % kSlots) {
       uint64_t key = slots_[s].handle.load(std::memory_order_acquire);
       if (key == handle) return slots_[s].id.load(std::memory_order_acquire);
+      // A slot is claimed busy, given its id, then published: a reader never sees the handle
+      // with another id.
       if ((key == 0 || key == kGone) &&
-          slots_[s].handle.compare_exchange_strong(key, handle, std::memory_order_acq_rel)) {
+          slots_[s].handle.compare_exchange_strong(key, kBusy, std::memory_order_acq_rel)) {
         const uint32_t id = next_id_.fetch_add(1, std::memory_order_relaxed);
         slots_[s].id.store(id, std::memory_order_release);
+        slots_[s].handle.store(handle, std::memory_order_release);
         return id;
       }
+      if (key == handle) return slots_[s].id.load(std::memory_order_acquire);  // raced in
     }
     if (!full_reported_.exchange(true)) {
       try {
@@ -59,6 +63,7 @@ class HandleIds {
 
  private:
   static constexpr uint64_t kGone = ~uint64_t{0};
+  static constexpr uint64_t kBusy = ~uint64_t{0} - 1;
   struct Slot {
     std::atomic<uint64_t> handle{0};
     std::atomic<uint32_t> id{0};

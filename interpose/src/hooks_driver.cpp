@@ -259,6 +259,7 @@ struct GraphWrapper<E, S, CUresult (*)(A...)> {
     call.api = g_entries[E].api;
     call.record = RecordingCalls() && !tls_in_runtime_call;
     call.driver = reinterpret_cast<const void*>(real);
+    call.destroyed = ForgetBeforeDestroy(args...);
     call.enter_ns = NowNs();
     call.result = real(args...);
     call.exit_ns = NowNs();

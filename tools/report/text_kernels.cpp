@@ -114,6 +114,8 @@ void PrintKernelTable(const TraceReport& t, std::ostream& out, const ViewOptions
   size_t shown = 0;
   std::string group;
   for (const KernelGroup& g : t.run.kernels) {
+    // A kernel only recorded into a CUDA graph that never ran: nothing to show.
+    if (g.launches == 0 && g.executions == 0) continue;
     if (shown++ == limit) break;
     if (grouped && (shown == 1 || ViewGroupKey(g, view.group_by) != group)) {
       group = ViewGroupKey(g, view.group_by);

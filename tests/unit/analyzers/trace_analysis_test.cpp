@@ -576,9 +576,18 @@ TEST_F(TraceAnalysisTest, ARateIsTakenOverTheLaunchesWhoseFlopsAreKnown) {
 
 // --- CUDA graphs (docs/cuda-graphs.md) -----------------------------------------------------------
 
+// A kernel's signature as CUPTI names a replayed node's: no function, the name only.
+void CuptiSignature(TraceBuilder& b, uint32_t id, uint32_t name, uint32_t gx, uint32_t gy,
+                    uint32_t bx) {
+  trace::KernelSignatureDef by_name = testing::KernelSignature(id, 0, gx, gy, bx);
+  by_name.name = name;
+  b.Add(by_name);
+}
+
 // A launch recorded into a graph (what the hooks write while a stream captures).
 void CapturedLaunch(TraceBuilder& b, uint32_t signature, uint64_t correlation, uint64_t enter_ns,
-                    uint32_t n, uint32_t graph, uint64_t node, bool inside_library = false) {
+                    uint32_t n, uint32_t graph, uint64_t node, bool inside_library = false,
+                    uint32_t thread = kThread) {
   trace::KernelLaunchRecord l =
       testing::KernelLaunch(signature, correlation, enter_ns, 3000, n, inside_library);
   l.h.flags |= trace::kLaunchCaptured;
@@ -588,7 +597,7 @@ void CapturedLaunch(TraceBuilder& b, uint32_t signature, uint64_t correlation, u
   r.correlation = correlation;
   r.node = node;
   r.capture_id = 1;
-  b.Chunk(ChunkSource::kThread, kThread).Add(l).Add(r);
+  b.Chunk(ChunkSource::kThread, thread).Add(l).Add(r);
 }
 
 void GraphEvent(TraceBuilder& b, trace::GraphEvent event, uint32_t graph, uint32_t exec) {
@@ -630,9 +639,7 @@ void GraphKernel(TraceBuilder& b, uint32_t signature, uint64_t correlation, uint
 // records come before its graph launch's), and count with the catalog's figures of the captured
 // launches. The captured launches ran nothing: not launches, not executions.
 TEST_F(TraceAnalysisTest, GraphReplaysTakeTheFiguresOfTheirCapturedNodes) {
-  trace::KernelSignatureDef by_name = testing::KernelSignature(9, 0, 977, 1, 256);
-  by_name.name = 1;  // the multiply, named by CUPTI
-  b_.Add(by_name);
+  CuptiSignature(b_, 9, 1, 977, 1, 256);
   Launch(1, 10, 1'000'000, 1000);  // an eager launch of the same kernel
   Gpu(1, 10, 1'010'000, 5'000);
   CapturedLaunch(b_, 1, 20, 2'000'000, 2000, 3, 0xA0);
@@ -712,9 +719,7 @@ TEST_F(TraceAnalysisTest, GraphReplaysTakeTheFiguresOfTheirCapturedNodes) {
 // replay of its kernel adds the call's analytic figures to its row. An update swaps the nodes an
 // executable graph runs.
 TEST_F(TraceAnalysisTest, CapturedLibraryCallCountsAtEachReplay) {
-  trace::KernelSignatureDef by_name = testing::KernelSignature(9, 0, 8, 8, 128);
-  by_name.name = 2;  // the SGEMM kernel, named by CUPTI
-  b_.Add(by_name);
+  CuptiSignature(b_, 9, 2, 8, 8, 128);
   CapturedLaunch(b_, 2, 20, 1'000'000, 0, 4, 0xA0, /*inside_library=*/true);
   Sgemm(19, 999'000, 1024);
   GraphEvent(b_, trace::GraphEvent::kInstantiated, 4, 6);
@@ -731,6 +736,12 @@ TEST_F(TraceAnalysisTest, CapturedLibraryCallCountsAtEachReplay) {
   EXPECT_EQ(lib.kernels, 0u);
   EXPECT_EQ(lib.graph_kernels, 2u);
   EXPECT_DOUBLE_EQ(CallExecutions(lib), 2.0);
+  // Its kernel ran only in replays, and is still the library's.
+  for (const KernelGroup& g : run.kernels) {
+    if (g.graph_executions > 0) {
+      EXPECT_TRUE(g.inside_library) << g.name;
+    }
+  }
   EXPECT_DOUBLE_EQ(lib.flops, 2 * 2147483648.0);
   EXPECT_DOUBLE_EQ(lib.timed_flops, 2 * 2147483648.0);
   EXPECT_DOUBLE_EQ(lib.gpu_ns, 2e6);
@@ -745,9 +756,7 @@ TEST_F(TraceAnalysisTest, CapturedLibraryCallCountsAtEachReplay) {
 // a node changed in the executable graph runs its new parameters: the replays after each change
 // take the new figures, CUPTI's node ids unchanged.
 TEST_F(TraceAnalysisTest, GraphUpdatesChangeWhatLaterReplaysRun) {
-  trace::KernelSignatureDef by_name = testing::KernelSignature(9, 0, 977, 1, 256);
-  by_name.name = 1;
-  b_.Add(by_name);
+  CuptiSignature(b_, 9, 1, 977, 1, 256);
   CapturedLaunch(b_, 1, 20, 1'000'000, 1000, 3, 0xA0);
   GraphEvent(b_, trace::GraphEvent::kInstantiated, 3, 5);
   const auto replay = [&](uint64_t correlation) {
@@ -778,6 +787,27 @@ TEST_F(TraceAnalysisTest, GraphUpdatesChangeWhatLaterReplaysRun) {
   EXPECT_EQ(run.graphs[0].executions_with_bytes, 3u);
   EXPECT_EQ(run.graphs[0].bytes_source, FigureSource::kCatalog);
   EXPECT_EQ(run.captured_launches, 3u);
+}
+
+// Nodes another thread captured can reach the file after the instantiation (each thread's
+// records come in its own chunks): the next graph launch takes them.
+TEST_F(TraceAnalysisTest, GraphNodesReadAfterTheInstantiationJoinLaterReplays) {
+  CuptiSignature(b_, 9, 1, 977, 1, 256);
+  CapturedLaunch(b_, 1, 20, 1'000'000, 1000, 3, 0xA0);
+  GraphEvent(b_, trace::GraphEvent::kInstantiated, 3, 5);
+  // The autograd thread's node, read later.
+  CapturedLaunch(b_, 1, 21, 1'001'000, 2000, 3, 0xA1, false, kThread + 1);
+  for (uint64_t replay = 0; replay < 2; ++replay) {
+    GraphLaunch(b_, 30 + replay, 2'000'000 + replay * 100'000, 5);
+    GraphKernel(b_, 9, 30 + replay, 501, 2'010'000 + replay * 100'000, 1'000);
+    GraphKernel(b_, 9, 30 + replay, 502, 2'012'000 + replay * 100'000, 1'000);
+  }
+  const TraceAnalysis run = Analyze();
+  ASSERT_EQ(run.graphs.size(), 1u);
+  EXPECT_EQ(run.graphs[0].kernel_nodes, 2u);
+  EXPECT_EQ(run.graphs[0].kernel_executions, 4u);
+  EXPECT_EQ(run.graphs[0].unjoined_executions, 0u);
+  EXPECT_DOUBLE_EQ(run.graphs[0].flops, 2 * 3000.0);
 }
 
 }  // namespace

@@ -290,8 +290,9 @@ struct TraceAnalysis {
   uint64_t damaged_records = 0;
   std::vector<TimedActivity> activities;  // ranges and steps read them
   uint64_t activities_dropped = 0;        // beyond kMaxTimedActivities
-  std::vector<GraphUnit> graphs;          // executable graphs with a recorded node, by GPU time
-  uint64_t captured_launches = 0;         // launches recorded into a graph (ran nothing then)
+  std::vector<GraphUnit> graphs;   // executable graphs with a recorded node or replay, by GPU time
+  uint64_t captured_launches = 0;  // launches recorded into a graph (ran nothing then)
+  uint64_t graph_nodes_dropped = 0;  // graph nodes beyond the analysis's bounds: not joined
 };
 inline constexpr size_t kMaxDamagedMessages = 10;
 
