@@ -37,6 +37,14 @@ void PrintGraphs(const TraceReport& t, std::ostream& out, size_t limit) {
                   Counted(graphs.size(), "executable graph", "executable graphs"),
                   Counted(replays, "replay", "replays"));
   fmt::print(out, "{}", Paragraph(summary, "  ", "  "));
+  if (t.run.graph_nodes_dropped > 0) {
+    fmt::print(
+        out, "{}",
+        Paragraph(fmt::format("{} beyond the analysis's bounds were not kept: their "
+                              "replays count without figures (docs/cuda-graphs.md).",
+                              Counted(t.run.graph_nodes_dropped, "graph node", "graph nodes")),
+                  "  ", "  "));
+  }
   TextTable table({{"graph", TextTable::Align::kLeft},
                    {"made by", TextTable::Align::kLeft},
                    {"nodes"},

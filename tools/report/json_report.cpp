@@ -389,6 +389,7 @@ json TraceJson(const TraceReport& t) {
   j["gpu_timing"] = run.gpu_timing;
   j["launches"] = run.launches;
   j["captured_launches"] = run.captured_launches;
+  j["graph_nodes_dropped"] = run.graph_nodes_dropped;
   j["gpu_kernel_records"] = run.gpu_kernel_records;
   j["unmatched_launches"] = run.unmatched_launches;
   j["unmatched_gpu_records"] = run.unmatched_gpu_records;
