@@ -105,6 +105,26 @@ void TraceAnalyzer::State::AddGraphNode(const trace::GraphNodeRecord& node) {
   if ((node.h.flags & trace::kGraphNodeCaptured) != 0) captured_graphs_.insert(node.graph);
 }
 
+void TraceAnalyzer::State::ForgetGraphNodes(uint32_t graph) {
+  const auto nodes = graph_nodes_.find(graph);
+  if (nodes == graph_nodes_.end()) return;
+  for (const auto& [correlation, handle] : nodes->second) {
+    captured_.erase(correlation);
+    if (const auto h = node_handles_.find(handle);
+        h != node_handles_.end() && h->second.first == graph) {
+      node_handles_.erase(h);
+    }
+  }
+  graph_nodes_.erase(nodes);
+}
+
+void TraceAnalyzer::State::ReleaseGraph(uint32_t graph) {
+  const auto users = graph_users_.find(graph);
+  if (users == graph_users_.end() || users->second == 0 || --users->second > 0) return;
+  graph_users_.erase(users);
+  if (destroyed_graphs_.erase(graph) > 0) ForgetGraphNodes(graph);
+}
+
 // The graph's recorded nodes into the executable graph (a new instantiation, an update, or more
 // of the graph's nodes read since). CUPTI's node ids keep naming the same positions when the
 // topology stays.
@@ -143,6 +163,11 @@ void TraceAnalyzer::State::BindNodes(ExecGraph& x, uint32_t graph, bool same_top
   x.nodes = std::move(nodes);
   x.handles = std::move(handles);
   x.recorded = count;
+  if (!x.destroyed && (!x.uses_graph || x.unit.graph != graph)) {
+    if (x.uses_graph) ReleaseGraph(x.unit.graph);
+    ++graph_users_[graph];
+    x.uses_graph = true;
+  }
   x.unit.graph = graph;
   x.unit.captured = captured_graphs_.contains(graph);
   x.unit.kernel_nodes = static_cast<uint32_t>(x.nodes.size());
@@ -166,19 +191,20 @@ void TraceAnalyzer::State::AddGraphEvent(const trace::GraphEventRecord& event) {
       break;
     }
     case trace::GraphEvent::kExecDestroyed:
-      if (execs_.contains(event.exec)) destroyed_execs_.push_back(event.exec);
+      if (const auto x = execs_.find(event.exec); x != execs_.end() && !x->second.destroyed) {
+        x->second.destroyed = true;
+        destroyed_execs_.push_back(event.exec);
+        if (x->second.uses_graph) ReleaseGraph(x->second.unit.graph);
+        x->second.uses_graph = false;
+      }
       break;
     case trace::GraphEvent::kGraphDestroyed:
-      // Its executable graphs hold copies of its nodes: the originals go.
-      if (const auto nodes = graph_nodes_.find(event.graph); nodes != graph_nodes_.end()) {
-        for (const auto& [correlation, handle] : nodes->second) {
-          captured_.erase(correlation);
-          if (const auto h = node_handles_.find(handle);
-              h != node_handles_.end() && h->second.first == event.graph) {
-            node_handles_.erase(h);
-          }
-        }
-        graph_nodes_.erase(nodes);
+      // Its executable graphs hold copies of its nodes, but may still take nodes another
+      // thread recorded into it (read later): its own go when no live executable graph uses it.
+      if (graph_users_.contains(event.graph)) {
+        destroyed_graphs_.insert(event.graph);
+      } else {
+        ForgetGraphNodes(event.graph);
       }
       break;
     case trace::GraphEvent::kCaptured:

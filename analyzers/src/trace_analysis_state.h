@@ -80,8 +80,10 @@ struct TraceAnalyzer::State {
   };
   // An executable CUDA graph being replayed (graph_replays.cpp).
   struct ExecGraph {
-    std::vector<Pending> nodes;     // the graph's kernel nodes, in the order they were recorded
-    size_t recorded = 0;            // the graph's node records read when they were taken
+    std::vector<Pending> nodes;  // the graph's kernel nodes, in the order they were recorded
+    size_t recorded = 0;         // the graph's node records read when they were taken
+    bool uses_graph = false;     // counted among its graph's users (graph_users_)
+    bool destroyed = false;
     std::vector<uint64_t> handles;  // their CUgraphNode handles
     std::vector<bool> claimed;      // a GPU record's node id already names the node
     std::unordered_map<uint64_t, size_t> by_gpu_node;  // CUPTI's graph node id -> node
@@ -140,6 +142,9 @@ struct TraceAnalyzer::State {
   // record (true), or not a replay of a recorded graph (false: it counts alone).
   bool JoinGraphKernel(const trace::GpuActivityRecord& gpu);
   void BindNodes(ExecGraph& exec, uint32_t graph, bool same_topology);
+  // A graph's recorded nodes go (destroyed, and no live executable graph may take more of them).
+  void ForgetGraphNodes(uint32_t graph);
+  void ReleaseGraph(uint32_t graph);
   // Where the node of `handle` is recorded: its position in *graph's nodes; SIZE_MAX if unknown.
   size_t NodeIndexOf(uint64_t handle, uint32_t* graph) const;
   void FinishGraphs();
@@ -182,6 +187,8 @@ struct TraceAnalyzer::State {
   std::map<uint32_t, ExecGraph> execs_;
   size_t exec_nodes_ = 0;                 // nodes copied into executable graphs, in all
   std::deque<uint32_t> destroyed_execs_;  // whose nodes may go when room is needed
+  std::unordered_map<uint32_t, uint32_t> graph_users_;  // live executable graphs of each graph
+  std::unordered_set<uint32_t> destroyed_graphs_;       // destroyed, still used
   std::unordered_map<uint64_t, std::pair<uint32_t, size_t>> node_handles_;  // graph, position
   std::unordered_map<uint32_t, uint32_t> captured_in_call_;  // per thread, since its last call
   BoundedPendingMap<uint32_t> replay_execs_{1u << 20};

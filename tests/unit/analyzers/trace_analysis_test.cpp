@@ -790,11 +790,13 @@ TEST_F(TraceAnalysisTest, GraphUpdatesChangeWhatLaterReplaysRun) {
 }
 
 // Nodes another thread captured can reach the file after the instantiation (each thread's
-// records come in its own chunks): the next graph launch takes them.
+// records come in its own chunks): the next graph launch takes them, even when the graph was
+// destroyed right after its instantiation (torch.cuda.CUDAGraph keeps no graph by default).
 TEST_F(TraceAnalysisTest, GraphNodesReadAfterTheInstantiationJoinLaterReplays) {
   CuptiSignature(b_, 9, 1, 977, 1, 256);
   CapturedLaunch(b_, 1, 20, 1'000'000, 1000, 3, 0xA0);
   GraphEvent(b_, trace::GraphEvent::kInstantiated, 3, 5);
+  GraphEvent(b_, trace::GraphEvent::kGraphDestroyed, 3, 0);
   // The autograd thread's node, read later.
   CapturedLaunch(b_, 1, 21, 1'001'000, 2000, 3, 0xA1, false, kThread + 1);
   for (uint64_t replay = 0; replay < 2; ++replay) {
