@@ -8,7 +8,6 @@
 #include <string>
 
 #include "flopspy/analyzers/blas_types.h"
-#include "library_call_defaults.h"
 #include "library_resolver.h"
 #include "log.h"
 
@@ -99,10 +98,6 @@ void ReadStream(RawLibraryCall& raw, LibraryCopy* copy, cudnnHandle_t handle) {
     return;
   }
   raw.stream_handle = reinterpret_cast<uint64_t>(stream);
-}
-
-void InitRecord(RawLibraryCall& raw) {
-  ResetLibraryCall(raw);
 }
 
 void NoteFailed(trace::LibraryCallRecord& r) {

@@ -13,13 +13,11 @@
 
 #include "caller_resolver.h"
 #include "capture_window.h"
-#include "clock.h"
-#include "current_device.h"
 #include "flopspy/analyzers/dnn_formulas.h"
-#include "launch_record.h"
 #include "library_scope.h"
 #include "raw_events.h"
 #include "recorder.h"
+#include "timed_library_call.h"
 
 #define FLOPSPY_CUDNN_EXPORT extern "C" __attribute__((visibility("default")))
 
@@ -86,10 +84,6 @@ bool ReadTensorDescriptor(LibraryCopy* copy, cudnnTensorDescriptor_t desc,
 // stream unknown.
 void ReadStream(RawLibraryCall& raw, LibraryCopy* copy, cudnnHandle_t handle);
 
-// A record with every field "not applicable", as a cuBLAS record starts (routine set by the
-// decoder, name left 0: the flusher names it after the routine).
-void InitRecord(RawLibraryCall& raw);
-
 // Whether a host scalar of the type cuDNN takes for `data_type` tensors (double for double
 // tensors, float otherwise) is non-zero. False for a null pointer.
 bool HostScalarNonZero(const void* scalar, uint8_t data_type);
@@ -110,23 +104,9 @@ __attribute__((always_inline)) inline cudnnStatus_t RunDnnCall(const void* calle
     return CUDNN_STATUS_NOT_INITIALIZED;
   }
   if (!RecordingCalls() || InsideDnnCall()) return real(args...);
-  const uint64_t correlation = NextCorrelation();
-  const uint64_t enter = NowNs();
-  cudnnStatus_t status;
-  {
-    DnnCallScope dnn;
-    LibraryCallScope scope;
-    LibraryCorrelationScope timing(correlation);
-    status = real(args...);
-  }
-  const uint64_t exit = NowNs();
   RawLibraryCall raw;
-  InitRecord(raw);
-  raw.record.enter_ns = enter;
-  raw.record.exit_ns = exit;
-  raw.record.correlation = correlation;
-  raw.record.device = CurrentDevice();
-  raw.record.status = status;
+  const cudnnStatus_t status =
+      TimedLibraryCall<DnnCallScope>(raw, [&]() noexcept { return real(args...); });
   decode(raw, target.copy);
   if (status != CUDNN_STATUS_SUCCESS) NoteFailed(raw.record);
   raw.Seal();

@@ -13,18 +13,15 @@
 
 #include "caller_resolver.h"
 #include "capture_window.h"
-#include "clock.h"
-#include "current_device.h"
 #include "enum_number.h"
 #include "flopspy/analyzers/blas_routine.h"
 #include "flopspy/analyzers/comm_formulas.h"
-#include "launch_record.h"
-#include "library_call_defaults.h"
 #include "library_resolver.h"
 #include "library_scope.h"
 #include "log.h"
 #include "raw_events.h"
 #include "recorder.h"
+#include "timed_library_call.h"
 
 namespace flopspy::interpose::nccl {
 namespace {
@@ -246,23 +243,9 @@ __attribute__((always_inline)) inline ncclResult_t RunNcclCall(const void* calle
     return ncclSystemError;
   }
   if (!RecordingCalls() || tls_nccl_depth != 0) return real(args...);
-  const uint64_t correlation = NextCorrelation();
-  const uint64_t enter = NowNs();
-  ncclResult_t status;
-  {
-    NcclCallScope nccl;
-    LibraryCallScope scope;
-    LibraryCorrelationScope timing(correlation);
-    status = real(args...);
-  }
-  const uint64_t exit = NowNs();
   RawLibraryCall raw;
-  ResetLibraryCall(raw);
-  raw.record.enter_ns = enter;
-  raw.record.exit_ns = exit;
-  raw.record.correlation = correlation;
-  raw.record.device = CurrentDevice();
-  raw.record.status = status;
+  const ncclResult_t status =
+      TimedLibraryCall<NcclCallScope>(raw, [&]() noexcept { return real(args...); });
   facts(raw, target.copy, status);
   raw.Seal();
   EmitBytes(&raw, raw.record.h.size());
