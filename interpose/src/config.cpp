@@ -158,6 +158,9 @@ const std::vector<ConfigVariable>& ConfigVariables() {
        "buffer drops records and counts them"},
       {"FLOPSPY_FLUSH_MS", "50",
        "how often the flusher thread writes buffered records (1 to 10000)"},
+      {"FLOPSPY_CLOCK", "auto",
+       "where timestamps come from: tsc (the CPU's counter, steered to CLOCK_MONOTONIC), "
+       "monotonic (clock_gettime), auto (tsc where the kernel's clock is built on it)"},
       {"FLOPSPY_FOLLOW_FORK", "1", "0: a child process made by fork() writes no trace"},
       {"FLOPSPY_SIGNALS", "1",
        "0: install no signal handlers (a crash then loses the records of the last flush period)"},
@@ -226,6 +229,11 @@ ConfigResult ParseConfig(const EnvLookup& lookup) {
   p.Unsigned("FLOPSPY_BUFFER_KB", c.buffer_kib, 64, 1u << 20);
   c.buffer_kib = RoundUpToPowerOfTwo(c.buffer_kib);
   p.Unsigned("FLOPSPY_FLUSH_MS", c.flush_ms, 1, 10000);
+  std::string clock = "auto";
+  p.Choice("FLOPSPY_CLOCK", clock, {"auto", "tsc", "monotonic"});
+  c.clock = clock == "tsc"         ? ClockChoice::kTsc
+            : clock == "monotonic" ? ClockChoice::kMonotonic
+                                   : ClockChoice::kAuto;
   p.Bool("FLOPSPY_FOLLOW_FORK", c.follow_fork);
   p.Bool("FLOPSPY_SIGNALS", c.handle_signals);
   p.Hex64("FLOPSPY_RUN_ID", c.run_id);
@@ -302,6 +310,9 @@ std::string ConfigToJson(const Config& c) {
       {"out_dir", c.out_dir},
       {"buffer_kib", c.buffer_kib},
       {"flush_ms", c.flush_ms},
+      {"clock", c.clock == ClockChoice::kTsc         ? "tsc"
+                : c.clock == ClockChoice::kMonotonic ? "monotonic"
+                                                     : "auto"},
       {"follow_fork", c.follow_fork},
       {"handle_signals", c.handle_signals},
       {"run_id", c.run_id},

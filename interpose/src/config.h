@@ -14,6 +14,8 @@
 namespace flopspy::interpose {
 
 enum class GpuTiming { kAuto, kOff };
+// Where timestamps come from (FLOPSPY_CLOCK, trace_clock.h).
+enum class ClockChoice { kAuto, kTsc, kMonotonic };
 // Which API activity records CUPTI keeps so that it emits flopspy's external correlations.
 enum class CuptiApiRecords { kSelected, kAll };
 // How counter mode gets every metric of a sample (FLOPSPY_COUNTERS_REPLAY, docs/gpu-counters.md).
@@ -30,6 +32,7 @@ struct Config {
   std::string out_dir = "flopspy-out";      // FLOPSPY_OUT
   uint32_t buffer_kib = 2048;               // FLOPSPY_BUFFER_KB (per thread, power of two)
   uint32_t flush_ms = 50;                   // FLOPSPY_FLUSH_MS
+  ClockChoice clock = ClockChoice::kAuto;   // FLOPSPY_CLOCK
   bool follow_fork = true;                  // FLOPSPY_FOLLOW_FORK
   bool handle_signals = true;               // FLOPSPY_SIGNALS
   uint64_t run_id = 0;                      // FLOPSPY_RUN_ID (hex), set by `flopspy run`

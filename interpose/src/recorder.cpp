@@ -167,6 +167,8 @@ void Recorder::Start() {
   for (const std::string& w : recorder->config_warnings_) {
     recorder->AddWarning(trace::WarningCode::kBadConfig, w);
   }
+  // Whether the flusher may move the clock to the TSC; the trace's end says what was used.
+  TraceClockStart(recorder->config_.clock);
   instance_.store(recorder, std::memory_order_release);
   // Closed until its start when --delay or --capture-range asked for one.
   InitCaptureWindow(recorder->config_, recorder->start_monotonic_ns_);
@@ -545,6 +547,20 @@ void Recorder::FlushPass(bool write_end, trace::EndReason reason, int32_t value)
 void Recorder::FlushPassBody(bool write_end, trace::EndReason reason, int32_t value) {
   // The capture window opens and closes at the flusher's ticks; the trace says when it did.
   if (std::string window = CaptureTick(NowNs()); !window.empty()) AddMetadata(std::move(window));
+  // The TSC clock is steered by the flusher alone (trace_clock.h); the end says how it went.
+  if (tls_is_flusher) {
+    std::string clock_warning;
+    if (std::string clock = TraceClockTick(&clock_warning); !clock.empty()) {
+      AddMetadata(std::move(clock));
+    }
+    if (!clock_warning.empty()) {
+      WriteStderr(clock_warning);
+      AddWarning(trace::WarningCode::kGeneric, clock_warning);
+    }
+  }
+  if (write_end) {
+    if (std::string clock = TraceClockSummary(); !clock.empty()) AddMetadata(std::move(clock));
+  }
   // Kernels first seen since the last pass are catalogued before anything else: counter mode
   // waits for their class (catalog_param_bytes.h).
   CatalogNewFunctions(Functions(), catalog_next_id_);

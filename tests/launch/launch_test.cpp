@@ -8,6 +8,7 @@
 #include <cuda_runtime_api.h>
 #include <dlfcn.h>
 #include <gtest/gtest.h>
+#include <time.h>
 
 #include <fstream>
 #include <map>
@@ -1102,6 +1103,41 @@ TEST_F(LaunchTest, DevicesFollowTheCurrentContext) {
   // cuCtxGetDevice only when a thread's context changed: the main thread saw devices 0, 2, 3,
   // 1, 2, 0 in turn and the second thread 3 (the third had no context).
   EXPECT_EQ(NamingCalls(r, "driver cuCtxGetDevice"), 7);
+}
+
+// FLOPSPY_CLOCK=tsc: once the flusher has calibrated the TSC, launch times come from it and stay
+// on CLOCK_MONOTONIC: every launch inside the run as this process's clock saw it, in order, and
+// at least the 5 ms apart the program slept.
+TEST_F(LaunchTest, TscTimesStayOnClockMonotonic) {
+  constexpr int kLaunches = 40;
+  const auto monotonic_now = [] {
+    timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return static_cast<uint64_t>(ts.tv_sec) * 1'000'000'000ull + static_cast<uint64_t>(ts.tv_nsec);
+  };
+  const uint64_t before = monotonic_now();
+  const Runs r = RunBoth({WINDOW_APP, "timed", std::to_string(kLaunches), "5"},
+                         {{"FLOPSPY_CLOCK", "tsc"}, {"FLOPSPY_FLUSH_MS", "5"}});
+  const uint64_t after = monotonic_now();
+  std::string clock;  // the last: the trace end's
+  for (const std::string& m : r.trace.summary.metadata) {
+    if (m.find("\"clock\"") != std::string::npos) clock = m;
+  }
+  if (clock.find("\"source\":\"tsc\"") == std::string::npos &&
+      clock.find("no invariant TSC") != std::string::npos) {
+    GTEST_SKIP() << clock;
+  }
+  ASSERT_NE(clock.find("\"source\":\"tsc\""), std::string::npos) << clock;
+  ASSERT_EQ(r.trace.launches.size(), static_cast<size_t>(kLaunches));
+  uint64_t previous = 0;
+  for (const LaunchSeen& l : r.trace.launches) {
+    EXPECT_GE(l.enter_ns, before);
+    EXPECT_LE(l.enter_ns, after);
+    if (previous != 0) {
+      EXPECT_GE(l.enter_ns, previous + 4'900'000) << "launch " << l.ParamInt(0);
+    }
+    previous = l.enter_ns;
+  }
 }
 
 // FLOPSPY_ENABLE=0: every call passes straight through, nothing is asked of the driver or the

@@ -20,6 +20,7 @@ struct LaunchSeen {
   uint8_t flags = 0;  // trace::LaunchFlags
   int32_t result = 0;
   uint64_t correlation = 0;
+  uint64_t enter_ns = 0;  // the trace clock
   uint32_t thread = 0;
   uint64_t function_handle = 0;
   std::string name;       // mangled, as the driver or runtime named it
@@ -191,6 +192,7 @@ inline LaunchTrace ReadLaunchTrace(const std::string& path) {
     l.flags = p.record.h.flags;
     l.result = p.record.result;
     l.correlation = p.record.correlation;
+    l.enter_ns = p.record.enter_ns;
     l.thread = p.thread;
     l.params = p.params;
     l.device = p.record.device;

@@ -62,6 +62,8 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"FLOPSPY_BUFFER_KB", "100", [](const Config& c) { return c.buffer_kib == 128; }, "32"},
         Case{"FLOPSPY_FLUSH_MS", "10000", [](const Config& c) { return c.flush_ms == 10000; },
              "10001"},
+        Case{"FLOPSPY_CLOCK", "monotonic",
+             [](const Config& c) { return c.clock == ClockChoice::kMonotonic; }, "rdtsc"},
         Case{"FLOPSPY_FOLLOW_FORK", "0", [](const Config& c) { return !c.follow_fork; }, "2"},
         Case{"FLOPSPY_SIGNALS", "no", [](const Config& c) { return !c.handle_signals; }, "nope"},
         Case{"FLOPSPY_RUN_ID", "BEEF", [](const Config& c) { return c.run_id == 0xBEEF; }, "0xZZ"},
@@ -118,7 +120,7 @@ TEST(ParseConfig, EveryParsedVariableIsDocumented) {
   std::map<std::string, std::string, std::less<>> listed;
   for (const ConfigVariable& v : ConfigVariables()) listed.emplace(v.name, v.default_value);
   for (const char* name :
-       {"FLOPSPY_ENABLE", "FLOPSPY_OUT", "FLOPSPY_BUFFER_KB", "FLOPSPY_FLUSH_MS",
+       {"FLOPSPY_ENABLE", "FLOPSPY_OUT", "FLOPSPY_BUFFER_KB", "FLOPSPY_FLUSH_MS", "FLOPSPY_CLOCK",
         "FLOPSPY_FOLLOW_FORK", "FLOPSPY_SIGNALS", "FLOPSPY_RUN_ID", "FLOPSPY_QUIET",
         "FLOPSPY_PARAM_BYTES", "FLOPSPY_GPU_TIMING", "FLOPSPY_CUPTI_PATH",
         "FLOPSPY_CUPTI_API_RECORDS", "FLOPSPY_COUNTERS", "FLOPSPY_COUNTERS_SAMPLES",
