@@ -563,6 +563,105 @@ class DriverTest(unittest.TestCase):
         self.assertEqual(result["numbers"]["shared_flopspy_no_gpu_timing_added_wall_ns"], 100.0)
         self.assertEqual(len(result["tables"]["launch_costs"]), 6)
 
+    # --- overhead_suite ---------------------------------------------------------------------
+    STEP_MS = {"plain": 1.0, "flopspy": 1.04, "no_gpu_timing": 1.01, "monotonic": 1.06,
+               "torch_profiler": 1.30}
+
+    def suite_world(self, unmatched=0):
+        """Every run's step times by variant, on a machine twice as slow in round 2 (the drift
+        the interleaving cancels); flopspy's traces hold 1000 launches, `unmatched` of them
+        without a GPU record, in 64,000 bytes."""
+        def respond(cmd):
+            result = arg(cmd, "--result")
+            workload, rest = os.path.basename(result)[:-len(".json")].split("_", 1)
+            variant, round_index = rest.rsplit("_r", 1)
+            slow = 2.0 if round_index == "1" else 1.0
+            ms = self.STEP_MS[variant] * slow
+            files = {result: {"workload": workload, "steps": 3, "warmup": 1,
+                              "step_ms": [ms * 0.9, ms, ms * 1.1], "peak_rss_kib": 2048 * 1024,
+                              "device": "fake H200", "torch": "2.11"}}
+            if cmd[1] == "run":
+                files[os.path.join(arg(cmd, "-o"), "t.fspy")] = "x" * 64000
+            return 0, 5.0 * slow + (0.5 if variant != "plain" else 0.0), files
+
+        self.world.respond = respond
+        for workload in ("decode", "gpt"):
+            for variant in ("flopspy", "no_gpu_timing", "monotonic"):
+                for round_index in (0, 1):
+                    doc = canned.report_with([kernel("k", 1000, 1000 - unmatched, 1.0e6)])
+                    doc["traces"][0]["unmatched_launches"] = unmatched
+                    doc["traces"][0]["gpu_timing"] = variant != "no_gpu_timing"
+                    self.world.reports["traces_%s_%s_r%d" % (workload, variant, round_index)] = doc
+
+    def suite_args(self):
+        return ["--workloads", "decode,gpt", "--rounds", "2",
+                "--variants", "plain,flopspy,no_gpu_timing,monotonic,torch_profiler"]
+
+    def test_overhead_suite_takes_ratios_within_rounds(self):
+        import overhead_suite
+        self.suite_world()
+        code, result = self.world.check(overhead_suite, self.suite_args())
+        self.assertEqual((code, result["status"]), (0, "pass"), result["failures"])
+        rows = {(r["workload"], r["variant"]): r for r in result["tables"]["overhead_suite"]}
+        self.assertEqual(len(rows), 10)
+        decode = rows[("decode", "flopspy")]
+        # Round 2 ran twice as slow for everyone: the ratio within each round is 1.04.
+        self.assertAlmostEqual(decode["step_ratio"], 1.04, places=4)
+        self.assertAlmostEqual(decode["step_ms"], 1.56, places=4)  # median of 1.04 and 2.08
+        self.assertAlmostEqual(decode["process_ratio"], (1.1 + 1.05) / 2, places=3)
+        self.assertAlmostEqual(decode["startup_s"], 0.5, places=2)
+        self.assertEqual(decode["trace_bytes_per_launch"], 64.0)
+        self.assertEqual(decode["launches"], 1000)
+        self.assertEqual(decode["goal"], 1.10)
+        self.assertAlmostEqual(rows[("gpt", "torch_profiler")]["step_ratio"], 1.30, places=4)
+        self.assertNotIn("trace_bytes_per_launch", rows[("gpt", "torch_profiler")])
+        notes = "\n".join(result["notes"])
+        self.assertIn("decode: flopspy's steady state 1.040x plain (goal 1.10x): met", notes)
+        self.assertIn("gpt: flopspy's steady state 1.040x plain (goal 1.02x): not met", notes)
+        self.assertIn("gpt: flopspy 1.040x, torch.profiler 1.300x: flopspy lower", notes)
+        with open(os.path.join(self.world.out, "overhead_suite.md")) as f:
+            table = f.read()
+        self.assertIn("| decode | flopspy | 1.560 | 1.040x | 1.10x |", table)
+        # Interleaved: every round ran every variant of a workload before the next round.
+        runs = [arg(c, "--result") for c in self.world.commands]
+        self.assertEqual(len(runs), 20)
+        first_round = [os.path.basename(r) for r in runs[:5]]
+        self.assertTrue(all(r.startswith("decode_") and r.endswith("_r0.json")
+                            for r in first_round), first_round)
+
+    def test_overhead_suite_fails_when_launches_miss_their_gpu_record(self):
+        import overhead_suite
+        self.suite_world(unmatched=5)
+        code, result = self.world.check(overhead_suite, self.suite_args())
+        self.assertEqual((code, result["status"]), (1, "fail"))
+        joins = [f for f in result["failures"] if "have no GPU record" in f]
+        # flopspy and monotonic (GPU timed) of two workloads, two rounds; never --gpu-timing off.
+        self.assertEqual(len(joins), 8, joins)
+        self.assertIn("5 of 1000 launches have no GPU record (99.500 % joined", joins[0])
+        self.assertFalse(any("no_gpu_timing" in f for f in joins))
+
+    def test_overhead_suite_dry_run_plans_without_a_gpu(self):
+        import contextlib
+        import io
+        import overhead_suite
+        saved = overhead_suite.shutil.which
+        overhead_suite.shutil.which = lambda name: None
+        out = io.StringIO()
+        try:
+            with contextlib.redirect_stdout(out):
+                code = overhead_suite.main(["--dry-run", "--workloads", "mlp", "--rounds", "2",
+                                            "--variants", "plain,flopspy,nsys"])
+        finally:
+            overhead_suite.shutil.which = saved
+        self.assertEqual(code, 0)
+        lines = out.getvalue().splitlines()
+        self.assertEqual(lines[-1], "4 runs")
+        self.assertIn("nsys is not installed here: its runs are left out", lines)
+        planned = [l.split()[:4] for l in lines if l.startswith("round ")]
+        self.assertEqual([p[1] + ":" + p[3] for p in planned],
+                         ["1:plain", "1:flopspy", "2:flopspy", "2:plain"])
+        self.assertTrue(any("bin/flopspy run -o traces_mlp_flopspy_r0 --" in l for l in lines))
+
     # --- demo_gpu_check ---------------------------------------------------------------------
     def test_demo(self):
         import demo_gpu_check
