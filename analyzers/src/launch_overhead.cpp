@@ -187,6 +187,8 @@ void LaunchOverheadAnalyzer::State::OnLaunch(const trace::KernelLaunchRecord& l,
     ++failed_launches;
     return;
   }
+  // Sampled GPU timing: a launch made between windows has no GPU record to wait for.
+  if (!index.Sampling().TimedAt(l.enter_ns)) return;
   const PendingSubmit submit{l.enter_ns, static_cast<uint32_t>(cost), slot, l.stream, thread, true};
   if (const auto gpu = joins.OnLaunch(l.correlation, submit)) {
     StreamAgg& stream = streams[gpu->stream_slot];

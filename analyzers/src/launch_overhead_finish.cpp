@@ -39,6 +39,8 @@ std::string_view OverheadRuleName(OverheadRule rule) {
       return "partly_starved";
     case OverheadRule::kFed:
       return "fed";
+    case OverheadRule::kSampledGpuTimes:
+      return "sampled_gpu_times";
   }
   return "no_gpu_times";
 }
@@ -108,6 +110,7 @@ void Judge(LaunchOverheadReport& r, const LaunchOverheadOptions& o) {
     if (s.launch_bound) j.launch_bound_gpu_ns += s.gpu.total_ns;
   }
   j.launch_bound_gpu_ns = std::min(j.launch_bound_gpu_ns, j.busy_ns);
+  j.sampled = r.gpu_sampled;
   DecideOverheadVerdict(j, r.gpu_times, o);
 }
 
@@ -128,6 +131,8 @@ void DecideOverheadVerdict(OverheadJudgement& j, bool gpu_times, const LaunchOve
   const double starved = j.starved_fraction;
   if (!gpu_times) {
     decide(OverheadVerdict::kUnknown, OverheadRule::kNoGpuTimes);
+  } else if (j.sampled) {
+    decide(OverheadVerdict::kUnknown, OverheadRule::kSampledGpuTimes);
   } else if (j.window_ns == 0) {
     decide(OverheadVerdict::kUnknown, OverheadRule::kNoWindow);
   } else if (starved >= o.bound_starved_fraction) {
@@ -149,7 +154,7 @@ namespace {
 // What CUDA graphs would save: each eager launch's cost, less a node's, where it left the GPU
 // idle.
 void EstimateGraphs(LaunchOverheadReport& r, const LaunchOverheadOptions& options) {
-  if (r.gpu_times && r.kernel_launches > 0) {
+  if (r.gpu_times && !r.gpu_sampled && r.kernel_launches > 0) {
     GraphsEstimate& g = r.graphs;
     g.available = true;
     g.node_cost_ns = options.graph_node_cost_ns;
@@ -171,6 +176,12 @@ void AddNotes(LaunchOverheadReport& r) {
         "no GPU activity records (CUPTI unavailable or off): GPU times are missing, so busy "
         "time, idle gaps, launch-bound kernels and the verdict cannot be given; launch costs "
         "are CPU measurements and stand");
+  }
+  if (r.gpu_sampled) {
+    r.notes.push_back(
+        "GPU timing was sampled (FLOPSPY_GPU_TIMING=sampled): GPU records exist only inside the "
+        "windows, so busy time, idle gaps and the verdict are not given for the run; launch "
+        "costs are CPU measurements of every launch and stand");
   }
   if (r.gpu_times && r.unmatched_launches > 0) {
     r.notes.push_back(std::to_string(r.unmatched_launches) +
@@ -227,6 +238,7 @@ LaunchOverheadReport LaunchOverheadAnalyzer::State::Finish() {
   r.gpu_copies = gpu_copies;
   r.gpu_sets = gpu_sets;
   r.gpu_times = gpu_kernels + gpu_copies + gpu_sets > 0;
+  r.gpu_sampled = index.Sampling().sampled();
   r.graph_kernels = graph_kernels;
   r.captured_launches = captured_launches;
   r.device_kernels = device_kernels;
@@ -236,6 +248,14 @@ LaunchOverheadReport LaunchOverheadAnalyzer::State::Finish() {
   r.bad_gpu_records = bad_gpu_records;
 
   FinishTimelines(r);
+  if (r.gpu_sampled) {
+    // Between sampled windows the GPU's time is unknown, not idle: no timelines, busy
+    // fractions or gaps (the signatures' figures stand on their timed launches).
+    r.devices.clear();
+    r.streams.clear();
+    r.timeline_bins = 0;
+    r.timeline_start_ns = r.timeline_bin_ns = 0;
+  }
   for (SignatureAgg& agg : signatures) {
     if (agg.launches == 0 && agg.gpu.count() == 0) continue;
     r.signatures.push_back(Conclude(agg, options));

@@ -236,6 +236,14 @@ void TraceAnalyzer::State::AddLaunch(BufferedLaunch b) {
     ++g.launch_errors;  // a failed launch runs nothing on the GPU
     return;
   }
+  last_launch_ns_ = std::max(last_launch_ns_, l.enter_ns);
+  if (const GpuSamplingWindows& sampling = index_.Sampling(); sampling.sampled()) {
+    if (!sampling.TimedAt(l.enter_ns)) {
+      ++run_.sampling.launches_outside_windows;  // CUPTI was not collecting: no record is owed
+      return;
+    }
+    ++run_.sampling.launches_in_windows;
+  }
   JoinHooks hooks{*this};
   join_.OnLaunch(l.correlation, p, b.thread, inside_library, hooks);
 }
@@ -312,6 +320,7 @@ TraceAnalysis TraceAnalyzer::State::Finish(const std::map<int32_t, DeviceRoofs>&
   }
   ResolveUnmatched();
   FinishGraphs();
+  FinishSampling();
   ApplyCounterFigures();
   const RoofsLookup roofs_for = RoofsOfDevice(roofs);
   PlaceGroups(kernels_, libraries_, roofs_for, thresholds);
@@ -329,6 +338,28 @@ void TraceAnalyzer::State::ResolveUnmatched() {
   JoinHooks hooks{*this};
   run_.unmatched_gpu_records += join_.FinishGpu(hooks);
   run_.unmatched_launches += join_.UntimedLaunches();
+}
+
+// Sampled GPU timing: each kernel row's GPU time for every launch, from its timed executions.
+void TraceAnalyzer::State::FinishSampling() {
+  const GpuSamplingWindows& windows = index_.Sampling();
+  if (!windows.sampled()) return;
+  GpuSamplingFigures& s = run_.sampling;
+  s.sampled = true;
+  s.window_ns = windows.window_ns();
+  s.period_ns = windows.period_ns();
+  s.windows = static_cast<uint32_t>(windows.windows().size());
+  s.timed_ns = windows.TimedNs(last_launch_ns_);
+  const uint64_t first = windows.windows().empty() ? 0 : windows.windows().front().first;
+  s.span_ns = last_launch_ns_ > first ? last_launch_ns_ - first : 0;
+  for (KernelGroup& g : kernels_) {
+    s.measured_gpu_ns += g.gpu_ns;
+    if (g.executions == 0) continue;
+    g.estimated_gpu_ns =
+        g.gpu_ns / static_cast<double>(g.executions) *
+        static_cast<double>(std::max(g.launches + g.graph_executions, g.executions));
+    s.estimated_gpu_ns += g.estimated_gpu_ns;
+  }
 }
 
 // Per device: analytic (model) FLOPs by path, for MFU against the path that carries most.

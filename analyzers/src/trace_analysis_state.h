@@ -120,6 +120,7 @@ struct TraceAnalyzer::State {
   void CountCopy(const CopyGroup& row_key, double bytes, double ns);
   uint32_t GroupFor(uint32_t signature, const std::string& shape_key);
   void ResolveUnmatched();
+  void FinishSampling();
   void FinishDevices(const std::map<int32_t, DeviceRoofs>& roofs);
   void SortTables();
   // trace_correlation.cpp
@@ -195,6 +196,7 @@ struct TraceAnalyzer::State {
   std::unordered_multimap<uint64_t, trace::GpuActivityRecord> early_replays_;
   double eager_launch_ns_ = 0;  // CPU cost of launches that ran (graph units' one-by-one cost)
   uint64_t eager_launches_ = 0;
+  uint64_t last_launch_ns_ = 0;  // the sampled windows' time is counted up to it
   TraceAnalysis run_;
 };
 

@@ -48,6 +48,11 @@ void TraceIndex::Add(const trace::RecordView& r, const trace::StringLookup& stri
       streams_[def.id] = def;
       break;
     }
+    case trace::RecordType::kMetadata: {
+      const auto block = r.As<trace::MetadataBlock>();
+      sampling_.AddMetadata(r.Text(sizeof(trace::MetadataBlock), block.length));
+      break;
+    }
     default:
       break;
   }

@@ -83,6 +83,30 @@ class Parser {
     out = value;
   }
 
+  // "OPEN/PERIOD": seconds of GPU timing every PERIOD seconds, 0 < OPEN < PERIOD <= 86400.
+  void Windows(std::string_view name, uint64_t& open_ns, uint64_t& period_ns) {
+    const auto v = lookup_(name);
+    if (!v) return;
+    const size_t slash = v->find('/');
+    double open = -1, period = -1;
+    bool ok = slash != std::string::npos;
+    if (ok) {
+      const char* first = v->data();
+      const auto [end_open, ec_open] = std::from_chars(first, first + slash, open);
+      const auto [end_period, ec_period] =
+          std::from_chars(first + slash + 1, first + v->size(), period);
+      ok = ec_open == std::errc() && end_open == first + slash && ec_period == std::errc() &&
+           end_period == first + v->size() && open > 0 && period > open && period <= 86400;
+    }
+    if (!ok) {
+      Bad(name, *v, "expected OPEN/PERIOD in seconds, 0 < OPEN < PERIOD, such as 2/30",
+          std::to_string(open_ns / 1e9) + "/" + std::to_string(period_ns / 1e9));
+      return;
+    }
+    open_ns = static_cast<uint64_t>(open * 1e9 + 0.5);
+    period_ns = static_cast<uint64_t>(period * 1e9 + 0.5);
+  }
+
   // "region:NAME" or "nvtx:NAME" with a non-empty NAME.
   void CaptureRange(std::string_view name, std::string& out) {
     const auto v = lookup_(name);
@@ -169,7 +193,12 @@ const std::vector<ConfigVariable>& ConfigVariables() {
       {"FLOPSPY_PARAM_BYTES", "20",
        "leading kernel parameter bytes kept per launch (0 to 255; the kernel catalog raises it "
        "per kernel to what its model reads; more than 20 costs a second record per launch)"},
-      {"FLOPSPY_GPU_TIMING", "auto", "off: no CUPTI, no GPU times (launches are still recorded)"},
+      {"FLOPSPY_GPU_TIMING", "auto",
+       "off: no CUPTI, no GPU times (launches are still recorded); sampled: GPU times only in "
+       "windows (FLOPSPY_GPU_WINDOWS), per-kernel times estimated from them"},
+      {"FLOPSPY_GPU_WINDOWS", "2/30",
+       "sampled GPU timing: seconds timed / period in seconds (the first window opens when GPU "
+       "timing starts)"},
       {"FLOPSPY_CUPTI_PATH", "(search)", "libcupti.so to use when the program has not loaded one"},
       {"FLOPSPY_CUPTI_API_RECORDS", "all",
        "selected: CUPTI keeps API records of launches, copies and sets only (all the others "
@@ -239,9 +268,12 @@ ConfigResult ParseConfig(const EnvLookup& lookup) {
   p.Hex64("FLOPSPY_RUN_ID", c.run_id);
   p.Bool("FLOPSPY_QUIET", c.quiet);
   p.Unsigned("FLOPSPY_PARAM_BYTES", c.param_bytes, 0, 255);
-  std::string timing = c.gpu_timing == GpuTiming::kOff ? "off" : "auto";
-  p.Choice("FLOPSPY_GPU_TIMING", timing, {"auto", "on", "off"});
-  c.gpu_timing = timing == "off" ? GpuTiming::kOff : GpuTiming::kAuto;
+  std::string timing(GpuTimingName(c.gpu_timing));
+  p.Choice("FLOPSPY_GPU_TIMING", timing, {"auto", "on", "off", "sampled"});
+  c.gpu_timing = timing == "off"       ? GpuTiming::kOff
+                 : timing == "sampled" ? GpuTiming::kSampled
+                                       : GpuTiming::kAuto;
+  p.Windows("FLOPSPY_GPU_WINDOWS", c.gpu_window_ns, c.gpu_period_ns);
   p.Text("FLOPSPY_CUPTI_PATH", c.cupti_path, /*allow_empty=*/true);
   std::string api_records = c.cupti_api_records == CuptiApiRecords::kSelected ? "selected" : "all";
   p.Choice("FLOPSPY_CUPTI_API_RECORDS", api_records, {"selected", "all"});
@@ -289,6 +321,18 @@ ConfigResult ParseConfigFromEnvironment() {
   });
 }
 
+std::string_view GpuTimingName(GpuTiming timing) {
+  switch (timing) {
+    case GpuTiming::kOff:
+      return "off";
+    case GpuTiming::kSampled:
+      return "sampled";
+    case GpuTiming::kAuto:
+      break;
+  }
+  return "auto";
+}
+
 std::string_view StackPolicyName(const Config& c) {
   if (!c.stacks_explicit) return "auto";
   switch (c.stacks) {
@@ -317,7 +361,9 @@ std::string ConfigToJson(const Config& c) {
       {"handle_signals", c.handle_signals},
       {"run_id", c.run_id},
       {"param_bytes", c.param_bytes},
-      {"gpu_timing", c.gpu_timing == GpuTiming::kOff ? "off" : "auto"},
+      {"gpu_timing", GpuTimingName(c.gpu_timing)},
+      {"gpu_window_ns", c.gpu_window_ns},
+      {"gpu_period_ns", c.gpu_period_ns},
       {"cupti_path", c.cupti_path},
       {"cupti_api_records", c.cupti_api_records == CuptiApiRecords::kAll ? "all" : "selected"},
       {"counters", c.counters},

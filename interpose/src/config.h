@@ -13,7 +13,8 @@
 
 namespace flopspy::interpose {
 
-enum class GpuTiming { kAuto, kOff };
+// kSampled: CUPTI collects only in windows (FLOPSPY_GPU_WINDOWS, docs/gpu-timing.md).
+enum class GpuTiming { kAuto, kOff, kSampled };
 // Where timestamps come from (FLOPSPY_CLOCK, trace_clock.h).
 enum class ClockChoice { kAuto, kTsc, kMonotonic };
 // Which API activity records CUPTI keeps so that it emits flopspy's external correlations.
@@ -39,7 +40,10 @@ struct Config {
   bool quiet = false;                       // FLOPSPY_QUIET: only errors on stderr
   uint32_t param_bytes = 20;                // FLOPSPY_PARAM_BYTES: kernel parameter bytes kept
   GpuTiming gpu_timing = GpuTiming::kAuto;  // FLOPSPY_GPU_TIMING
-  std::string cupti_path;                   // FLOPSPY_CUPTI_PATH
+  // FLOPSPY_GPU_WINDOWS (sampled GPU timing): each window's length, and the period.
+  uint64_t gpu_window_ns = 2'000'000'000;
+  uint64_t gpu_period_ns = 30'000'000'000;
+  std::string cupti_path;                                     // FLOPSPY_CUPTI_PATH
   CuptiApiRecords cupti_api_records = CuptiApiRecords::kAll;  // FLOPSPY_CUPTI_API_RECORDS
   bool counters = false;                                      // FLOPSPY_COUNTERS
   bool nvtx = true;                                           // FLOPSPY_NVTX (docs/nvtx.md)
@@ -88,6 +92,8 @@ ConfigResult ParseConfigFromEnvironment();
 
 // FLOPSPY_STACKS as the metadata says it: off, python, native, both, or "auto" when unset.
 std::string_view StackPolicyName(const Config& config);
+// "auto", "off" or "sampled": FLOPSPY_GPU_TIMING's words.
+std::string_view GpuTimingName(GpuTiming timing);
 
 // The configuration as JSON (for the trace metadata).
 std::string ConfigToJson(const Config& config);

@@ -155,6 +155,8 @@ void CuptiSession::StartProcessSession(Trigger trigger) noexcept {
       if (process_.load(std::memory_order_acquire) == nullptr) {
         CuptiSessionOptions options;
         options.timing = recorder->config().gpu_timing;
+        options.window_ns = recorder->config().gpu_window_ns;
+        options.period_ns = recorder->config().gpu_period_ns;
         options.cupti_path = recorder->config().cupti_path;
         options.api_records = recorder->config().cupti_api_records;
         const Config& c = recorder->config();
@@ -380,11 +382,20 @@ bool CuptiSession::EnableApiRecords() {
     return true;
   }
   int kept = 0;
+  const int off = SwitchOffUnwantedApiRecords(d, r, &kept);
+  api_records_ = "selected: " + std::to_string(kept) + " launch, copy and set calls kept, " +
+                 std::to_string(off) + " others switched off";
+  return true;
+}
+
+// Switches off, call by call, the API records of calls that put no work on the GPU. Returns how
+// many; `kept` receives how many stay on.
+int CuptiSession::SwitchOffUnwantedApiRecords(bool driver, bool runtime, int* kept) {
   int off = 0;
   for (const CUpti_CallbackDomain domain :
        {CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_CB_DOMAIN_RUNTIME_API}) {
     const bool is_driver = domain == CUPTI_CB_DOMAIN_DRIVER_API;
-    if (!(is_driver ? d : r)) continue;
+    if (!(is_driver ? driver : runtime)) continue;
     // Ids past the headers' count: calls a newer library added.
     const uint32_t limit = (is_driver ? static_cast<uint32_t>(CUPTI_DRIVER_TRACE_CBID_SIZE)
                                       : static_cast<uint32_t>(CUPTI_RUNTIME_TRACE_CBID_SIZE)) +
@@ -395,7 +406,7 @@ bool CuptiSession::EnableApiRecords() {
         continue;
       }
       if (WantApiRecord(domain, name)) {
-        ++kept;
+        ++*kept;
         continue;
       }
       const CUptiResult rc = is_driver ? api_.cuptiActivityEnableDriverApi(cbid, 0)
@@ -403,9 +414,49 @@ bool CuptiSession::EnableApiRecords() {
       off += rc == CUPTI_SUCCESS ? 1 : 0;
     }
   }
-  api_records_ = "selected: " + std::to_string(kept) + " launch, copy and set calls kept, " +
-                 std::to_string(off) + " others switched off";
-  return true;
+  return off;
+}
+
+std::string CuptiSession::WindowTick(uint64_t now_ns) {
+  if (!sampled() || state() != CuptiState::kActive || forked_child_) return "";
+  if (window_open_) {
+    if (now_ns - window_opened_ns_ < options_.window_ns) return "";
+    // No more pushes from here; a push made before still pops (pop_ stays).
+    push_.store(nullptr, std::memory_order_release);
+    const uint64_t closed = env_.now();
+    for (auto kind = enabled_kinds_.rbegin(); kind != enabled_kinds_.rend(); ++kind) {
+      api_.cuptiActivityDisable(*kind);
+    }
+    api_.cuptiActivityFlushAll(0);
+    window_open_ = false;
+    return nlohmann::json{
+        {"gpu_window", {{"event", "close"}, {"index", window_index_}, {"time_ns", closed}}}}
+        .dump();
+  }
+  const uint64_t next = first_window_ns_ + (window_index_ + 1) * options_.period_ns;
+  if (now_ns < next) return "";
+  bool driver = false, runtime = false;
+  for (const CUpti_ActivityKind kind : enabled_kinds_) {
+    api_.cuptiActivityEnable(kind);
+    driver = driver || kind == CUPTI_ACTIVITY_KIND_DRIVER;
+    runtime = runtime || kind == CUPTI_ACTIVITY_KIND_RUNTIME;
+  }
+  // Enabling a kind switched its calls back on: the selection is made again.
+  if (options_.api_records == CuptiApiRecords::kSelected && api_.cuptiGetCallbackName != nullptr &&
+      api_.cuptiActivityEnableDriverApi != nullptr &&
+      api_.cuptiActivityEnableRuntimeApi != nullptr && (driver || runtime)) {
+    int kept = 0;
+    SwitchOffUnwantedApiRecords(driver, runtime, &kept);
+  }
+  const uint64_t opened = env_.now();
+  // A flusher held up for more than a period skips the windows it missed.
+  window_index_ = (now_ns - first_window_ns_) / options_.period_ns;
+  window_opened_ns_ = now_ns;  // on the flusher's ticks, as the close is decided
+  window_open_ = true;
+  push_.store(api_.cuptiActivityPushExternalCorrelationId, std::memory_order_release);
+  return nlohmann::json{
+      {"gpu_window", {{"event", "open"}, {"index", window_index_}, {"time_ns", opened}}}}
+      .dump();
 }
 
 void CuptiSession::Activate() {
@@ -434,6 +485,15 @@ void CuptiSession::Activate() {
       {"subscriber", "released after enabling activities"},
       {"buffers", {{"bytes", pool_.buffer_bytes()}, {"count", pool_.count()}}},
   };
+  if (sampled()) {
+    // Window 0 is open from now: CUPTI's start-up is paid here, once.
+    window_open_ = true;
+    first_window_ns_ = window_opened_ns_ = now;
+    window_index_ = 0;
+    j["gpu_timing"]["sampled"] = {{"window_ns", options_.window_ns},
+                                  {"period_ns", options_.period_ns},
+                                  {"first_window_open_ns", now}};
+  }
   if (devices_ >= 0) j["gpu_timing"]["devices"] = devices_;
   if (driver_version_ != 0) j["gpu_timing"]["driver_version"] = driver_version_;
   env_.metadata(j.dump());

@@ -3,9 +3,10 @@
 // What the hooks call:
 //   CuptiSession::EnsureStarted()      before the real call of every CUDA entry point flopspy
 //                                      hooks (one relaxed atomic load once decided);
-//   CuptiSession::PushCorrelation(id)  just before the real launch/copy/set call, with the
-//   CuptiSession::PopCorrelation()     correlation id of its record, and just after it returns.
-// Push and Pop are a null check when CUPTI is not collecting.
+//   CuptiSession::PushCorrelationIfCollecting(id)  just before the real launch/copy/set call,
+//   CuptiSession::PopCorrelation()                 with the correlation id of its record, and
+//                                                  just after it returns, if it was pushed.
+// A push is a null check when CUPTI is not collecting (off, or between sampled windows).
 //
 // The session starts lazily (never in the library constructor), or from InitializeInjection
 // when the driver loads libflopspy.so through CUDA_INJECTION64_PATH. When CUPTI cannot be had it
@@ -45,6 +46,10 @@ struct CuptiSessionOptions {
   size_t buffer_bytes = size_t{2} << 20;                // per CUPTI activity buffer
   size_t buffer_count = 16;                             // the whole pool, mapped at start
   uint64_t periodic_flush_ns = 500'000'000;  // cuptiActivityFlushAll(0) at most this often
+  // Sampled GPU timing (GpuTiming::kSampled): CUPTI collects for window_ns every period_ns,
+  // the first window from the start (WindowTick).
+  uint64_t window_ns = 0;
+  uint64_t period_ns = 0;
   // Start attempts that find no libcuda.so.1 loaded before giving up (a program's very first
   // CUDA call loads the driver inside the real call).
   int max_driver_waits = 8;
@@ -79,9 +84,6 @@ class CuptiSession final : public ActivitySource {
   static void EnsureStarted() {
     if (__builtin_expect(start_decided_.load(std::memory_order_relaxed), 1)) return;
     StartProcessSession(Trigger::kFirstCudaCall);
-  }
-  static void PushCorrelation(uint64_t id) {
-    if (auto push = push_.load(std::memory_order_relaxed)) push(kFlopspyCorrelationKind, id);
   }
   // Pushes only while CUPTI collects, starting nothing (a cuBLAS call needs no CUPTI of its own:
   // its launches start it); true when pushed, and then PopCorrelation is owed.
@@ -118,6 +120,14 @@ class CuptiSession final : public ActivitySource {
   const ActivityDecoder* decoder() const { return decoder_.get(); }
   uint64_t dropped_by_cupti() const { return dropped_total_; }
 
+  // Sampled GPU timing, the flusher at the start of each pass: closes the open window once its
+  // time is up (the activity kinds disabled, no more correlation pushes), opens the next when
+  // its time has come (the same kinds enabled again; CUPTI's start-up is paid once). Returns
+  // the trace metadata that says so ({"gpu_window": {...}}), "" when nothing changed.
+  std::string WindowTick(uint64_t now_ns);
+  std::string Tick(uint64_t now_ns) override { return WindowTick(now_ns); }
+  bool sampled() const { return options_.timing == GpuTiming::kSampled && options_.period_ns > 0; }
+
   // ActivitySource: the flusher's side.
   void Drain(ActivityDrain& drain) override;
   void Discard() override;
@@ -142,6 +152,7 @@ class CuptiSession final : public ActivitySource {
   Outcome Fail(std::string reason);
   bool EnableKind(CUpti_ActivityKind kind);
   bool EnableApiRecords();
+  int SwitchOffUnwantedApiRecords(bool driver, bool runtime, int* kept);
   void Activate();
   void Deactivate(CuptiState final_state);
   void ReleaseCompleted();
@@ -186,6 +197,11 @@ class CuptiSession final : public ActivitySource {
   uint64_t forced_flushes_ = 0;           // made because the pool ran dry
   uint64_t last_forced_ns_ = 0;
   uint64_t off_clock_reported_ = 0;
+  // Sampled GPU timing (flusher side once active).
+  bool window_open_ = false;
+  uint64_t first_window_ns_ = 0;  // collection started: window 0 opened
+  uint64_t window_opened_ns_ = 0;
+  uint64_t window_index_ = 0;
 };
 
 }  // namespace flopspy::interpose

@@ -37,15 +37,22 @@ uint64_t NextCorrelation() noexcept;
 // Around the real call of a recorded CUDA call: GPU timing starts at the first CUDA call (never
 // in the library constructor), and the call's correlation id is pushed to CUPTI as an external
 // id, so the GPU records of what it launched come back joined to it.
+// Pushed only while CUPTI collects (never between the windows of sampled GPU timing), and
+// popped only when pushed: a window that closes in between must not pop an outer call's id.
 class GpuCorrelationScope {
  public:
   explicit GpuCorrelationScope(uint64_t correlation) {
     CuptiSession::EnsureStarted();
-    CuptiSession::PushCorrelation(correlation);
+    pushed_ = CuptiSession::PushCorrelationIfCollecting(correlation);
   }
-  ~GpuCorrelationScope() { CuptiSession::PopCorrelation(); }
+  ~GpuCorrelationScope() {
+    if (pushed_) CuptiSession::PopCorrelation();
+  }
   GpuCorrelationScope(const GpuCorrelationScope&) = delete;
   GpuCorrelationScope& operator=(const GpuCorrelationScope&) = delete;
+
+ private:
+  bool pushed_;
 };
 
 // A library call's correlation on CUPTI's stack for the call's lifetime, if CUPTI collects.

@@ -561,6 +561,13 @@ void Recorder::FlushPassBody(bool write_end, trace::EndReason reason, int32_t va
   if (write_end) {
     if (std::string clock = TraceClockSummary(); !clock.empty()) AddMetadata(std::move(clock));
   }
+  // Sampled GPU timing's windows open and close here, so the trace says so before the records
+  // of this pass (the analysis tells from it which launches should have GPU times).
+  if (tls_is_flusher) {
+    if (ActivitySource* source = activity_source_.load(std::memory_order_acquire)) {
+      if (std::string said = source->Tick(NowNs()); !said.empty()) AddMetadata(std::move(said));
+    }
+  }
   // Kernels first seen since the last pass are catalogued before anything else: counter mode
   // waits for their class (catalog_param_bytes.h).
   CatalogNewFunctions(Functions(), catalog_next_id_);

@@ -81,6 +81,9 @@ class ActivitySource {
   virtual void Drain(ActivityDrain& drain) = 0;
   // The trace cannot be written: drop what is queued.
   virtual void Discard() = 0;
+  // The flusher, at the start of every pass (before this pass's records are written): what
+  // changed that the trace's metadata must say before them, as JSON text; "" for nothing.
+  virtual std::string Tick(uint64_t /*now_ns*/) { return ""; }
 };
 
 class Recorder {

@@ -179,6 +179,11 @@ TEST_F(GoldenReport, CudaGraphReplays) {
   Check("cuda_graphs", {Write("graphs.fspy", CudaGraphsTrace())});
 }
 
+// Sampled GPU timing: what was timed, the estimates for every launch, no launch-overhead verdict.
+TEST_F(GoldenReport, SampledGpuTiming) {
+  Check("sampled_gpu_timing", {Write("sampled.fspy", SampledGpuTimingTrace())});
+}
+
 TEST_F(GoldenReport, LaunchesWithoutGpuTimes) {
   Check("no_gpu_times", {Write("nogpu.fspy", NoGpuTimesTrace())});
 }

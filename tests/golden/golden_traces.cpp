@@ -305,6 +305,45 @@ std::vector<uint8_t> NoGpuTimesTrace() {
   return b.Bytes();
 }
 
+// FLOPSPY_GPU_TIMING=sampled: a training loop whose GPU times come from two 1 s windows every
+// 10 s, the second still open at the end; the launches between them owe no GPU record.
+std::vector<uint8_t> SampledGpuTimingTrace() {
+  GpuTraceBuilder g(7400);
+  TraceBuilder& b = g.b();
+  b.Metadata(std::string(R"({"process":{"command":["python","train.py"]},"devices":[)") + kH100 +
+             "]}");
+  b.Metadata(R"({"gpu_timing":{"available":true,"source":"CUPTI activity API","sampled":)"
+             R"({"window_ns":1000000000,"period_ns":10000000000,"first_window_open_ns":)" +
+             std::to_string(kBase + 1'000'000) + "}}}");
+  const auto window = [&](const char* event, int index, uint64_t at) {
+    b.Chunk(ChunkSource::kProcess)
+        .Metadata(std::string(R"({"gpu_window":{"event":")") + event + R"(","index":)" +
+                  std::to_string(index) + R"(,"time_ns":)" + std::to_string(kBase + at) + "}}");
+  };
+  b.String(1, kMul).String(2, kLtKernel);
+  g.Function(1, 1, 3);
+  g.Function(2, 2, 0xFFFF);
+  g.Signature(1, 1, 977, 256);
+  g.Signature(2, 2, 32, 384, 16);
+  uint64_t correlation = 100;
+  // A step every 100 ms: a mul (80 us) and a GEMM-shaped kernel (400 us).
+  const auto step = [&](uint64_t at, bool timed) {
+    g.Launch(1, correlation, at, 1'000'000);
+    if (timed) g.Gpu(1, correlation, at + 20'000, 80'000);
+    ++correlation;
+    g.Launch(2, correlation, at + 10'000, 0);
+    if (timed) g.Gpu(2, correlation, at + 110'000, 400'000);
+    ++correlation;
+  };
+  for (uint64_t i = 0; i < 10; ++i) step(2'000'000 + i * 100'000'000, true);
+  window("close", 0, 1'001'000'000);
+  for (uint64_t i = 10; i < 110; ++i) step(2'000'000 + i * 100'000'000, false);
+  window("open", 1, 11'001'000'000);
+  for (uint64_t i = 110; i < 115; ++i) step(2'000'000 + i * 100'000'000, true);
+  g.End(11'600'000'000);
+  return b.Bytes();
+}
+
 std::vector<uint8_t> CudaGraphsTrace() {
   GpuTraceBuilder g(7500);
   TraceBuilder& b = g.b();

@@ -29,6 +29,8 @@ std::vector<uint8_t> NoGpuTimesTrace();
 // multiply, a cuBLASLt GEMM and a multiply, and a one-node graph built with the graph API, each
 // replayed 20 times: the CUDA graphs section.
 std::vector<uint8_t> CudaGraphsTrace();
+// GPU times only in sampled windows (FLOPSPY_GPU_TIMING=sampled).
+std::vector<uint8_t> SampledGpuTimingTrace();
 
 // Everything that could push a line past 100 columns: a 300-character kernel name without a
 // space, a long templated name, a huge batched FP8 GEMM with every type different, a long

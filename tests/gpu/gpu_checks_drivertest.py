@@ -617,6 +617,11 @@ class DriverTest(unittest.TestCase):
         self.assertNotIn("trace_bytes_per_launch", rows[("gpt", "torch_profiler")])
         notes = "\n".join(result["notes"])
         self.assertIn("decode: flopspy's steady state 1.040x plain (goal 1.10x): met", notes)
+        # Of a sampled trace only the launches inside its windows owe a GPU record.
+        sampled = canned.report_with([kernel("k", 1000, 90, 1.0e6)])
+        sampled["traces"][0]["gpu_sampling"] = {"launches_in_windows": 100}
+        sampled["traces"][0]["unmatched_launches"] = 10
+        self.assertEqual(overhead_suite.join_rate(sampled), (0.9, 100, 10))
         self.assertIn("gpt: flopspy's steady state 1.040x plain (goal 1.02x): not met", notes)
         self.assertIn("gpt: flopspy 1.040x, torch.profiler 1.300x: flopspy lower", notes)
         with open(os.path.join(self.world.out, "overhead_suite.md")) as f:

@@ -273,8 +273,12 @@ void RegisterRun(CLI::App& app, CommandFn* run) {
   WholeNumber(
       env_option("--param-bytes", "FLOPSPY_PARAM_BYTES", "kernel parameter bytes kept per launch"),
       0, 255);
-  OneOf(env_option("--gpu-timing", "FLOPSPY_GPU_TIMING", "auto or off (no CUPTI)"),
-        {"auto", "off"});
+  OneOf(env_option("--gpu-timing", "FLOPSPY_GPU_TIMING",
+                   "auto, off (no CUPTI) or sampled (GPU times in windows only)"),
+        {"auto", "off", "sampled"});
+  env_option("--gpu-windows", "FLOPSPY_GPU_WINDOWS",
+             "sampled GPU timing: seconds timed / period, such as 2/30")
+      ->type_name("OPEN/PERIOD");
   env_option("--cupti", "FLOPSPY_CUPTI_PATH", "libcupti.so to use if the program loads none")
       ->type_name("FILE");
   env_flag("--counters", "FLOPSPY_COUNTERS", "1", "measure kernels with GPU hardware counters");

@@ -109,34 +109,37 @@ json CrossCheck(const analyzers::KernelGroup& g) {
 
 json KernelJson(const analyzers::KernelGroup& g, double trace_gpu_ns) {
   const double mean = g.executions ? g.gpu_ns / static_cast<double>(g.executions) : 0;
-  return {{"name", g.name},
-          {"shape", g.shape_key},
-          {"grid", g.grid},
-          {"block", g.block},
-          {"device", g.device},
-          {"launches", g.launches},
-          {"executions", g.executions},
-          {"graph_executions", g.graph_executions},
-          {"launch_errors", g.launch_errors},
-          {"inside_library", g.inside_library},
-          {"gpu_ns", g.gpu_ns},
-          {"gpu_share", trace_gpu_ns > 0 ? g.gpu_ns / trace_gpu_ns : 0.0},
-          {"mean_ns", mean},
-          {"p50_ns", g.gpu_durations.Percentile(50)},
-          {"p95_ns", g.gpu_durations.Percentile(95)},
-          {"mean_launch_ns", analyzers::SteadyLaunchNs(g)},
-          {"family", g.family},
-          {"functor", g.functor},
-          {"op", g.op},
-          {"category", g.category},
-          {"confidence", std::string(analyzers::ConfidenceName(g.confidence))},
-          {"path", std::string(analyzers::ComputePathName(g.path))},
-          {"reason", g.reason},
-          {"intensity", KernelIntensity(g.all)},
-          {"timed", FiguresJson(g.timed)},
-          {"all", FiguresJson(g.all)},
-          {"placement", PlacementJson(g.placement)},
-          {"counters", CrossCheck(g)}};
+  json row = {{"name", g.name},
+              {"shape", g.shape_key},
+              {"grid", g.grid},
+              {"block", g.block},
+              {"device", g.device},
+              {"launches", g.launches},
+              {"executions", g.executions},
+              {"graph_executions", g.graph_executions},
+              {"launch_errors", g.launch_errors},
+              {"inside_library", g.inside_library},
+              {"gpu_ns", g.gpu_ns},
+              {"gpu_share", trace_gpu_ns > 0 ? g.gpu_ns / trace_gpu_ns : 0.0},
+              {"mean_ns", mean},
+              {"p50_ns", g.gpu_durations.Percentile(50)},
+              {"p95_ns", g.gpu_durations.Percentile(95)},
+              {"mean_launch_ns", analyzers::SteadyLaunchNs(g)},
+              {"family", g.family},
+              {"functor", g.functor},
+              {"op", g.op},
+              {"category", g.category},
+              {"confidence", std::string(analyzers::ConfidenceName(g.confidence))},
+              {"path", std::string(analyzers::ComputePathName(g.path))},
+              {"reason", g.reason},
+              {"intensity", KernelIntensity(g.all)},
+              {"timed", FiguresJson(g.timed)},
+              {"all", FiguresJson(g.all)},
+              {"placement", PlacementJson(g.placement)},
+              {"counters", CrossCheck(g)}};
+  // Sampled GPU timing: the row's GPU time for every launch (absent when none was timed).
+  if (g.estimated_gpu_ns > 0) row["estimated_gpu_ns"] = g.estimated_gpu_ns;
+  return row;
 }
 
 namespace {
@@ -394,6 +397,17 @@ json TraceJson(const TraceReport& t) {
   j["unmatched_launches"] = run.unmatched_launches;
   j["unmatched_gpu_records"] = run.unmatched_gpu_records;
   j["replayed_gpu_records"] = run.replayed_gpu_records;
+  if (const analyzers::GpuSamplingFigures& g = run.sampling; g.sampled) {
+    j["gpu_sampling"] = {{"window_ns", g.window_ns},
+                         {"period_ns", g.period_ns},
+                         {"windows", g.windows},
+                         {"timed_ns", g.timed_ns},
+                         {"span_ns", g.span_ns},
+                         {"launches_in_windows", g.launches_in_windows},
+                         {"launches_outside_windows", g.launches_outside_windows},
+                         {"measured_gpu_ns", g.measured_gpu_ns},
+                         {"estimated_gpu_ns", g.estimated_gpu_ns}};
+  }
   j["summary"] = TraceTotalsJson(ComputeTraceTotals(t));
   json devices = json::array();
   for (const auto& d : run.devices) devices.push_back(DeviceJson(t, d));

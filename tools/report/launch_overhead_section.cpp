@@ -98,6 +98,9 @@ std::string LaunchOverheadVerdictSentence(const LaunchOverheadReport& r) {
              "cannot be measured";
     case OverheadRule::kNoWindow:
       return "cannot tell: the GPU work in the trace has no duration";
+    case OverheadRule::kSampledGpuTimes:
+      return "not judged: GPU times were sampled in windows, so the GPU's idle time between "
+             "them is unknown (run with GPU timing on for the verdict)";
     case OverheadRule::kUnattributed:
       return fmt::format(
           "cannot tell: for {} of the {} GPU window the GPU idled before work whose launch is "

@@ -73,6 +73,7 @@ RunViews BuildRunViews(const std::vector<TraceReport>& traces,
     pooled.other_ns += j.other_ns;
     pooled.unattributed_ns += j.unattributed_ns;
     pooled.launch_bound_gpu_ns += j.launch_bound_gpu_ns;
+    pooled.sampled = pooled.sampled || j.sampled;
   }
   analyzers::DecideOverheadVerdict(pooled, gpu_times);
   std::vector<analyzers::KernelGroup> merged;

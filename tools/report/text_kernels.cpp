@@ -98,7 +98,9 @@ void PrintKernelTable(const TraceReport& t, std::ostream& out, const ViewOptions
   const bool grouped = view.group_by != GroupBy::kSignature;
   fmt::print(out, "\n  Kernels by {}{}{}\n", SortKeyText(view.sort),
              grouped ? fmt::format(", grouped by {}", GroupByName(view.group_by)) : "",
-             t.run.gpu_timing ? "" : " (no GPU records: launch counts only)");
+             !t.run.gpu_timing        ? " (no GPU records: launch counts only)"
+             : t.run.sampling.sampled ? " (GPU times of the sampled windows; estimates in --json)"
+                                      : "");
   TextTable table({{"GPU %"},
                    {"total"},
                    {"count"},

@@ -95,6 +95,20 @@ std::string RoofsDescription(const analyzers::DeviceRoofs& r) {
   return text;
 }
 
+// Sampled GPU timing: what was timed, and what the estimates stand on.
+std::string SamplingSentence(const analyzers::GpuSamplingFigures& g) {
+  const uint64_t eager = g.launches_in_windows + g.launches_outside_windows;
+  return fmt::format(
+      "GPU times only in {} windows of {} every {}: {} of {} timed; {} of {} launches; kernel "
+      "GPU time {} measured, {} estimated for every launch (each kernel row: the mean of its "
+      "timed executions times its launches); busy time, steps and the launch-overhead verdict "
+      "need every kernel's GPU time and are not given",
+      g.windows, Duration(static_cast<double>(g.window_ns)),
+      Duration(static_cast<double>(g.period_ns)), Duration(static_cast<double>(g.timed_ns)),
+      Duration(static_cast<double>(g.span_ns)), Grouped(g.launches_in_windows), Grouped(eager),
+      Duration(g.measured_gpu_ns), Duration(g.estimated_gpu_ns));
+}
+
 void PrintRunSummary(const TraceReport& t, const TraceTotals& s, std::ostream& out) {
   fmt::print(out, "\n  Run summary\n");
   fmt::print(out, "  wall      {} from the first event to the last\n",
@@ -107,6 +121,9 @@ void PrintRunSummary(const TraceReport& t, const TraceTotals& s, std::ostream& o
     launches += fmt::format("; {} without a GPU record", Grouped(t.run.unmatched_launches));
   }
   fmt::print(out, "{}", Paragraph(launches, "  launches  ", kLabelPad));
+  if (const analyzers::GpuSamplingFigures& g = t.run.sampling; g.sampled) {
+    fmt::print(out, "{}", Paragraph(SamplingSentence(g), "  sampled   ", kLabelPad));
+  }
   if (t.run.kernels.empty() && s.devices.empty()) return;  // no GPU work at all
   if (!t.run.gpu_timing) {
     fmt::print(out, "{}", Paragraph(s.regime.sentence, "  regime    ", kLabelPad));
@@ -137,6 +154,15 @@ void PrintRunSummary(const TraceReport& t, const TraceTotals& s, std::ostream& o
                              (roofs != t.roofs.end() ? RoofsDescription(roofs->second)
                                                      : std::string("no roofs known for this GPU")),
                          label, kLabelPad));
+    if (t.run.sampling.sampled) {
+      // Busy time and rates over the span need every kernel's GPU time.
+      fmt::print(
+          out, "{}",
+          Paragraph(fmt::format("inside the sampled windows: kernels {}, {}", Duration(d.kernel_ns),
+                                d.copy_ns > 0 ? "copies " + Duration(d.copy_ns) : "no copies"),
+                    kLabelPad, kLabelPad));
+      continue;
+    }
     std::string busy = d.busy_fraction ? "busy " + Percent(*d.busy_fraction) + " of" : "over";
     busy += fmt::format(" its {} active span: kernels {}, {}", Duration(d.active_ns),
                         Duration(d.kernel_ns),

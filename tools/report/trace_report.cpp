@@ -307,7 +307,10 @@ TraceReport AnalyzeTrace(trace::TraceReader reader, const std::string& path,
   if (step_options.model_flops_per_step <= 0) {
     step_options.model_flops_per_step = ModelFlopsOf(report.metadata);
   }
-  report.steps = analyzers::FindSteps(range_log, report.run, step_options);
+  // Steps need every kernel's GPU time; sampled GPU timing has them only in its windows.
+  if (!report.run.sampling.sampled) {
+    report.steps = analyzers::FindSteps(range_log, report.run, step_options);
+  }
   cpuroof::FlagPointsOverlappingGpuCopies(report.cpu_samples, std::move(host_copies));
   ResolveCpuRoofline(report);
   return report;

@@ -52,12 +52,14 @@ TraceTotals ComputeTraceTotals(const TraceReport& t) {
       if (d.device == g.device) d.flops.flops[source] += g.timed.flops;
     }
   }
+  // Sampled GPU timing: FLOPs of the timed launches over the whole span would say nothing.
+  const bool sampled = t.run.sampling.sampled;
   for (DeviceTotals& d : out.devices) {
-    if (d.active_ns > 0 && d.flops.known() > 0) {
+    if (!sampled && d.active_ns > 0 && d.flops.known() > 0) {
       d.achieved_flops_per_s = d.flops.known() / d.active_ns * 1e9;
     }
   }
-  if (out.gpu_window_ns > 0 && out.flops.known() > 0) {
+  if (!sampled && out.gpu_window_ns > 0 && out.flops.known() > 0) {
     out.achieved_flops_per_s = out.flops.known() / static_cast<double>(out.gpu_window_ns) * 1e9;
   }
   out.regime = analyzers::ClassifyRun(t.run.kernels, t.launch_overhead.judgement);

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <string>
 #include <unordered_map>
@@ -90,6 +91,18 @@ class Feed {
     Add(g, 0, trace::ChunkSource::kGpuActivity);
   }
 
+  void Metadata(const std::string& json) {
+    std::vector<uint8_t> bytes(sizeof(trace::MetadataBlock) + json.size());
+    trace::MetadataBlock block{};
+    block.h = trace::MakeHeader<trace::MetadataBlock>();
+    block.length = static_cast<uint32_t>(json.size());
+    std::memcpy(bytes.data(), &block, sizeof(block));
+    std::memcpy(bytes.data() + sizeof(block), json.data(), json.size());
+    const trace::RecordView view{trace::RecordType::kMetadata, 0, bytes, 0,
+                                 trace::ChunkSource::kProcess, 0};
+    analyzer_.Add(view, strings_);
+  }
+
   LaunchOverheadAnalyzer& analyzer() { return analyzer_; }
   LaunchOverheadReport Finish() { return analyzer_.Finish(); }
 
@@ -104,6 +117,59 @@ const SignatureOverhead* Find(const LaunchOverheadReport& r, const std::string& 
     if (s.mangled_name == name) return &s;
   }
   return nullptr;
+}
+
+// Sampled GPU timing: between windows the GPU's idle time is unknown, so there is no verdict;
+// launch costs count every launch, and launches between windows owe no GPU record.
+TEST(LaunchOverheadSampled, GivesLaunchCostsButNoVerdict) {
+  Feed f;
+  f.Signature(7, "_Z1Ev");
+  f.Metadata(R"({"gpu_timing":{"sampled":{"window_ns":1000000,"period_ns":10000000,)"
+             R"("first_window_open_ns":1000000000}}})");
+  for (uint64_t i = 0; i < 10; ++i) {
+    f.Launch(i + 1, 7, kT0 + 10 * kUs * i, 4 * kUs);
+    f.Gpu(i + 1, 7, kT0 + 10 * kUs * i + 5 * kUs, kT0 + 10 * kUs * i + 7 * kUs);
+  }
+  f.Metadata(R"({"gpu_window":{"event":"close","index":0,"time_ns":1001000000}})");
+  for (uint64_t i = 0; i < 30; ++i) f.Launch(100 + i, 7, kT0 + 2'000'000 + 10 * kUs * i, 4 * kUs);
+  const LaunchOverheadReport r = f.Finish();
+  EXPECT_EQ(r.kernel_launches, 40u);
+  EXPECT_TRUE(r.gpu_times);
+  EXPECT_TRUE(r.gpu_sampled);
+  EXPECT_EQ(r.unmatched_launches, 0u);
+  EXPECT_EQ(r.judgement.verdict, OverheadVerdict::kUnknown);
+  EXPECT_EQ(r.judgement.rule, OverheadRule::kSampledGpuTimes);
+  EXPECT_EQ(OverheadRuleName(r.judgement.rule), "sampled_gpu_times");
+  EXPECT_DOUBLE_EQ(r.launch_cost.mean_ns, 4000);
+  EXPECT_TRUE(std::any_of(r.notes.begin(), r.notes.end(), [](const std::string& n) {
+    return n.find("GPU timing was sampled") != std::string::npos;
+  }));
+}
+
+TEST(GpuSamplingWindows, ReadsWindowsFromMetadataAndIgnoresTheRest) {
+  GpuSamplingWindows w;
+  EXPECT_TRUE(w.TimedAt(5));  // not sampled: every launch is timed
+  w.AddMetadata(R"({"capture_window":{"opened_s":1}})");
+  w.AddMetadata(R"({"gpu_window":{"event":"close","time_ns":50}})");  // before sampling: ignored
+  EXPECT_FALSE(w.sampled());
+  w.AddMetadata(R"({"gpu_timing":{"sampled":{"window_ns":10,"period_ns":100,)"
+                R"("first_window_open_ns":100}}})");
+  ASSERT_TRUE(w.sampled());
+  EXPECT_FALSE(w.TimedAt(99));
+  EXPECT_TRUE(w.TimedAt(100));
+  EXPECT_TRUE(w.TimedAt(1'000'000));  // still open
+  w.AddMetadata(R"({"gpu_window":{"event":"close","time_ns":111}})");
+  w.AddMetadata(R"({"gpu_window":{"event":"close","time_ns":150}})");  // not open: ignored
+  w.AddMetadata(R"({"gpu_window":{"event":"open","time_ns":105}})");   // before the close
+  w.AddMetadata(R"({"gpu_window":{"event":"open","time_ns":200}})");
+  w.AddMetadata(R"({"gpu_window":{"event":"open","time_ns":300}})");  // already open: ignored
+  w.AddMetadata("{not json");
+  EXPECT_TRUE(w.TimedAt(111));
+  EXPECT_FALSE(w.TimedAt(112));
+  EXPECT_FALSE(w.TimedAt(199));
+  EXPECT_TRUE(w.TimedAt(250));
+  ASSERT_EQ(w.windows().size(), 2u);
+  EXPECT_EQ(w.TimedNs(260), 11u + 60u);
 }
 
 // --- A launch-bound loop ----------------------------------------------------------------------

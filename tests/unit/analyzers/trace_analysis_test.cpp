@@ -202,6 +202,66 @@ TEST_F(TraceAnalysisTest, ElementwiseKernelIsMemoryBoundWithCatalogFigures) {
                    100'000);
 }
 
+// Sampled GPU timing: launches between windows owe no GPU record; each kernel row's GPU time
+// for every launch is estimated from its timed executions (docs/gpu-timing.md, "Sampled").
+TEST_F(TraceAnalysisTest, SampledGpuTimingEstimatesEveryLaunchFromTheWindows) {
+  constexpr uint64_t kSecond = 1'000'000'000;
+  b_.Chunk(ChunkSource::kProcess)
+      .Metadata(R"({"gpu_timing":{"available":true,"sampled":{"window_ns":1000000000,)"
+                R"("period_ns":10000000000,"first_window_open_ns":1000000}}})");
+  // Window 0, [1 ms, 1.001 s]: four launches timed, 100 us on average.
+  const uint64_t ns[] = {100'000, 110'000, 90'000, 100'000};
+  for (uint64_t i = 0; i < 4; ++i) {
+    Launch(1, 10 + i, 1'100'000 + 100'000 * i, 1'000'000);
+    Gpu(1, 10 + i, 1'150'000 + 100'000 * i, ns[i]);
+  }
+  b_.Chunk(ChunkSource::kProcess)
+      .Metadata(R"({"gpu_window":{"event":"close","index":0,"time_ns":1001000000}})");
+  // Between windows: six launches, no GPU records (CUPTI was not collecting).
+  for (uint64_t i = 0; i < 6; ++i) Launch(1, 20 + i, (2 + i) * kSecond, 1'000'000);
+  b_.Chunk(ChunkSource::kProcess)
+      .Metadata(R"({"gpu_window":{"event":"open","index":1,"time_ns":11000000000}})");
+  // Window 1, still open at the end: two launches timed, one whose record never came.
+  Launch(1, 30, 11 * kSecond + 1000, 1'000'000);
+  Gpu(1, 30, 11 * kSecond + 50'000, 100'000);
+  Launch(1, 31, 11 * kSecond + 2000, 1'000'000);
+  Gpu(1, 31, 11 * kSecond + 250'000, 100'000);
+  Launch(1, 32, 11 * kSecond + 3000, 1'000'000);
+
+  const TraceAnalysis run = Analyze();
+  ASSERT_EQ(run.kernels.size(), 1u);
+  const KernelGroup& g = run.kernels[0];
+  EXPECT_EQ(g.launches, 13u);
+  EXPECT_EQ(g.executions, 6u);
+  EXPECT_DOUBLE_EQ(g.gpu_ns, 600'000);
+  EXPECT_DOUBLE_EQ(g.estimated_gpu_ns, 100'000.0 * 13);  // the mean of six, times 13 launches
+  // Only the launch inside a window lacks its record; the six between windows owed none.
+  EXPECT_EQ(run.unmatched_launches, 1u);
+  const GpuSamplingFigures& s = run.sampling;
+  EXPECT_TRUE(s.sampled);
+  EXPECT_EQ(s.windows, 2u);
+  EXPECT_EQ(s.window_ns, kSecond);
+  EXPECT_EQ(s.period_ns, 10 * kSecond);
+  EXPECT_EQ(s.launches_in_windows, 7u);
+  EXPECT_EQ(s.launches_outside_windows, 6u);
+  EXPECT_EQ(s.timed_ns, kSecond + 3000);  // window 1 counted to the last launch
+  EXPECT_EQ(s.span_ns, 11 * kSecond + 3000 - 1'000'000);
+  EXPECT_DOUBLE_EQ(s.measured_gpu_ns, 600'000);
+  EXPECT_DOUBLE_EQ(s.estimated_gpu_ns, 1'300'000);
+  // Rates stand on the timed launches alone: 1e6 FLOPs each, 6 of them in 600 us.
+  EXPECT_DOUBLE_EQ(g.timed.flops, 6e6);
+}
+
+TEST_F(TraceAnalysisTest, WithoutSamplingNothingIsEstimated) {
+  Launch(1, 100, 1'000'000, 1'000'000);
+  Gpu(1, 100, 1'020'000, 100'000);
+  Launch(1, 101, 2'000'000, 1'000'000);
+  const TraceAnalysis run = Analyze();
+  EXPECT_FALSE(run.sampling.sampled);
+  EXPECT_EQ(run.kernels[0].estimated_gpu_ns, 0);
+  EXPECT_EQ(run.unmatched_launches, 1u);
+}
+
 TEST_F(TraceAnalysisTest, GpuRecordBeforeItsLaunchStillJoins) {
   Gpu(1, 100, 1'020'000, 100'000);
   Launch(1, 100, 1'000'000, 1'000'000);

@@ -153,7 +153,7 @@ class Session : public ::testing::Test {
     EXPECT_EQ(Mock().subscribers, 0);
     EXPECT_TRUE(Mock().enabled_kinds.empty());
     // The hooks' calls do nothing.
-    CuptiSession::PushCorrelation(1);
+    CuptiSession::PushCorrelationIfCollecting(1);
     CuptiSession::PopCorrelation();
     EXPECT_TRUE(Mock().pushes.empty());
     EXPECT_EQ(Mock().pops, 0);
@@ -213,7 +213,7 @@ TEST_F(Session, StartsAndReleasesTheSubscriber) {
   EXPECT_EQ(j["devices"], 1);
 
   // The hooks' correlation calls reach CUPTI with kind CUSTOM2.
-  CuptiSession::PushCorrelation(42);
+  CuptiSession::PushCorrelationIfCollecting(42);
   CuptiSession::PopCorrelation();
   ASSERT_EQ(Mock().pushes.size(), 1u);
   EXPECT_EQ(Mock().pushes[0].first, CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM2);
@@ -242,6 +242,76 @@ TEST_F(Session, SelectedApiRecordsSwitchOffTheCallsThatPutNothingOnTheGpu) {
                                 CUPTI_RUNTIME_TRACE_CBID_cudaDeviceSynchronize_v3020}));
   EXPECT_EQ(Json(said_.metadata[0])["gpu_timing"]["api_records"],
             "selected: 8 launch, copy and set calls kept, 5 others switched off");
+}
+
+// Sampled GPU timing: CUPTI starts once; the flusher's ticks then disable and enable the same
+// kinds (and the same selection of API records), and the hooks push only inside windows.
+TEST_F(Session, SampledTimingCollectsOnlyInWindowsAndStartsCuptiOnce) {
+  options_hook = [](CuptiSessionOptions& o) {
+    o.timing = interpose::GpuTiming::kSampled;
+    o.window_ns = 2'000'000'000;
+    o.period_ns = 30'000'000'000;
+    o.api_records = interpose::CuptiApiRecords::kSelected;
+  };
+  auto s = Make();
+  ASSERT_EQ(s->Start(CuptiSession::Trigger::kFirstCudaCall), CuptiState::kActive);
+  const auto sampled = Json(said_.metadata[0])["gpu_timing"]["sampled"];
+  EXPECT_EQ(sampled["window_ns"], 2'000'000'000u);
+  EXPECT_EQ(sampled["period_ns"], 30'000'000'000u);
+  const uint64_t t0 = sampled["first_window_open_ns"];
+  const std::set<int> kinds = Mock().enabled_kinds;
+  const std::set<uint32_t> driver_off = Mock().driver_cbids_off;
+  ASSERT_FALSE(driver_off.empty());
+  const auto count = [](const std::string& call) {
+    return std::count(Mock().calls.begin(), Mock().calls.end(), call);
+  };
+
+  // Window 0 is open from the start.
+  EXPECT_EQ(s->WindowTick(t0 + 1'000'000'000), "");
+  EXPECT_TRUE(CuptiSession::PushCorrelationIfCollecting(1));
+  CuptiSession::PopCorrelation();
+  // An outer call (a cuBLAS call) pushes inside the window; the window closes under it.
+  EXPECT_TRUE(CuptiSession::PushCorrelationIfCollecting(2));
+  const auto close = Json(s->WindowTick(t0 + 2'000'000'000));
+  EXPECT_EQ(close["gpu_window"]["event"], "close");
+  EXPECT_EQ(close["gpu_window"]["index"], 0);
+  EXPECT_GE(close["gpu_window"]["time_ns"].get<uint64_t>(), t0);
+  EXPECT_TRUE(Mock().enabled_kinds.empty());
+  EXPECT_EQ(count("cuptiActivityFlushAll(0)"), 1);
+  // Between windows nothing is pushed; the outer call's pop still reaches CUPTI.
+  EXPECT_FALSE(CuptiSession::PushCorrelationIfCollecting(3));
+  CuptiSession::PopCorrelation();
+  EXPECT_EQ(Mock().pushes.size(), 2u);
+  EXPECT_EQ(Mock().pops, 2);
+
+  EXPECT_EQ(s->WindowTick(t0 + 29'000'000'000), "");
+  const auto open = Json(s->WindowTick(t0 + 30'000'000'000));
+  EXPECT_EQ(open["gpu_window"]["event"], "open");
+  EXPECT_EQ(open["gpu_window"]["index"], 1);
+  EXPECT_EQ(Mock().enabled_kinds, kinds);
+  EXPECT_EQ(Mock().driver_cbids_off, driver_off) << "the selection is made again";
+  // CUPTI's start-up is not paid again.
+  EXPECT_EQ(count("cuptiSubscribe_v2"), 1);
+  EXPECT_EQ(count("cuptiActivityRegisterCallbacks"), 1);
+  EXPECT_TRUE(CuptiSession::PushCorrelationIfCollecting(4));
+  CuptiSession::PopCorrelation();
+
+  // A flusher held up for several periods skips the windows it missed.
+  EXPECT_EQ(Json(s->WindowTick(t0 + 32'000'000'000))["gpu_window"]["event"], "close");
+  const auto late = Json(s->WindowTick(t0 + 95'000'000'000));
+  EXPECT_EQ(late["gpu_window"]["index"], 3);
+  EXPECT_EQ(s->WindowTick(t0 + 96'000'000'000), "");
+}
+
+TEST_F(Session, WithoutSamplingTheWindowTickChangesNothing) {
+  auto s = Make();
+  ASSERT_EQ(s->Start(CuptiSession::Trigger::kFirstCudaCall), CuptiState::kActive);
+  const std::set<int> kinds = Mock().enabled_kinds;
+  EXPECT_FALSE(Json(said_.metadata[0])["gpu_timing"].contains("sampled"));
+  for (uint64_t t : {uint64_t{1} << 40, uint64_t{1} << 50}) EXPECT_EQ(s->WindowTick(t), "");
+  EXPECT_EQ(Mock().enabled_kinds, kinds);
+  EXPECT_TRUE(CuptiSession::PushCorrelationIfCollecting(5));
+  CuptiSession::PopCorrelation();
 }
 
 TEST_F(Session, WithoutCallbackNamesEnablesAllApiRecords) {
@@ -464,7 +534,7 @@ TEST_F(Session, FlushesFinishedBuffersNowAndThenAndEverythingAtTheEnd) {
   EXPECT_EQ(Json(*stats)["gpu_timing_stats"]["unjoined"], 1);
 
   // After the end: no buffers for CUPTI, correlation calls are no-ops.
-  CuptiSession::PushCorrelation(3);
+  CuptiSession::PushCorrelationIfCollecting(3);
   EXPECT_TRUE(Mock().pushes.empty());
   uint8_t* buffer = reinterpret_cast<uint8_t*>(1);
   size_t size = 1, max = 1;
@@ -636,7 +706,7 @@ TEST_F(Session, ForkChildOfACollectingProcessStaysOff) {
   const int status = InChild([&] {
     int bad = 0;
     if (s->state() != CuptiState::kNotStarted) bad |= 1;
-    CuptiSession::PushCorrelation(9);
+    CuptiSession::PushCorrelationIfCollecting(9);
     if (!Mock().pushes.empty()) bad |= 2;
     if (s->pool().with_cupti() != 0) bad |= 4;
     Mock().calls.clear();
@@ -650,7 +720,7 @@ TEST_F(Session, ForkChildOfACollectingProcessStaysOff) {
   EXPECT_EQ(status, 0);
   // The parent is unaffected.
   EXPECT_EQ(s->state(), CuptiState::kActive);
-  CuptiSession::PushCorrelation(9);
+  CuptiSession::PushCorrelationIfCollecting(9);
   EXPECT_EQ(Mock().pushes.size(), 1u);
 }
 

@@ -71,6 +71,11 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"FLOPSPY_PARAM_BYTES", "0", [](const Config& c) { return c.param_bytes == 0; }, "256"},
         Case{"FLOPSPY_GPU_TIMING", "off",
              [](const Config& c) { return c.gpu_timing == GpuTiming::kOff; }, "sometimes"},
+        Case{"FLOPSPY_GPU_WINDOWS", "0.5/5",
+             [](const Config& c) {
+               return c.gpu_window_ns == 500'000'000 && c.gpu_period_ns == 5'000'000'000;
+             },
+             "5/5"},
         Case{"FLOPSPY_CUPTI_API_RECORDS", "selected",
              [](const Config& c) { return c.cupti_api_records == CuptiApiRecords::kSelected; },
              "none"},
@@ -92,6 +97,23 @@ TEST(ParseConfig, TheCuptiPathTakesAnyValueEvenEmpty) {
     const ConfigResult r = Parse({{"FLOPSPY_CUPTI_PATH", path}});
     EXPECT_TRUE(r.warnings.empty());
     EXPECT_EQ(r.config.cupti_path, path);
+  }
+}
+
+TEST(ParseConfig, GpuTimingMayBeSampled) {
+  const ConfigResult r = Parse({{"FLOPSPY_GPU_TIMING", "sampled"}});
+  EXPECT_TRUE(r.warnings.empty());
+  EXPECT_EQ(r.config.gpu_timing, GpuTiming::kSampled);
+  EXPECT_EQ(GpuTimingName(r.config.gpu_timing), "sampled");
+}
+
+TEST(ParseConfig, GpuWindowsWantOpenBelowAPeriod) {
+  for (const char* bad : {"2", "2/", "/30", "0/30", "30/30", "2/30s", "-1/5", "2/100000"}) {
+    const ConfigResult r = Parse({{"FLOPSPY_GPU_WINDOWS", bad}});
+    ASSERT_EQ(r.warnings.size(), 1u) << bad;
+    EXPECT_NE(r.warnings[0].find("OPEN/PERIOD"), std::string::npos) << r.warnings[0];
+    EXPECT_EQ(r.config.gpu_window_ns, Config{}.gpu_window_ns) << bad;
+    EXPECT_EQ(r.config.gpu_period_ns, Config{}.gpu_period_ns) << bad;
   }
 }
 

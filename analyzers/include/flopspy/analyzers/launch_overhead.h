@@ -119,6 +119,7 @@ enum class OverheadRule : uint8_t {
   kUnattributed = 4,           // unknown: too much idle time before work of unknown origin
   kPartlyStarved = 5,          // partly: starved >= partly_starved_fraction
   kFed = 6,                    // not bound: the GPU rarely waited for launches
+  kSampledGpuTimes = 7,        // unknown: GPU times only in sampled windows
 };
 std::string_view OverheadRuleName(OverheadRule rule);
 
@@ -133,6 +134,9 @@ struct OverheadJudgement {
   uint64_t other_ns = 0;
   uint64_t unattributed_ns = 0;
   uint64_t launch_bound_gpu_ns = 0;  // GPU time of launch-bound signatures
+  // GPU times only in sampled windows (FLOPSPY_GPU_TIMING=sampled): idle time between windows
+  // is unknown, not idle, so no verdict is made (rule kSampledGpuTimes).
+  bool sampled = false;
   double busy_fraction = 0;
   double starved_fraction = 0;
   double synchronized_fraction = 0;
@@ -173,7 +177,8 @@ struct LaunchOverheadReport {
   uint64_t sync_ns = 0;  // CPU time inside synchronising calls
 
   // GPU side.
-  bool gpu_times = false;  // any GPU activity record: without them no verdict can be made
+  bool gpu_times = false;    // any GPU activity record: without them no verdict can be made
+  bool gpu_sampled = false;  // FLOPSPY_GPU_TIMING=sampled: GPU records only in windows
   uint64_t gpu_kernels = 0, gpu_copies = 0, gpu_sets = 0;
   uint64_t graph_kernels = 0, device_kernels = 0;
   uint64_t captured_launches = 0;   // recorded into a CUDA graph: left out (they ran nothing)

@@ -60,6 +60,9 @@ struct KernelGroup {
   uint64_t executions = 0;        // GPU kernel records (graph nodes have no launch record)
   uint64_t graph_executions = 0;  // of them, replays of a recorded CUDA graph node
   double gpu_ns = 0;
+  // Sampled GPU timing: the GPU time of every launch, estimated as the mean of the timed
+  // executions times the launches (0 when not sampled, or none was timed).
+  double estimated_gpu_ns = 0;
   DurationHistogram gpu_durations;
   double launch_ns = 0;  // summed CPU launch cost
   // The first launch of each kernel function loads its module (CUDA's lazy loading, the default
@@ -273,6 +276,21 @@ inline double AnalyticCoverage(const DeviceActivity& d) {
   return total > 0 ? d.kernel_ns_by_source[1] / total : 0;
 }
 
+// Sampled GPU timing (docs/gpu-timing.md, "Sampled"): which launches were timed, and how the
+// kernel rows' estimates (KernelGroup::estimated_gpu_ns) stand.
+struct GpuSamplingFigures {
+  bool sampled = false;
+  uint64_t window_ns = 0;  // as configured
+  uint64_t period_ns = 0;
+  uint32_t windows = 0;
+  uint64_t timed_ns = 0;                  // time inside windows, to the last launch
+  uint64_t span_ns = 0;                   // from the first window's opening to the last launch
+  uint64_t launches_in_windows = 0;       // eager launches that should have GPU times
+  uint64_t launches_outside_windows = 0;  // eager launches made while CUPTI was not collecting
+  double measured_gpu_ns = 0;             // kernel GPU time measured in the windows
+  double estimated_gpu_ns = 0;            // the kernel rows' estimates summed
+};
+
 struct TraceAnalysis {
   std::vector<KernelGroup> kernels;     // by GPU time, longest first (after Finish)
   std::vector<LibraryGroup> libraries;  // by GPU time, then CPU time
@@ -293,6 +311,7 @@ struct TraceAnalysis {
   std::vector<GraphUnit> graphs;   // executable graphs with a recorded node or replay, by GPU time
   uint64_t captured_launches = 0;  // launches recorded into a graph (ran nothing then)
   uint64_t graph_nodes_dropped = 0;  // graph nodes beyond the analysis's bounds: not joined
+  GpuSamplingFigures sampling;
 };
 inline constexpr size_t kMaxDamagedMessages = 10;
 

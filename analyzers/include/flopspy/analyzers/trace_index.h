@@ -1,6 +1,7 @@
 // The definitions of one trace, read once: functions (named, demangled and classified once),
-// kernel signatures and streams. Every analysis and the timeline export look kernels up here
-// instead of keeping definition tables of their own (docs/architecture.md).
+// kernel signatures and streams, and sampled GPU timing's windows. Every analysis and the timeline
+// export look kernels up here instead of keeping definition tables of their own
+// (docs/architecture.md).
 #pragma once
 
 #include <cstdint>
@@ -8,6 +9,7 @@
 #include <string_view>
 #include <unordered_map>
 
+#include "flopspy/analyzers/gpu_sampling.h"
 #include "flopspy/analyzers/kernel_catalog.h"
 #include "flopspy/trace/reader.h"
 #include "flopspy/trace/schema.h"
@@ -38,6 +40,8 @@ class TraceIndex {
   // The timeline's name of a kernel: its function's demangled name, else its own name (or its
   // function's mangled one) demangled; "kernel" for an unknown signature.
   std::string_view KernelName(uint32_t signature) const;
+  // Sampled GPU timing's windows, as far as the trace has been read.
+  const GpuSamplingWindows& Sampling() const { return sampling_; }
 
  private:
   struct SignatureEntry {
@@ -50,6 +54,7 @@ class TraceIndex {
   std::unordered_map<uint32_t, FunctionInfo> named_signatures_;  // by signature id, no function
   std::unordered_map<uint32_t, SignatureEntry> signatures_;      // by KernelSignatureDef id
   std::unordered_map<uint32_t, trace::StreamDef> streams_;       // by StreamDef id
+  GpuSamplingWindows sampling_;
 };
 
 }  // namespace flopspy::analyzers
