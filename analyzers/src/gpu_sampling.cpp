@@ -57,8 +57,8 @@ bool GpuSamplingWindows::TimedAt(uint64_t t) const {
 uint64_t GpuSamplingWindows::TimedNs(uint64_t end_ns) const {
   uint64_t total = 0;
   for (const auto& [open, close] : windows_) {
-    const uint64_t until = close == kStillOpen ? std::max(end_ns, open) : close;
-    total += until - open;
+    if (open >= end_ns) continue;  // opened after the end: nothing timed in it
+    total += std::min(close, end_ns) - open;
   }
   return total;
 }

@@ -140,7 +140,10 @@ void LaunchOverheadAnalyzer::State::OnSignature(const trace::KernelSignatureDef&
 void LaunchOverheadAnalyzer::State::OnGraphLaunch(uint64_t enter_ns, uint64_t exit_ns,
                                                   uint64_t correlation, uint16_t thread) {
   graph_launch_cost.Add(exit_ns >= enter_ns ? exit_ns - enter_ns : 0);
-  if (correlation != 0) graph_submits.Insert(correlation, {exit_ns, thread});
+  // Sampled GPU timing: a replay between windows has no GPU records to wait for.
+  if (correlation != 0 && index.Sampling().TimedAt(enter_ns)) {
+    graph_submits.Insert(correlation, {exit_ns, thread});
+  }
 }
 
 void LaunchOverheadAnalyzer::State::Join(const PendingSubmit& submit, StreamAgg& stream,

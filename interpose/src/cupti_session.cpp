@@ -421,9 +421,10 @@ std::string CuptiSession::WindowTick(uint64_t now_ns) {
   if (!sampled() || state() != CuptiState::kActive || forked_child_) return "";
   if (window_open_) {
     if (now_ns - window_opened_ns_ < options_.window_ns) return "";
-    // No more pushes from here; a push made before still pops (pop_ stays).
-    push_.store(nullptr, std::memory_order_release);
+    // The window ends before the pushes stop: a launch entering after `closed` is outside it,
+    // whether or not it was still pushed. A push made before still pops (pop_ stays).
     const uint64_t closed = env_.now();
+    push_.store(nullptr, std::memory_order_release);
     for (auto kind = enabled_kinds_.rbegin(); kind != enabled_kinds_.rend(); ++kind) {
       api_.cuptiActivityDisable(*kind);
     }

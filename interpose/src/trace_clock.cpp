@@ -28,7 +28,10 @@ uint64_t MapRetrying(uint64_t ticks) {
     const uint32_t active = g_state.active.load(std::memory_order_acquire);
     if (active == 0) return MonotonicAtOrAboveFloor();
     uint64_t ns;
-    if (TryMap(g_state.slots[active - 1], ticks, &ns)) return ns;
+    if (TryMap(g_state.slots[active - 1], ticks, &ns) &&
+        g_state.active.load(std::memory_order_acquire) == active) {
+      return ns;
+    }
   }
   return MonotonicAtOrAboveFloor();
 }
@@ -40,6 +43,9 @@ uint64_t MapRetrying(uint64_t ticks) {
 namespace {
 
 constexpr double kTwoTo32 = 4294967296.0;
+// Given up: readers are held at the last TSC time plus this (a brief frozen clock is harmless;
+// a step back is not).
+constexpr uint64_t kFloorMarginNs = 1'000'000;
 
 int64_t SignedDifference(uint64_t a, uint64_t b) {
   return a >= b ? static_cast<int64_t>(a - b) : -static_cast<int64_t>(b - a);
@@ -71,11 +77,18 @@ ClockSteering::Decision ClockSteering::GiveUp(std::string reason, uint64_t now_t
   d.kind = Decision::Kind::kGiveUp;
   d.reason = std::move(reason);
   // Readers may have mapped up to now (and a little beyond, on other CPUs): held until passed.
-  constexpr uint64_t kFloorMarginNs = 1000;
-  if (published_) d.floor_ns = published_->Map(now_ticks) + kFloorMarginNs;
+  if (published_) {
+    d.mapping = *published_;
+    d.floor_ns = published_->Map(now_ticks) + kFloorMarginNs;
+  }
   given_up_ = true;
   published_.reset();
   return d;
+}
+
+void ClockSteering::Abandon(const PiecewiseMapping& previous) {
+  published_ = previous;
+  --publications_;
 }
 
 ClockSteering::Decision ClockSteering::Calibrate(const ClockPair& pair, uint64_t now_ticks) {
@@ -223,12 +236,15 @@ ClockPair ReadClockPair() {
   return best;
 }
 
-void Publish(const PiecewiseMapping& mapping) {
+// Makes `mapping` the one readers use; false (nothing changed for readers) when its switch tick
+// has come already: readers still on the old mapping past it would disagree with the new one.
+bool Publish(const PiecewiseMapping& mapping, bool first) {
   using trace_clock_detail::g_state;
   const uint32_t active = g_state.active.load(std::memory_order_relaxed);
   const uint32_t index = active == 1 ? 1 : 0;  // the slot not in use
   trace_clock_detail::Slot& slot = g_state.slots[index];
-  const uint32_t version = slot.version.load(std::memory_order_relaxed);
+  // Even, whatever a fork() in the middle of a publication left in the child.
+  const uint32_t version = slot.version.load(std::memory_order_relaxed) & ~1u;
   slot.version.store(version + 1, std::memory_order_relaxed);
   std::atomic_thread_fence(std::memory_order_release);
   slot.switch_ticks.store(mapping.switch_ticks, std::memory_order_relaxed);
@@ -240,7 +256,12 @@ void Publish(const PiecewiseMapping& mapping) {
     fields[p][2].store(parts[p]->mult, std::memory_order_relaxed);
   }
   slot.version.store(version + 2, std::memory_order_release);
+  constexpr uint64_t kMarginNs = 1'000'000;
+  const auto margin = static_cast<uint64_t>(static_cast<double>(kMarginNs) * kTwoTo32 /
+                                            static_cast<double>(mapping.after.mult));
+  if (!first && ReadTicks() + margin >= mapping.switch_ticks) return false;
   g_state.active.store(index + 1, std::memory_order_release);
+  return true;
 }
 
 std::string ClockJson(const ProcessClock& c) {
@@ -281,18 +302,22 @@ std::string TraceClockTick(std::string* warning) {
   if (c == nullptr || !c->allowed || c->steering.given_up()) return "";
   const ClockPair pair = ReadClockPair();
   const bool was_on = c->steering.on_tsc();
+  const std::optional<PiecewiseMapping> before = c->steering.published();
   const ClockSteering::Decision d = c->steering.Observe(pair, ReadTicks());
   switch (d.kind) {
     case ClockSteering::Decision::Kind::kNothing:
       return "";
     case ClockSteering::Decision::Kind::kPublish:
-      Publish(d.mapping);
+      if (!Publish(d.mapping, !was_on) && before) c->steering.Abandon(*before);
       return was_on ? "" : ClockJson(*c);
     case ClockSteering::Decision::Kind::kGiveUp:
       break;
   }
   using trace_clock_detail::g_state;
-  g_state.floor_ns.store(d.floor_ns, std::memory_order_relaxed);
+  // Readers map the TSC until they see the store below: the floor is taken now, with room.
+  const uint64_t floor =
+      d.floor_ns == 0 ? 0 : std::max(d.floor_ns, d.mapping.Map(ReadTicks()) + kFloorMarginNs);
+  g_state.floor_ns.store(floor, std::memory_order_relaxed);
   g_state.active.store(0, std::memory_order_release);
   c->given_up = d.reason;
   if (warning != nullptr) {

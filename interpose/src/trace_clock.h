@@ -89,7 +89,7 @@ class ClockSteering {
  public:
   struct Decision {
     enum class Kind { kNothing, kPublish, kGiveUp } kind = Kind::kNothing;
-    PiecewiseMapping mapping;  // kPublish: what readers use from now on
+    PiecewiseMapping mapping;  // kPublish: what readers use from now on; kGiveUp: the last one
     uint64_t floor_ns = 0;     // kGiveUp: the latest TSC time readers may have been handed
     std::string reason;        // kGiveUp: one sentence
   };
@@ -107,6 +107,9 @@ class ClockSteering {
 
   // One pass: `pair` read now; `now_ticks` a counter read just before a publication would happen.
   Decision Observe(const ClockPair& pair, uint64_t now_ticks);
+  // The publication Observe decided could not be made in time (its switch tick had come before
+  // readers could see it): back to `previous`, the mapping readers still use.
+  void Abandon(const PiecewiseMapping& previous);
 
   bool on_tsc() const { return published_.has_value(); }
   bool given_up() const { return given_up_; }
@@ -178,7 +181,11 @@ inline uint64_t TraceNowNs() {
   if (__builtin_expect(active == 0, 0)) return detail::MonotonicAtOrAboveFloor();
   const uint64_t ticks = ReadTicks();
   uint64_t ns;
-  if (__builtin_expect(detail::TryMap(detail::g_state.slots[active - 1], ticks, &ns), 1)) {
+  // The slot must still be the one in use once mapped: a reader held up for longer than a
+  // switch's lead would otherwise map past the next switch with the old mapping.
+  if (__builtin_expect(detail::TryMap(detail::g_state.slots[active - 1], ticks, &ns) &&
+                           detail::g_state.active.load(std::memory_order_acquire) == active,
+                       1)) {
     return ns;
   }
   return detail::MapRetrying(ticks);

@@ -99,11 +99,12 @@ def plan(args, nsys_path):
     """Every run, in order: dicts of round, workload, variant. nsys is left out without it."""
     variants = [v for v in args.variants if v != "nsys" or nsys_path]
     runs = []
-    for workload in args.workloads:
-        for r in range(args.rounds):
-            # Each round in turn; the order within a round rotates, so no variant always runs
-            # first after the previous workload's runs.
-            order = variants[r % len(variants):] + variants[:r % len(variants)]
+    # Round by round, every workload in each: a budget that runs out leaves whole rounds of
+    # every workload rather than no run of the last ones. Within a round the variants' order
+    # rotates, so none always runs first.
+    for r in range(args.rounds):
+        order = variants[r % len(variants):] + variants[:r % len(variants)]
+        for workload in args.workloads:
             for variant in order:
                 runs.append({"round": r, "workload": workload, "variant": variant})
     return runs
@@ -214,7 +215,13 @@ def markdown(rows, device):
     return "\n".join(lines) + "\n"
 
 
-def measure_one(check, tools, args, nsys_path, run):
+def owed_misses(owed, windows):
+    """Launches a GPU-timed run may leave without a GPU record: 0.1 % of those owed, and for
+    sampled timing also two per window (a kernel still queued when its window closes)."""
+    return max(int(owed * (1 - MIN_JOINED)), 2 * windows)
+
+
+def measure_one(check, tools, args, nsys_path, run, time_left):
     """One run of the plan: the measured figures, or None (and a failure said)."""
     tag = "%s_%s_r%d" % (run["workload"], run["variant"], run["round"])
     result_path = check.path(tag + ".json")
@@ -225,7 +232,8 @@ def measure_one(check, tools, args, nsys_path, run):
     os.makedirs(trace_dir)
     env = tools.env()
     env.update(extra_env)
-    r = common.run(full, check.path(tag + ".log"), env=env, timeout=args.timeout)
+    r = common.run(full, check.path(tag + ".log"), env=env,
+                   timeout=max(10.0, min(args.timeout, time_left() - 15)))
     if r.rc == common.SKIP:
         check.skip("the workload says: " + r.message())
     if not check.expect(r.rc == 0, "%s failed: %s" % (tag, r.describe())):
@@ -242,7 +250,8 @@ def measure_one(check, tools, args, nsys_path, run):
     check.number("torch", result.get("torch"))
     if run["variant"] in FLOPSPY_VARIANTS:
         report = common.report_json(tools, trace_dir, check.path(tag + "_report.json"),
-                                    check.path(tag + "_report.log"))
+                                    check.path(tag + "_report.log"),
+                                    timeout=max(10.0, min(120.0, time_left() - 5)))
         if not check.expect(report is not None, "%s: flopspy-report failed" % tag):
             return measured
         for p in common.trace_problems(report, need_gpu_timing=run["variant"] in GPU_TIMED):
@@ -254,9 +263,11 @@ def measure_one(check, tools, args, nsys_path, run):
         measured["trace_bytes"] = folder_bytes(trace_dir)
         if run["variant"] in GPU_TIMED:
             measured["joined"] = rate
-            check.expect(rate >= MIN_JOINED, "%s: %d of %d launches have no GPU record (%.3f %% "
-                         "joined, at least %.1f %% wanted)" % (tag, unmatched, owed,
-                                                               100 * rate, 100 * MIN_JOINED))
+            windows = sum(t.get("gpu_sampling", {}).get("windows", 0)
+                          for t in report.get("traces", []))
+            check.expect(unmatched <= owed_misses(owed, windows),
+                         "%s: %d of %d launches have no GPU record (%.3f %% joined, at least "
+                         "%.1f %% wanted)" % (tag, unmatched, owed, 100 * rate, 100 * MIN_JOINED))
     return measured
 
 
@@ -293,10 +304,14 @@ def main(argv=None):
                                                                         len(runs)))
             break
         begin = time.monotonic()
-        one = measure_one(check, tools, args, nsys_path, run)
+        one = measure_one(check, tools, args, nsys_path, run,
+                          lambda: args.budget - (time.monotonic() - started))
         longest = max(longest, time.monotonic() - begin)
         if one is not None:
             measured.append(one)
+        # What was measured so far survives a runner that kills the check at its limit.
+        check.table("overhead_suite", summarise(measured, args.variants))
+        check._write(common.FAIL if check.failures else common.PASS)
     rows = summarise(measured, args.variants)
     check.table("overhead_suite", rows)
     for r in rows:

@@ -238,6 +238,21 @@ TEST_F(ProcessClockTest, ReadersNeverSeeTimeGoBackwardsWhileTheFlusherSteers) {
   EXPECT_GE(tsc_time + 50'000, before);
   EXPECT_LE(tsc_time, after + 50'000);
   EXPECT_NE(TraceClockSummary().find("\"tsc_mappings\""), std::string::npos);
+
+  // A fork() in the middle of a publication leaves the slot being written odd in the child:
+  // the next publications must still make readable slots.
+  namespace detail = trace_clock_detail;
+  const uint32_t idle = detail::g_state.active.load() == 1 ? 1 : 0;
+  detail::g_state.slots[idle].version.fetch_add(1);
+  for (int pass = 0; pass < 4; ++pass) {
+    TraceClockTick(nullptr);
+    std::this_thread::sleep_for(std::chrono::milliseconds(12));
+  }
+  for (const detail::Slot& slot : detail::g_state.slots) EXPECT_EQ(slot.version.load() % 2, 0u);
+  uint64_t mapped = 0;
+  EXPECT_TRUE(detail::TryMap(detail::g_state.slots[detail::g_state.active.load() - 1], ReadTicks(),
+                             &mapped));
+  EXPECT_NEAR(static_cast<double>(mapped), static_cast<double>(MonotonicNs()), 100'000.0);
 }
 
 }  // namespace

@@ -27,7 +27,7 @@ class GpuSamplingWindows {
   // Whether work launched at `t` should have GPU times: always, unless sampled; then only
   // inside a window.
   bool TimedAt(uint64_t t) const;
-  // The time inside windows, a window still open counted up to `end_ns`.
+  // The time inside windows up to `end_ns` (a window still open counted to it).
   uint64_t TimedNs(uint64_t end_ns) const;
 
  private:
