@@ -321,7 +321,7 @@ std::string TraceClockTick(std::string* warning) {
   g_state.active.store(0, std::memory_order_release);
   c->given_up = d.reason;
   if (warning != nullptr) {
-    *warning = "flopspy: " + d.reason + "; timestamps come from CLOCK_MONOTONIC from now on";
+    *warning = d.reason + "; timestamps come from CLOCK_MONOTONIC from now on";
   }
   return ClockJson(*c);
 }

@@ -198,7 +198,7 @@ std::string TraceClockStart(ClockChoice choice);
 
 // The flusher, each pass: reads both clocks and steers. Returns what the trace's metadata should
 // say ({"clock": {...}} as JSON text) when the clock changed source, else "". `warning` receives
-// a line for stderr when the TSC was given up.
+// the line for stderr and the trace (without the "flopspy: " prefix) when the TSC was given up.
 std::string TraceClockTick(std::string* warning);
 
 // The clock's state as JSON text, for the trace's end ({"clock": {...}}).
