@@ -301,8 +301,8 @@ std::string TraceClockTick(std::string* warning) {
   ProcessClock* c = g_clock;
   if (c == nullptr || !c->allowed || c->steering.given_up()) return "";
   const ClockPair pair = ReadClockPair();
-  const bool was_on = c->steering.on_tsc();
   const std::optional<PiecewiseMapping> before = c->steering.published();
+  const bool was_on = before.has_value();
   const ClockSteering::Decision d = c->steering.Observe(pair, ReadTicks());
   switch (d.kind) {
     case ClockSteering::Decision::Kind::kNothing:
