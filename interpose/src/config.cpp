@@ -199,6 +199,10 @@ const std::vector<ConfigVariable>& ConfigVariables() {
       {"FLOPSPY_GPU_WINDOWS", "2/30",
        "sampled GPU timing: seconds timed / period in seconds (the first window opens when GPU "
        "timing starts)"},
+      {"FLOPSPY_GPU_JOIN", "correlation",
+       "how a kernel's GPU time finds its launch: correlation (CUPTI's external correlation "
+       "around every launch), stream (the order of the launch's stream: no CUPTI call and no "
+       "API record per launch; not with FLOPSPY_COUNTERS)"},
       {"FLOPSPY_CUPTI_PATH", "(search)", "libcupti.so to use when the program has not loaded one"},
       {"FLOPSPY_CUPTI_API_RECORDS", "all",
        "selected: CUPTI keeps API records of launches, copies and sets only (all the others "
@@ -274,6 +278,9 @@ ConfigResult ParseConfig(const EnvLookup& lookup) {
                  : timing == "sampled" ? GpuTiming::kSampled
                                        : GpuTiming::kAuto;
   p.Windows("FLOPSPY_GPU_WINDOWS", c.gpu_window_ns, c.gpu_period_ns);
+  std::string join = c.gpu_join == GpuJoin::kStream ? "stream" : "correlation";
+  p.Choice("FLOPSPY_GPU_JOIN", join, {"correlation", "stream"});
+  c.gpu_join = join == "stream" ? GpuJoin::kStream : GpuJoin::kCorrelation;
   p.Text("FLOPSPY_CUPTI_PATH", c.cupti_path, /*allow_empty=*/true);
   std::string api_records = c.cupti_api_records == CuptiApiRecords::kSelected ? "selected" : "all";
   p.Choice("FLOPSPY_CUPTI_API_RECORDS", api_records, {"selected", "all"});
@@ -364,6 +371,7 @@ std::string ConfigToJson(const Config& c) {
       {"gpu_timing", GpuTimingName(c.gpu_timing)},
       {"gpu_window_ns", c.gpu_window_ns},
       {"gpu_period_ns", c.gpu_period_ns},
+      {"gpu_join", c.gpu_join == GpuJoin::kStream ? "stream" : "correlation"},
       {"cupti_path", c.cupti_path},
       {"cupti_api_records", c.cupti_api_records == CuptiApiRecords::kAll ? "all" : "selected"},
       {"counters", c.counters},

@@ -17,6 +17,10 @@ namespace flopspy::interpose {
 enum class GpuTiming { kAuto, kOff, kSampled };
 // Where timestamps come from (FLOPSPY_CLOCK, trace_clock.h).
 enum class ClockChoice { kAuto, kTsc, kMonotonic };
+// How a kernel's GPU record finds its launch (FLOPSPY_GPU_JOIN, docs/gpu-timing.md):
+// kCorrelation, CUPTI's external correlation pushed around every launch; kStream, the order of
+// the launch's stream (stream_order_join.h), with no push and no API record per launch.
+enum class GpuJoin { kCorrelation, kStream };
 // Which API activity records CUPTI keeps so that it emits flopspy's external correlations.
 enum class CuptiApiRecords { kSelected, kAll };
 // How counter mode gets every metric of a sample (FLOPSPY_COUNTERS_REPLAY, docs/gpu-counters.md).
@@ -43,6 +47,7 @@ struct Config {
   // FLOPSPY_GPU_WINDOWS (sampled GPU timing): each window's length, and the period.
   uint64_t gpu_window_ns = 2'000'000'000;
   uint64_t gpu_period_ns = 30'000'000'000;
+  GpuJoin gpu_join = GpuJoin::kCorrelation;                   // FLOPSPY_GPU_JOIN
   std::string cupti_path;                                     // FLOPSPY_CUPTI_PATH
   CuptiApiRecords cupti_api_records = CuptiApiRecords::kAll;  // FLOPSPY_CUPTI_API_RECORDS
   bool counters = false;                                      // FLOPSPY_COUNTERS

@@ -1,5 +1,6 @@
 #include "cupti_decode.h"
 
+#include <algorithm>
 #include <cstddef>
 #include <cstring>
 
@@ -287,21 +288,47 @@ bool ActivityDecoder::ReadGpuRecord(const uint8_t* record, uint32_t kind, uint64
   return true;
 }
 
+namespace {
+
+// A kernel launched from the CPU outside any graph: the stream join's to place.
+bool JoinedByStream(const trace::GpuActivityRecord& r) {
+  return static_cast<trace::GpuActivityKind>(r.kind) == trace::GpuActivityKind::kKernel &&
+         (r.h.flags & (trace::kGpuFromGraph | trace::kGpuDeviceLaunched)) == 0;
+}
+
+}  // namespace
+
 void ActivityDecoder::Finish(trace::GpuActivityRecord& r, std::string_view name,
                              const KernelShape& shape, uint64_t correlation, ActivitySink& sink) {
-  if (correlation == 0 && options_.drop_unjoined) {
+  if (StreamOrderJoin* join = sink.stream_join();
+      join != nullptr && correlation == 0 && JoinedByStream(r)) {
+    r.signature = sink.KernelSignature(name, shape);
+    KernelIdentity kernel{.name_hash = KernelNameHash(name)};
+    std::copy(shape.grid, shape.grid + 3, kernel.grid);
+    std::copy(shape.block, shape.block + 3, kernel.block);
+    join->AddKernel(r, kernel);
+    ++stats_.stream_joined;
+    return;
+  }
+  if (static_cast<trace::GpuActivityKind>(r.kind) == trace::GpuActivityKind::kKernel) {
+    r.signature = sink.KernelSignature(name, shape);
+  }
+  r.correlation = correlation;
+  EmitJoined(r, sink);
+}
+
+void ActivityDecoder::EmitJoined(const trace::GpuActivityRecord& r, ActivitySink& sink) {
+  if (r.correlation == 0 && options_.drop_unjoined) {
     ++stats_.outside_window;
     return;
   }
-  r.correlation = correlation;
-  if (correlation != 0) {
+  if (r.correlation != 0) {
     ++stats_.joined;
   } else {
     ++stats_.unjoined;
   }
   switch (static_cast<trace::GpuActivityKind>(r.kind)) {
     case trace::GpuActivityKind::kKernel:
-      r.signature = sink.KernelSignature(name, shape);
       ++stats_.kernels;
       break;
     case trace::GpuActivityKind::kMemcpy:
@@ -344,7 +371,10 @@ void ActivityDecoder::Decode(std::span<const ActivityBufferView> buffers, NextRe
     if (!ReadGpuRecord(record, kind, now_ns, &pending.record, &name, &pending.shape)) return;
     const uint32_t cupti = pending.record.cupti_correlation;
     const uint64_t id = Correlation(cupti);
-    if (id != 0 || final || cupti == 0 || cupti <= watermark_ || options_.max_deferred == 0) {
+    // Joined by stream order, a kernel waits for no API record (its launch has none).
+    const bool by_stream = sink.stream_join() != nullptr && JoinedByStream(pending.record);
+    if (id != 0 || final || by_stream || cupti == 0 || cupti <= watermark_ ||
+        options_.max_deferred == 0) {
       Finish(pending.record, name, pending.shape, id, sink);
       return;
     }
@@ -360,6 +390,11 @@ void ActivityDecoder::Decode(std::span<const ActivityBufferView> buffers, NextRe
     ++stats_.deferred;
     deferred_.push_back(std::move(pending));
   });
+
+  // 4. Kernels placed by their stream's order (those whose launch may still come wait).
+  if (StreamOrderJoin* join = sink.stream_join()) {
+    join->Pass(final, [&](const trace::GpuActivityRecord& r) { EmitJoined(r, sink); });
+  }
 }
 
 }  // namespace flopspy::interpose

@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "flopspy/trace/schema.h"
+#include "stream_order_join.h"
 
 namespace flopspy::interpose {
 
@@ -43,6 +44,9 @@ class ActivitySink {
   // The KernelSignatureDef id for a kernel known by its mangled name (may be empty).
   virtual uint32_t KernelSignature(std::string_view mangled_name, const KernelShape& shape) = 0;
   virtual void Emit(const trace::GpuActivityRecord& record) = 0;
+  // FLOPSPY_GPU_JOIN=stream: kernel records without a correlation of their own go to this join
+  // (stream_order_join.h) instead of waiting for API records; null when not asked.
+  virtual StreamOrderJoin* stream_join() { return nullptr; }
 };
 
 struct ActivityBufferView {
@@ -80,6 +84,7 @@ struct DecoderStats {
   uint64_t unjoined = 0;               // emitted without one
   uint64_t outside_window = 0;         // not emitted: no launch inside the capture window
   uint64_t deferred = 0;               // waited at least one pass for their correlation
+  uint64_t stream_joined = 0;          // kernel records handed to the stream join
   uint64_t external_correlations = 0;  // CUSTOM2 records read
   uint64_t foreign_correlations = 0;   // external records of other kinds (Kineto's)
   uint64_t api_records = 0;
@@ -121,6 +126,8 @@ class ActivityDecoder {
                      trace::GpuActivityRecord* out, std::string_view* name, KernelShape* shape);
   void Finish(trace::GpuActivityRecord& record, std::string_view name, const KernelShape& shape,
               uint64_t correlation, ActivitySink& sink);
+  // What the stream join sends on, as Finish does with a correlation already decided.
+  void EmitJoined(const trace::GpuActivityRecord& record, ActivitySink& sink);
   template <class F>
   void Walk(std::span<const ActivityBufferView> buffers, NextRecordFn next, F&& visit);
 

@@ -87,7 +87,8 @@ const char* KindName(CUpti_ActivityKind kind) {
 // Decoded records into the GPU-activity chunk through the encoder.
 class EncoderSink final : public ActivitySink {
  public:
-  EncoderSink(Encoder& encoder, trace::ChunkBuilder& chunk) : encoder_(encoder), chunk_(chunk) {}
+  EncoderSink(Encoder& encoder, trace::ChunkBuilder& chunk, StreamOrderJoin* join)
+      : encoder_(encoder), chunk_(chunk), join_(join) {}
   uint32_t KernelSignature(std::string_view mangled_name, const KernelShape& shape) override {
     return encoder_.KernelSignatureByName(mangled_name, shape.grid, shape.block, shape.cluster,
                                           shape.dynamic_smem, chunk_);
@@ -95,10 +96,12 @@ class EncoderSink final : public ActivitySink {
   void Emit(const trace::GpuActivityRecord& record) override {
     encoder_.Append(chunk_, &record, sizeof(record));
   }
+  StreamOrderJoin* stream_join() override { return join_; }
 
  private:
   Encoder& encoder_;
   trace::ChunkBuilder& chunk_;
+  StreamOrderJoin* join_;
 };
 
 }  // namespace
@@ -136,9 +139,16 @@ CuptiSession::~CuptiSession() {
   UnregisterForFork(this);
   CuptiSession* self = this;
   if (collecting_.compare_exchange_strong(self, nullptr, std::memory_order_acq_rel)) {
+    launch_push_.store(nullptr, std::memory_order_release);
     push_.store(nullptr, std::memory_order_release);
     pop_.store(nullptr, std::memory_order_release);
   }
+}
+
+void CuptiSession::SetPushes(bool on) {
+  const auto push = on ? api_.cuptiActivityPushExternalCorrelationId : nullptr;
+  launch_push_.store(joins_by_stream() ? nullptr : push, std::memory_order_release);
+  push_.store(push, std::memory_order_release);
 }
 
 void CuptiSession::StartProcessSession(Trigger trigger) noexcept {
@@ -160,6 +170,15 @@ void CuptiSession::StartProcessSession(Trigger trigger) noexcept {
         options.cupti_path = recorder->config().cupti_path;
         options.api_records = recorder->config().cupti_api_records;
         const Config& c = recorder->config();
+        options.join = c.gpu_join;
+        if (c.gpu_join == GpuJoin::kStream && c.counters) {
+          // Counter mode replays a measured launch: its replays would take later launches'
+          // places in the stream's order.
+          options.join = GpuJoin::kCorrelation;
+          options.join_note =
+              "FLOPSPY_GPU_JOIN=stream not taken: counter mode replays kernels, so kernels are "
+              "joined by external correlation";
+        }
         options.decoder.drop_unjoined =
             c.delay_ns > 0 || c.duration_ns > 0 || !c.capture_range.empty();
         // Never destroyed: CUPTI may call back while the process exits.
@@ -346,19 +365,20 @@ bool CuptiSession::EnableKind(CUpti_ActivityKind kind) {
   return false;
 }
 
-bool CuptiSession::WantApiRecord(CUpti_CallbackDomain domain, std::string_view name) {
+bool CuptiSession::WantApiRecord(CUpti_CallbackDomain domain, std::string_view name,
+                                 bool launches) {
   const auto starts = [&](std::string_view prefix) {
     return name.substr(0, prefix.size()) == prefix;
   };
   if (domain == CUPTI_CB_DOMAIN_DRIVER_API) {
     if (starts("cuLaunchHostFunc")) return false;  // runs on the CPU: no GPU record
-    return starts("cuLaunch") || starts("cuGraphLaunch") || starts("cuMemcpy") ||
+    return (launches && starts("cuLaunch")) || starts("cuGraphLaunch") || starts("cuMemcpy") ||
            starts("cuMemset");
   }
   if (domain == CUPTI_CB_DOMAIN_RUNTIME_API) {
     if (starts("cudaLaunchHostFunc")) return false;
-    return starts("cudaLaunch") || starts("__cudaLaunch") || starts("cudaGraphLaunch") ||
-           starts("cudaMemcpy") || starts("cudaMemset");
+    return (launches && (starts("cudaLaunch") || starts("__cudaLaunch"))) ||
+           starts("cudaGraphLaunch") || starts("cudaMemcpy") || starts("cudaMemset");
   }
   return false;
 }
@@ -376,14 +396,16 @@ bool CuptiSession::EnableApiRecords() {
     return false;
   }
   api_records_ = "all driver and runtime calls";
-  if (options_.api_records != CuptiApiRecords::kSelected || api_.cuptiGetCallbackName == nullptr ||
+  if (!selects_api_records() || api_.cuptiGetCallbackName == nullptr ||
       api_.cuptiActivityEnableDriverApi == nullptr ||
       api_.cuptiActivityEnableRuntimeApi == nullptr) {
     return true;
   }
   int kept = 0;
   const int off = SwitchOffUnwantedApiRecords(d, r, &kept);
-  api_records_ = "selected: " + std::to_string(kept) + " launch, copy and set calls kept, " +
+  api_records_ = "selected: " + std::to_string(kept) +
+                 (joins_by_stream() ? " graph launch, copy and set calls kept, "
+                                    : " launch, copy and set calls kept, ") +
                  std::to_string(off) + " others switched off";
   return true;
 }
@@ -405,7 +427,7 @@ int CuptiSession::SwitchOffUnwantedApiRecords(bool driver, bool runtime, int* ke
       if (api_.cuptiGetCallbackName(domain, cbid, &name) != CUPTI_SUCCESS || name == nullptr) {
         continue;
       }
-      if (WantApiRecord(domain, name)) {
+      if (WantApiRecord(domain, name, /*launches=*/!joins_by_stream())) {
         ++*kept;
         continue;
       }
@@ -424,7 +446,8 @@ std::string CuptiSession::WindowTick(uint64_t now_ns) {
     // The window ends before the pushes stop: a launch entering after `closed` is outside it,
     // whether or not it was still pushed. A push made before still pops (pop_ stays).
     const uint64_t closed = env_.now();
-    push_.store(nullptr, std::memory_order_release);
+    SetPushes(false);
+    if (join_) join_->WindowClosed(closed);
     for (auto kind = enabled_kinds_.rbegin(); kind != enabled_kinds_.rend(); ++kind) {
       api_.cuptiActivityDisable(*kind);
     }
@@ -443,7 +466,7 @@ std::string CuptiSession::WindowTick(uint64_t now_ns) {
     runtime = runtime || kind == CUPTI_ACTIVITY_KIND_RUNTIME;
   }
   // Enabling a kind switched its calls back on: the selection is made again.
-  if (options_.api_records == CuptiApiRecords::kSelected && api_.cuptiGetCallbackName != nullptr &&
+  if (selects_api_records() && api_.cuptiGetCallbackName != nullptr &&
       api_.cuptiActivityEnableDriverApi != nullptr &&
       api_.cuptiActivityEnableRuntimeApi != nullptr && (driver || runtime)) {
     int kept = 0;
@@ -454,7 +477,8 @@ std::string CuptiSession::WindowTick(uint64_t now_ns) {
   window_index_ = (now_ns - first_window_ns_) / options_.period_ns;
   window_opened_ns_ = now_ns;  // on the flusher's ticks, as the close is decided
   window_open_ = true;
-  push_.store(api_.cuptiActivityPushExternalCorrelationId, std::memory_order_release);
+  if (join_) join_->WindowOpened(opened);
+  SetPushes(true);
   return nlohmann::json{
       {"gpu_window", {{"event", "open"}, {"index", window_index_}, {"time_ns", opened}}}}
       .dump();
@@ -466,6 +490,7 @@ void CuptiSession::Activate() {
   const uint64_t now = env_.now();
   decoder.valid_from_ns = now > kOneSecondNs ? now - kOneSecondNs : 1;
   decoder_ = std::make_unique<ActivityDecoder>(decoder);
+  if (joins_by_stream()) join_ = std::make_unique<StreamOrderJoin>(options_.stream_join);
   last_flush_ns_ = now;
 
   nlohmann::json j;
@@ -480,6 +505,9 @@ void CuptiSession::Activate() {
       {"started_by", trigger_ == Trigger::kInjection ? "CUDA_INJECTION64_PATH" : "first CUDA call"},
       {"clock", "CLOCK_MONOTONIC (flopspy's timestamp callback)"},
       {"external_correlation_kind", "CUSTOM2"},
+      {"join", joins_by_stream() ? "stream order (kernels); external correlation (graph "
+                                   "launches, copies, sets)"
+                                 : "external correlation"},
       {"activity_kinds", kinds},
       {"kinds_failed", kinds_failed_},
       {"api_records", api_records_},
@@ -495,11 +523,12 @@ void CuptiSession::Activate() {
                                   {"period_ns", options_.period_ns},
                                   {"first_window_open_ns", now}};
   }
+  if (!options_.join_note.empty()) j["gpu_timing"]["join_note"] = options_.join_note;
   if (devices_ >= 0) j["gpu_timing"]["devices"] = devices_;
   if (driver_version_ != 0) j["gpu_timing"]["driver_version"] = driver_version_;
   env_.metadata(j.dump());
 
-  push_.store(api_.cuptiActivityPushExternalCorrelationId, std::memory_order_release);
+  SetPushes(true);
   pop_.store(api_.cuptiActivityPopExternalCorrelationId, std::memory_order_release);
   state_.store(CuptiState::kActive, std::memory_order_release);
   env_.attach(this);
@@ -507,7 +536,7 @@ void CuptiSession::Activate() {
 
 void CuptiSession::Deactivate(CuptiState final_state) {
   if (collecting_.load(std::memory_order_acquire) == this) {
-    push_.store(nullptr, std::memory_order_release);
+    SetPushes(false);
     pop_.store(nullptr, std::memory_order_release);
   }
   state_.store(final_state, std::memory_order_release);
@@ -541,6 +570,10 @@ void CuptiSession::ReleaseCompleted() {
 
 void CuptiSession::Discard() {
   ReleaseCompleted();
+}
+
+StreamOrderJoin* CuptiSession::stream_join() {
+  return state() == CuptiState::kActive && !forked_child_ ? join_.get() : nullptr;
 }
 
 void CuptiSession::Drain(ActivityDrain& drain) {
@@ -594,7 +627,7 @@ void CuptiSession::Drain(ActivityDrain& drain) {
   pool_.CollectCompleted(&completed_);
   views_.clear();
   for (const auto& c : completed_) views_.push_back({c.data, c.valid_size});
-  EncoderSink sink(drain.encoder, drain.chunk);
+  EncoderSink sink(drain.encoder, drain.chunk, join_.get());
   decoder_->Decode(views_, api_.cuptiActivityGetNextRecord, sink, env_.now(), drain.final);
   for (const auto& c : completed_) pool_.Release(c.slot);
   completed_.clear();
@@ -642,6 +675,21 @@ void CuptiSession::AddFinalStats(ActivityDrain& drain) {
       {"iterator_errors", s.iterator_errors},
       {"foreign_buffers", pool_.foreign()},
   };
+  if (join_) {
+    const StreamOrderJoinStats& t = join_->stats();
+    j["gpu_timing_stats"]["stream_join"] = {
+        {"launches", t.launches},
+        {"library_calls", t.library_calls},
+        {"joined", t.joined},
+        {"joined_to_library", t.joined_to_library},
+        {"unjoined", t.unjoined},
+        {"launches_passed_over", t.launches_passed_over},
+        {"launches_dropped", t.launches_dropped},
+        {"records_dropped", t.records_dropped},
+        {"streams_mapped", t.streams_mapped},
+        {"ambiguous_maps", t.ambiguous_maps},
+    };
+  }
   // A few hundred bytes into a chunk of a megabyte that holds only this pass's bookkeeping; if
   // it ever does not fit, the figures are left out rather than the chunk split here.
   drain.process_chunk.AppendMetadata(j.dump());
@@ -651,10 +699,12 @@ void CuptiSession::AfterForkInChild() {
   // The parent's CUPTI does not exist here; its buffers are the parent's to write.
   CuptiSession* self = this;
   if (collecting_.compare_exchange_strong(self, nullptr, std::memory_order_acq_rel)) {
+    launch_push_.store(nullptr, std::memory_order_relaxed);
     push_.store(nullptr, std::memory_order_relaxed);
     pop_.store(nullptr, std::memory_order_relaxed);
   }
   pool_.ResetAll();
+  join_.reset();  // the parent's launches are not the child's
   forked_child_ = forked_child_ || touched_cupti_;
   subscriber_ = nullptr;
   enabled_kinds_.clear();

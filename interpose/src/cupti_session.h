@@ -28,6 +28,7 @@
 #include "cupti_decode.h"
 #include "cupti_locate.h"
 #include "recorder.h"
+#include "stream_order_join.h"
 
 namespace flopspy::interpose {
 
@@ -43,8 +44,13 @@ struct CuptiSessionOptions {
   GpuTiming timing = GpuTiming::kAuto;
   std::string cupti_path;                               // FLOPSPY_CUPTI_PATH
   CuptiApiRecords api_records = CuptiApiRecords::kAll;  // FLOPSPY_CUPTI_API_RECORDS
-  size_t buffer_bytes = size_t{2} << 20;                // per CUPTI activity buffer
-  size_t buffer_count = 16;                             // the whole pool, mapped at start
+  // FLOPSPY_GPU_JOIN=stream: launches push no correlation and keep no API record; their kernels
+  // are joined by stream order (stream_order_join.h). `join_note` says why it was not taken.
+  GpuJoin join = GpuJoin::kCorrelation;
+  std::string join_note;
+  StreamOrderJoinOptions stream_join;
+  size_t buffer_bytes = size_t{2} << 20;     // per CUPTI activity buffer
+  size_t buffer_count = 16;                  // the whole pool, mapped at start
   uint64_t periodic_flush_ns = 500'000'000;  // cuptiActivityFlushAll(0) at most this often
   // Sampled GPU timing (GpuTiming::kSampled): CUPTI collects for window_ns every period_ns,
   // the first window from the start (WindowTick).
@@ -93,6 +99,13 @@ class CuptiSession final : public ActivitySource {
     push(kFlopspyCorrelationKind, id);
     return true;
   }
+  // A kernel launch's or a library call's push: none when kernels are joined by stream order.
+  static bool PushLaunchCorrelationIfCollecting(uint64_t id) {
+    const auto push = launch_push_.load(std::memory_order_relaxed);
+    if (push == nullptr) return false;
+    push(kFlopspyCorrelationKind, id);
+    return true;
+  }
   static void PopCorrelation() {
     if (auto pop = pop_.load(std::memory_order_relaxed)) {
       uint64_t last = 0;
@@ -131,6 +144,7 @@ class CuptiSession final : public ActivitySource {
   // ActivitySource: the flusher's side.
   void Drain(ActivityDrain& drain) override;
   void Discard() override;
+  StreamOrderJoin* stream_join() override;
 
   // A fork() child: CUPTI and CUDA do not carry over; if the parent had touched CUPTI, the child
   // reports that at its first CUDA call and never starts CUPTI.
@@ -141,8 +155,10 @@ class CuptiSession final : public ActivitySource {
   static void OnBufferCompleted(CUcontext context, uint32_t stream, uint8_t* buffer, size_t size,
                                 size_t valid_size);
 
-  // Selection of the API records needed for external correlation (launches, copies, sets).
-  static bool WantApiRecord(CUpti_CallbackDomain domain, std::string_view name);
+  // Selection of the API records needed for external correlation: launches (unless joined by
+  // stream order), graph launches, copies, sets.
+  static bool WantApiRecord(CUpti_CallbackDomain domain, std::string_view name,
+                            bool launches = true);
 
  private:
   enum class Outcome { kActive, kFailed, kLater };
@@ -157,11 +173,20 @@ class CuptiSession final : public ActivitySource {
   void Deactivate(CuptiState final_state);
   void ReleaseCompleted();
   void AddFinalStats(ActivityDrain& drain);
+  bool joins_by_stream() const { return options_.join == GpuJoin::kStream; }
+  bool selects_api_records() const {
+    return options_.api_records == CuptiApiRecords::kSelected || joins_by_stream();
+  }
+  // Pushes on (a window opens, collection starts) or off.
+  void SetPushes(bool on);
 
   // The process session's fast path.
   static inline std::atomic<bool> start_decided_{false};
   static inline std::atomic<decltype(&::cuptiActivityPushExternalCorrelationId)> push_{nullptr};
   static inline std::atomic<decltype(&::cuptiActivityPopExternalCorrelationId)> pop_{nullptr};
+  // push_, or null when kernels are joined by stream order.
+  static inline std::atomic<decltype(&::cuptiActivityPushExternalCorrelationId)> launch_push_{
+      nullptr};
   static inline std::atomic<CuptiSession*> process_{nullptr};
   // The session whose buffers CUPTI's callbacks serve.
   static inline std::atomic<CuptiSession*> collecting_{nullptr};
@@ -186,6 +211,7 @@ class CuptiSession final : public ActivitySource {
   int driver_version_ = 0;
   ActivityBufferPool pool_;
   std::unique_ptr<ActivityDecoder> decoder_;  // made when collection starts
+  std::unique_ptr<StreamOrderJoin> join_;     // FLOPSPY_GPU_JOIN=stream, made with the decoder
 
   // Flusher-side bookkeeping.
   std::vector<ActivityBufferPool::Completed> completed_;

@@ -124,9 +124,53 @@ void Encoder::EncodeKernelMetrics(const uint8_t* record, size_t size, trace::Chu
   Append(chunk, &out, sizeof(out));
 }
 
+namespace {
+
+constexpr uint64_t kLegacyStreamHandle = 0x1;     // CU_STREAM_LEGACY
+constexpr uint64_t kPerThreadStreamHandle = 0x2;  // CU_STREAM_PER_THREAD
+
+// The stream a launch ran on: the two default streams by their meaning, not their spelling.
+LaunchStream JoinStream(uint64_t handle, int32_t device, bool per_thread, uint32_t thread) {
+  if (per_thread || handle == kPerThreadStreamHandle) {
+    return {.handle = kPerThreadStreamHandle, .device = device, .per_thread_owner = thread};
+  }
+  return {.handle = handle == kLegacyStreamHandle ? 0 : handle, .device = device};
+}
+
+}  // namespace
+
+void Encoder::QueueLaunch(const RawLaunch& raw, uint32_t thread) {
+  // A captured launch ran nothing; a failed one launched nothing.
+  if ((raw.h.flags & trace::kLaunchCaptured) != 0 || raw.result != 0) return;
+  KernelIdentity kernel;
+  if (raw.function != 0) {
+    if (name_hashes_.size() <= raw.function) name_hashes_.resize(raw.function + 1, 0);
+    uint64_t& hash = name_hashes_[raw.function];
+    if (hash == 0) {
+      if (const FunctionInfo* info = Functions().ById(raw.function); info != nullptr) {
+        hash = KernelNameHash(info->mangled_name);
+      }
+    }
+    kernel.name_hash = hash;
+  }
+  std::copy(raw.grid, raw.grid + 3, kernel.grid);
+  std::copy(raw.block, raw.block + 3, kernel.block);
+  const bool per_thread = (raw.stream_flags & trace::kStreamPerThreadDefault) != 0;
+  stream_join_->AddLaunch(JoinStream(raw.stream, raw.device, per_thread, thread), kernel,
+                          raw.correlation, raw.enter_ns);
+}
+
+void Encoder::QueueLibraryCall(const trace::LibraryCallRecord& call, uint64_t stream_handle,
+                               uint32_t thread) {
+  if ((call.flags & trace::kLibStreamUnknown) != 0) return;
+  stream_join_->AddLibraryCall(JoinStream(stream_handle, call.device, false, thread),
+                               call.correlation, call.enter_ns, call.exit_ns);
+}
+
 void Encoder::EncodeLaunch(const uint8_t* record, size_t size, trace::ChunkBuilder& chunk) {
   RawLaunch raw{};
   std::memcpy(&raw, record, std::min(size, sizeof(raw)));
+  if (stream_join_) QueueLaunch(raw, chunk.thread_id());
   const uint32_t signature =
       LaunchSignature(raw.function, raw.grid, raw.block, raw.cluster, raw.dynamic_smem, chunk);
   const uint32_t stream = StreamId(raw.stream, raw.device, raw.stream_flags, chunk);
@@ -185,6 +229,7 @@ void Encoder::EncodeLibraryCall(const uint8_t* record, size_t size, trace::Chunk
   RawLibraryCall raw{};
   std::memcpy(&raw, record, std::min(size, sizeof(raw)));
   trace::LibraryCallRecord out = LibraryCall(raw, chunk);
+  if (stream_join_) QueueLibraryCall(out, raw.stream_handle, chunk.thread_id());
   analyzers::FillBlasFigures(out);
   Append(chunk, &out, sizeof(out));
 }
@@ -200,6 +245,7 @@ void Encoder::EncodeGroupedCall(const uint8_t* record, size_t size, trace::Chunk
   const uint32_t listed = static_cast<uint32_t>(
       std::min<size_t>({raw->listed, fits, static_cast<size_t>(kMaxListedGroups)}));
   trace::LibraryCallRecord out = LibraryCall(raw->call, chunk);
+  if (stream_join_) QueueLibraryCall(out, raw->call.stream_handle, chunk.thread_id());
   const std::span<const trace::LibraryGroupShape> groups(raw->groups, listed);
   if (listed == 0) out.flags &= ~trace::kLibGroupsFollow;
   analyzers::FillBlasFigures(out, groups, raw->cut);

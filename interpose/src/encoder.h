@@ -14,6 +14,7 @@
 
 #include "flopspy/trace/writer.h"
 #include "raw_events.h"
+#include "stream_order_join.h"
 
 namespace flopspy::interpose {
 
@@ -33,6 +34,11 @@ class Encoder {
 
   // Everything defined so far is forgotten (a new file, or a chunk with definitions was lost).
   void ForgetDefinitions();
+
+  // FLOPSPY_GPU_JOIN=stream: every launch and library call encoded while a join is set is
+  // queued on its stream for the CUPTI session's kernel records (stream_order_join.h). The
+  // flusher sets it from the activity source at each pass; null when not asked.
+  void set_stream_join(StreamOrderJoin* join) { stream_join_ = join; }
 
   // --- GPU activity (CUPTI): kernels known by name ---------------------------------------------
   // The KernelSignatureDef id of a kernel CUPTI reports by mangled name: the id a launch of that
@@ -60,6 +66,10 @@ class Encoder {
                            trace::ChunkBuilder& chunk);
   void DefineFunction(uint32_t function, trace::ChunkBuilder& chunk);
   void AppendString(trace::ChunkBuilder& chunk, uint32_t id, std::string_view text);
+  // The stream join's side of a launch and of a library call.
+  void QueueLaunch(const RawLaunch& raw, uint32_t thread);
+  void QueueLibraryCall(const trace::LibraryCallRecord& call, uint64_t stream_handle,
+                        uint32_t thread);
 
   FullChunk on_full_;
   std::unordered_map<std::string, uint32_t> strings_;
@@ -77,6 +87,9 @@ class Encoder {
   void IndexFunctionNames();
   std::map<std::string, std::vector<uint32_t>, std::less<>> functions_by_name_;
   uint32_t functions_indexed_ = 0;  // FunctionTable ids below this one are in functions_by_name_
+
+  StreamOrderJoin* stream_join_ = nullptr;
+  std::vector<uint64_t> name_hashes_;  // by FunctionTable id, 0 until hashed
 };
 
 }  // namespace flopspy::interpose

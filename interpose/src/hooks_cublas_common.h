@@ -263,7 +263,7 @@ __attribute__((always_inline)) inline R RunHook(const void* caller, A... args) {
   if constexpr (std::is_void_v<R>) {
     {
       LibraryCallScope scope;
-      LibraryCorrelationScope timing(correlation);
+      GpuCorrelationScope timing(correlation, CorrelatedCall::kLibrary);
       real(args...);
     }
     RecordCall<kId, R, kDecode>(target.copy, correlation, enter, nullptr, args...);
@@ -271,7 +271,7 @@ __attribute__((always_inline)) inline R RunHook(const void* caller, A... args) {
     R result;
     {
       LibraryCallScope scope;
-      LibraryCorrelationScope timing(correlation);
+      GpuCorrelationScope timing(correlation, CorrelatedCall::kLibrary);
       result = real(args...);
     }
     RecordCall<kId, R, kDecode>(target.copy, correlation, enter, &result, args...);

@@ -49,7 +49,7 @@ auto InstrumentedLaunch(const LaunchSite& site, const LaunchShape& shape, const 
   uint64_t enter, exit;
   {
     RuntimeCallScope runtime(shape.from_runtime);
-    GpuCorrelationScope timing(correlation);
+    GpuCorrelationScope timing(correlation, CorrelatedCall::kLaunch);
     counters.Begin();
     enter = NowNs();
     result = call();

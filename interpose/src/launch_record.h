@@ -34,37 +34,31 @@ class RuntimeCallScope {
 // A correlation id unique in the process, without atomics: the thread's slot in the high bits.
 uint64_t NextCorrelation() noexcept;
 
+// What a correlation scope is around. Kernel launches and library calls push nothing when
+// kernels are joined by stream order (FLOPSPY_GPU_JOIN=stream, stream_order_join.h): a library
+// call then waits in its stream's order instead. Other calls (copies, sets, graph launches)
+// always push.
+enum class CorrelatedCall { kOther, kLaunch, kLibrary };
+
 // Around the real call of a recorded CUDA call: GPU timing starts at the first CUDA call (never
-// in the library constructor), and the call's correlation id is pushed to CUPTI as an external
-// id, so the GPU records of what it launched come back joined to it.
+// in the library constructor; a library call starts nothing: its launches do), and the call's
+// correlation id is pushed to CUPTI as an external id, so the GPU records of what it launched
+// come back joined to it.
 // Pushed only while CUPTI collects (never between the windows of sampled GPU timing), and
 // popped only when pushed: a window that closes in between must not pop an outer call's id.
 class GpuCorrelationScope {
  public:
-  explicit GpuCorrelationScope(uint64_t correlation) {
-    CuptiSession::EnsureStarted();
-    pushed_ = CuptiSession::PushCorrelationIfCollecting(correlation);
+  explicit GpuCorrelationScope(uint64_t correlation, CorrelatedCall call = CorrelatedCall::kOther) {
+    if (call != CorrelatedCall::kLibrary) CuptiSession::EnsureStarted();
+    pushed_ = call == CorrelatedCall::kOther
+                  ? CuptiSession::PushCorrelationIfCollecting(correlation)
+                  : CuptiSession::PushLaunchCorrelationIfCollecting(correlation);
   }
   ~GpuCorrelationScope() {
     if (pushed_) CuptiSession::PopCorrelation();
   }
   GpuCorrelationScope(const GpuCorrelationScope&) = delete;
   GpuCorrelationScope& operator=(const GpuCorrelationScope&) = delete;
-
- private:
-  bool pushed_;
-};
-
-// A library call's correlation on CUPTI's stack for the call's lifetime, if CUPTI collects.
-class LibraryCorrelationScope {
- public:
-  explicit LibraryCorrelationScope(uint64_t correlation)
-      : pushed_(CuptiSession::PushCorrelationIfCollecting(correlation)) {}
-  ~LibraryCorrelationScope() {
-    if (pushed_) CuptiSession::PopCorrelation();
-  }
-  LibraryCorrelationScope(const LibraryCorrelationScope&) = delete;
-  LibraryCorrelationScope& operator=(const LibraryCorrelationScope&) = delete;
 
  private:
   bool pushed_;

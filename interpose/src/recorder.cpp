@@ -615,6 +615,12 @@ void Recorder::FlushPassBody(bool write_end, trace::EndReason reason, int32_t va
   }
   WriteChunk(process_chunk_);
 
+  // Launches are queued for the stream join (FLOPSPY_GPU_JOIN=stream) from the pass in which
+  // the CUPTI session became active.
+  {
+    ActivitySource* source = activity_source_.load(std::memory_order_acquire);
+    encoder_.set_stream_join(source != nullptr ? source->stream_join() : nullptr);
+  }
   for (ThreadBuffer* b = buffers_.load(std::memory_order_acquire); b; b = b->next) {
     const auto state = b->state();
     if (state != ThreadBuffer::State::kActive && state != ThreadBuffer::State::kRetired) continue;

@@ -84,6 +84,8 @@ class ActivitySource {
   // The flusher, at the start of every pass (before this pass's records are written): what
   // changed that the trace's metadata must say before them, as JSON text; "" for nothing.
   virtual std::string Tick(uint64_t /*now_ns*/) { return ""; }
+  // FLOPSPY_GPU_JOIN=stream: the join the encoder queues launches on (stream_order_join.h).
+  virtual StreamOrderJoin* stream_join() { return nullptr; }
 };
 
 class Recorder {

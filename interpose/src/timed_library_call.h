@@ -26,7 +26,7 @@ __attribute__((always_inline)) inline auto TimedLibraryCall(RawLibraryCall& raw,
   {
     LibraryMark mark;
     LibraryCallScope scope;
-    LibraryCorrelationScope timing(correlation);
+    GpuCorrelationScope timing(correlation, CorrelatedCall::kLibrary);
     status = call();
   }
   const uint64_t exit = NowNs();

@@ -12,6 +12,8 @@ GPT-style bf16 training step, a CUDA-graph replay loop) runs under every variant
   no_gpu_timing   flopspy run --gpu-timing off (no CUPTI)
   monotonic       flopspy run with FLOPSPY_CLOCK=monotonic (timestamps from clock_gettime)
   sampled         flopspy run --gpu-timing sampled --gpu-windows 0.5/5 (CUPTI in windows only)
+  stream_join     flopspy run --gpu-join stream (kernels joined by stream order: no CUPTI push
+                  and no API record per launch)
   torch_profiler  torch.profiler.profile with CPU and CUDA activities, nothing else
   nsys            nsys profile -t cuda (only where nsys is installed)
 
@@ -45,8 +47,8 @@ import overhead_workloads as workloads  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 WORKLOAD_SCRIPT = os.path.join(HERE, "overhead_workloads.py")
-VARIANTS = ("plain", "flopspy", "no_gpu_timing", "monotonic", "sampled", "torch_profiler",
-            "nsys")
+VARIANTS = ("plain", "flopspy", "no_gpu_timing", "monotonic", "sampled", "stream_join",
+            "torch_profiler", "nsys")
 FLOPSPY_VARIANTS = {
     "flopspy": ([], {}),
     "no_gpu_timing": (["--gpu-timing", "off"], {}),
@@ -54,8 +56,9 @@ FLOPSPY_VARIANTS = {
     # Window 0 (from CUPTI's start) covers the warm-up; the measured steps run mostly between
     # windows, which is the state an always-on job spends its time in.
     "sampled": (["--gpu-timing", "sampled", "--gpu-windows", "0.5/5"], {}),
+    "stream_join": (["--gpu-join", "stream"], {}),
 }
-GPU_TIMED = ("flopspy", "monotonic", "sampled")
+GPU_TIMED = ("flopspy", "monotonic", "sampled", "stream_join")
 # Issue 22's goals, steady state, against plain in the same run: flopspy's default per
 # workload, and the sampled mode everywhere.
 GOALS = {"gpt": 1.02, "mlp": 1.05, "decode": 1.10}

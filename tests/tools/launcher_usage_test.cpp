@@ -39,6 +39,7 @@ TEST(FlopspyUsage, EveryUsageErrorIsOneLineWithStatus2) {
       {{"run", "--capture-range", "region:a", "--delay", "1", "--", kProbe},
        "cannot be used together"},
       {{"run", "--color", "maybe", "--", kProbe}, "--color: must be auto, always or never"},
+      {{"run", "--gpu-join", "order", "--", kProbe}, "--gpu-join"},
       {{"run"}, "no command given"},
       {{"run", "--"}, "no command given"},
       {{"info", "--bogus"}, "--bogus"},

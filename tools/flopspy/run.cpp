@@ -279,6 +279,10 @@ void RegisterRun(CLI::App& app, CommandFn* run) {
   env_option("--gpu-windows", "FLOPSPY_GPU_WINDOWS",
              "sampled GPU timing: seconds timed / period, such as 2/30")
       ->type_name("OPEN/PERIOD");
+  OneOf(env_option("--gpu-join", "FLOPSPY_GPU_JOIN",
+                   "correlation (CUPTI's external correlation per launch) or stream (by the "
+                   "launch stream's order: no CUPTI call per launch)"),
+        {"correlation", "stream"});
   env_option("--cupti", "FLOPSPY_CUPTI_PATH", "libcupti.so to use if the program loads none")
       ->type_name("FILE");
   env_flag("--counters", "FLOPSPY_COUNTERS", "1", "measure kernels with GPU hardware counters");

@@ -244,6 +244,61 @@ TEST_F(Session, SelectedApiRecordsSwitchOffTheCallsThatPutNothingOnTheGpu) {
             "selected: 8 launch, copy and set calls kept, 5 others switched off");
 }
 
+// FLOPSPY_GPU_JOIN=stream: launches push nothing and keep no API record (their kernels are
+// joined by stream order); graph launches, copies and sets keep both. Even when every API record
+// was asked for, the launches' are switched off.
+TEST_F(Session, StreamJoinKeepsNoCorrelationOrApiRecordPerLaunch) {
+  options_hook = [](CuptiSessionOptions& o) {
+    o.join = interpose::GpuJoin::kStream;
+    o.api_records = interpose::CuptiApiRecords::kAll;
+    o.timing = interpose::GpuTiming::kSampled;
+    o.window_ns = 2'000'000'000;
+    o.period_ns = 30'000'000'000;
+  };
+  auto s = Make();
+  ASSERT_EQ(s->Start(CuptiSession::Trigger::kFirstCudaCall), CuptiState::kActive);
+  EXPECT_EQ(Mock().driver_cbids_off,
+            (std::set<uint32_t>{
+                CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx,
+                CUPTI_DRIVER_TRACE_CBID_cuLaunchHostFunc, CUPTI_DRIVER_TRACE_CBID_cuCtxSynchronize,
+                CUPTI_DRIVER_TRACE_CBID_cuMemAlloc_v2}));
+  EXPECT_TRUE(Mock().runtime_cbids_off.contains(CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000));
+  EXPECT_FALSE(Mock().runtime_cbids_off.contains(CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_v3020));
+  const auto j = Json(said_.metadata[0])["gpu_timing"];
+  EXPECT_THAT(j["join"].get<std::string>(), HasSubstr("stream order"));
+  EXPECT_THAT(j["api_records"].get<std::string>(), HasSubstr("graph launch, copy and set"));
+
+  EXPECT_FALSE(CuptiSession::PushLaunchCorrelationIfCollecting(1));
+  EXPECT_TRUE(CuptiSession::PushCorrelationIfCollecting(2));
+  CuptiSession::PopCorrelation();
+  ASSERT_EQ(Mock().pushes.size(), 1u);
+  EXPECT_EQ(Mock().pushes[0].second, 2u);
+
+  // The flusher queues launches on the session's join while it collects; a window that closes
+  // and opens again keeps launches out of it in between, and the launch pushes stay off.
+  ASSERT_NE(s->stream_join(), nullptr);
+  const uint64_t t0 = Json(said_.metadata[0])["gpu_timing"]["sampled"]["first_window_open_ns"];
+  s->WindowTick(t0 + 2'000'000'000);
+  s->stream_join()->AddLaunch({.handle = 0x10}, {}, 7, interpose::NowNs() + 1);
+  EXPECT_EQ(s->stream_join()->queued_launches(), 0u);
+  s->WindowTick(t0 + 30'000'000'000);
+  EXPECT_FALSE(CuptiSession::PushLaunchCorrelationIfCollecting(3));
+  EXPECT_TRUE(CuptiSession::PushCorrelationIfCollecting(4));
+  CuptiSession::PopCorrelation();
+  s->stream_join()->AddLaunch({.handle = 0x10}, {}, 8, interpose::NowNs() + 1);
+  EXPECT_EQ(s->stream_join()->queued_launches(), 1u);
+  EXPECT_EQ(s->stream_join()->stats().launches_dropped, 1u);
+}
+
+TEST_F(Session, CorrelationJoinPushesEveryLaunchAndHasNoStreamJoin) {
+  auto s = Make();
+  ASSERT_EQ(s->Start(CuptiSession::Trigger::kFirstCudaCall), CuptiState::kActive);
+  EXPECT_EQ(s->stream_join(), nullptr);
+  EXPECT_TRUE(CuptiSession::PushLaunchCorrelationIfCollecting(1));
+  CuptiSession::PopCorrelation();
+  EXPECT_EQ(Json(said_.metadata[0])["gpu_timing"]["join"], "external correlation");
+}
+
 // Sampled GPU timing: CUPTI starts once; the flusher's ticks then disable and enable the same
 // kinds (and the same selection of API records), and the hooks push only inside windows.
 TEST_F(Session, SampledTimingCollectsOnlyInWindowsAndStartsCuptiOnce) {
@@ -686,6 +741,13 @@ TEST_F(Session, WantsApiRecordsOfWorkOnly) {
   EXPECT_FALSE(CuptiSession::WantApiRecord(r, "cudaLaunchHostFunc_v10000"));
   EXPECT_FALSE(CuptiSession::WantApiRecord(r, "cudaStreamSynchronize_v3020"));
   EXPECT_FALSE(CuptiSession::WantApiRecord(CUPTI_CB_DOMAIN_NVTX, "cuLaunchKernel"));
+  // Kernels joined by stream order: no launch's record, a graph launch's and a copy's still.
+  EXPECT_FALSE(CuptiSession::WantApiRecord(d, "cuLaunchKernel_ptsz", /*launches=*/false));
+  EXPECT_FALSE(CuptiSession::WantApiRecord(r, "cudaLaunchKernel_v7000", false));
+  EXPECT_FALSE(CuptiSession::WantApiRecord(r, "__cudaLaunchKernel_ptsz_v13000", false));
+  EXPECT_TRUE(CuptiSession::WantApiRecord(d, "cuGraphLaunch_ptsz", false));
+  EXPECT_TRUE(CuptiSession::WantApiRecord(r, "cudaGraphLaunch_v10000", false));
+  EXPECT_TRUE(CuptiSession::WantApiRecord(r, "cudaMemcpyAsync_v3020", false));
 }
 
 // Runs `child` in a fork() child and returns its exit status.

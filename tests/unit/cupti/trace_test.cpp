@@ -10,6 +10,7 @@
 
 #include <climits>
 #include <cstdlib>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -81,41 +82,74 @@ int RealCuptiScenario() {
   return FinishTrace();
 }
 
-// A mock CUPTI feeding a real recorder: one launch on the CPU, its kernel on the GPU.
-int MockScenario() {
-  interpose::Recorder::Start();
-  if (interpose::Recorder::Get() == nullptr) return 10;
+// A kernel function the launch hooks would have named.
+uint32_t DefineFunction(uint64_t handle, const char* mangled_name) {
   auto* info = new interpose::FunctionInfo;
-  info->handle = 0xabc0;
-  info->mangled_name = kKernelName;
-  const uint32_t function = interpose::Functions().Insert(info)->id;
+  info->handle = handle;
+  info->mangled_name = mangled_name;
+  return interpose::Functions().Insert(info)->id;
+}
 
+// A launch record as a hook writes it: 128 blocks of 256 threads (the mock kernel's shape).
+bool EmitLaunch(uint64_t correlation, uint32_t function, uint64_t enter_ns, uint64_t stream = 0,
+                uint8_t flags = 0, int32_t result = 0) {
   interpose::RawLaunch raw{};
+  raw.h.flags = flags;
   raw.api = static_cast<uint16_t>(trace::Api::kCuLaunchKernel);
-  raw.enter_ns = interpose::NowNs();
+  raw.enter_ns = enter_ns;
   raw.duration_ns = 1000;
-  raw.correlation = kLaunchCorrelation;
+  raw.result = result;
+  raw.correlation = correlation;
   raw.function = function;
+  raw.stream = stream;
   raw.grid[0] = 128;
   raw.grid[1] = raw.grid[2] = 1;
   raw.block[0] = 256;
   raw.block[1] = raw.block[2] = 1;
   raw.param_bytes = 0;
   raw.Seal();
-  if (!interpose::EmitBytes(&raw, raw.h.size())) return 12;
+  return interpose::EmitBytes(&raw, raw.h.size());
+}
 
+// A session on the mock CUPTI that reports, says and attaches as the process's does, so that
+// its records and metadata reach the real recorder's trace. Never destroyed: it outlives the
+// flusher.
+CuptiSession* StartMockSession(interpose::CuptiSessionOptions options) {
   ResetMock();
-  Said said;
+  static Said said;
   auto env = MockEnvironment(&said);
   const auto production = interpose::CuptiEnvironment::Production();
   env.report = production.report;
   env.metadata = production.metadata;
   env.attach = production.attach;
+  auto* session = new CuptiSession(std::move(options), std::move(env));
+  return session->Start(CuptiSession::Trigger::kFirstCudaCall) == CuptiState::kActive ? session
+                                                                                      : nullptr;
+}
+
+// CUPTI handing one completed buffer of `records` to the session.
+bool CompleteBuffer(ActivityBuffer& records) {
+  uint8_t* buffer = nullptr;
+  size_t size = 0;
+  size_t max_records = 0;
+  Mock().request(&buffer, &size, &max_records);
+  if (buffer == nullptr) return false;
+  std::memcpy(buffer, records.data(), records.size());
+  Mock().complete(nullptr, 0, buffer, size, records.size());
+  return true;
+}
+
+// A mock CUPTI feeding a real recorder: one launch on the CPU, its kernel on the GPU.
+int MockScenario() {
+  interpose::Recorder::Start();
+  if (interpose::Recorder::Get() == nullptr) return 10;
+  const uint32_t function = DefineFunction(0xabc0, kKernelName);
+  if (!EmitLaunch(kLaunchCorrelation, function, interpose::NowNs())) return 12;
+
   interpose::CuptiSessionOptions options;
   options.buffer_bytes = 1 << 16;
   options.buffer_count = 4;
-  auto* session = new CuptiSession(options, std::move(env));  // outlives the flusher
-  if (session->Start(CuptiSession::Trigger::kFirstCudaCall) != CuptiState::kActive) return 13;
+  if (StartMockSession(options) == nullptr) return 13;
 
   const uint64_t t = interpose::NowNs();
   ActivityBuffer records;
@@ -123,16 +157,49 @@ int MockScenario() {
       .Add(ApiRecord(1))
       .Add(Kernel(1, t + 100, t + 900, kKernelName))
       .Add(Memset(2, t + 950, t + 990, 256, CUPTI_ACTIVITY_MEMORY_KIND_DEVICE));
-  uint8_t* buffer = nullptr;
-  size_t size = 0;
-  size_t max_records = 0;
-  Mock().request(&buffer, &size, &max_records);
-  if (buffer == nullptr) return 14;
-  std::memcpy(buffer, records.data(), records.size());
-  Mock().complete(nullptr, 0, buffer, size, records.size());
+  if (!CompleteBuffer(records)) return 14;
   Mock().dropped = 3;
   FinishTrace();
   return Mock().flush_forced == 1 ? 0 : 15;
+}
+
+// FLOPSPY_GPU_JOIN=stream: launches on two streams, kernel records with no external
+// correlation at all, the second stream's handed back first. A captured launch and a failed one
+// owe no kernel. Launches push nothing to CUPTI; other recorded calls still do.
+int StreamJoinScenario() {
+  interpose::Recorder::Start();
+  if (interpose::Recorder::Get() == nullptr) return 10;
+  const uint32_t kernel = DefineFunction(0xabc0, kKernelName);
+  const uint32_t other = DefineFunction(0xabd0, "_Z5otherv");
+  const uint64_t t = interpose::NowNs();
+  bool emitted = EmitLaunch(501, kernel, t + 1000, 0xA0) &&
+                 EmitLaunch(502, other, t + 1100, 0xB0) && EmitLaunch(503, other, t + 1200, 0xA0) &&
+                 EmitLaunch(504, kernel, t + 1300, 0xA0, trace::kLaunchCaptured) &&
+                 EmitLaunch(505, kernel, t + 1400, 0xA0, 0, /*result=*/1) &&
+                 EmitLaunch(506, kernel, t + 1500, 0xA0);
+  if (!emitted) return 12;
+
+  interpose::CuptiSessionOptions options;
+  options.buffer_bytes = 1 << 16;
+  options.buffer_count = 4;
+  options.join = interpose::GpuJoin::kStream;
+  if (StartMockSession(options) == nullptr) return 13;
+  if (CuptiSession::PushLaunchCorrelationIfCollecting(601)) return 16;
+  if (!CuptiSession::PushCorrelationIfCollecting(602)) return 17;  // a copy's, say
+  CuptiSession::PopCorrelation();
+
+  const auto on_stream = [](CUpti_ActivityKernel10 k, uint32_t stream) {
+    k.streamId = stream;
+    return k;
+  };
+  ActivityBuffer records;
+  records.Add(on_stream(Kernel(31, t + 3000, t + 3100, "_Z5otherv"), 9))
+      .Add(on_stream(Kernel(30, t + 2000, t + 2100, kKernelName), 7))
+      .Add(on_stream(Kernel(32, t + 4000, t + 4100, "_Z5otherv"), 7))
+      .Add(on_stream(Kernel(35, t + 7000, t + 7100, kKernelName), 7));
+  if (!CompleteBuffer(records)) return 14;
+  FinishTrace();
+  return Mock().pushes.size() == 1 && Mock().pushes[0].second == 602 ? 0 : 15;
 }
 
 // What CUPTI says only at the final flush: the buffers it asked for and did not get (noticed by
@@ -140,28 +207,13 @@ int MockScenario() {
 int FinalWordsScenario() {
   interpose::Recorder::Start();
   if (interpose::Recorder::Get() == nullptr) return 10;
-  interpose::RawLaunch raw{};  // something recorded, so that the process writes a trace
-  raw.api = static_cast<uint16_t>(trace::Api::kCuLaunchKernel);
-  raw.enter_ns = interpose::NowNs();
-  raw.correlation = kLaunchCorrelation;
-  raw.grid[0] = raw.grid[1] = raw.grid[2] = 1;
-  raw.block[0] = raw.block[1] = raw.block[2] = 1;
-  raw.Seal();
-  if (!interpose::EmitBytes(&raw, raw.h.size())) return 12;
-
-  ResetMock();
-  Mock().forced_flush_result = CUPTI_ERROR_UNKNOWN;
-  Said said;
-  auto env = MockEnvironment(&said);
-  const auto production = interpose::CuptiEnvironment::Production();
-  env.report = production.report;
-  env.metadata = production.metadata;
-  env.attach = production.attach;
+  // Something recorded, so that the process writes a trace.
+  if (!EmitLaunch(kLaunchCorrelation, 0, interpose::NowNs())) return 12;
   interpose::CuptiSessionOptions options;
   options.buffer_bytes = 1 << 16;
   options.buffer_count = 2;
-  auto* session = new CuptiSession(options, std::move(env));  // outlives the flusher
-  if (session->Start(CuptiSession::Trigger::kFirstCudaCall) != CuptiState::kActive) return 13;
+  if (StartMockSession(options) == nullptr) return 13;
+  Mock().forced_flush_result = CUPTI_ERROR_UNKNOWN;
   for (int i = 0; i < 3; ++i) {  // the third request finds the pool empty
     uint8_t* buffer = nullptr;
     size_t size = 0;
@@ -196,6 +248,7 @@ struct ChildMain {
     if (name == "no-driver") status = NoDriverScenario();
     if (name == "real-cupti") status = RealCuptiScenario();
     if (name == "mock") status = MockScenario();
+    if (name == "stream-join") status = StreamJoinScenario();
     if (name == "final-words") status = FinalWordsScenario();
     if (name == "injection") status = InjectionScenario();
     _exit(status);
@@ -383,6 +436,35 @@ TEST_F(InRecorder, GpuRecordsJoinTheirLaunchesInTheTrace) {
   EXPECT_EQ(seen.metadata["gpu_timing_stats"]["joined"], 1);
   EXPECT_EQ(seen.metadata["gpu_timing_stats"]["dropped_by_cupti"], 3);
   EXPECT_TRUE(seen.warnings.empty());
+}
+
+TEST_F(InRecorder, KernelsJoinTheirLaunchesByStreamOrderWithoutExternalCorrelation) {
+  const ChildResult child = Run("stream-join");
+  ASSERT_TRUE(child.exited) << child.err;
+  ASSERT_EQ(child.exit_code, 0) << child.err;
+  const TraceSeen seen = ReadTrace(TracePath());
+  ASSERT_TRUE(seen.ok);
+  ASSERT_EQ(seen.launches.size(), 6u);
+  std::map<uint32_t, uint64_t> joined;  // CUPTI correlation -> flopspy correlation
+  std::map<uint32_t, uint32_t> signature;
+  for (const auto& gpu : seen.gpu) {
+    joined[gpu.cupti_correlation] = gpu.correlation;
+    signature[gpu.cupti_correlation] = gpu.signature;
+  }
+  ASSERT_EQ(joined.size(), 4u);
+  EXPECT_EQ(joined[30], 501u);
+  EXPECT_EQ(joined[31], 502u);
+  EXPECT_EQ(joined[32], 503u);
+  EXPECT_EQ(joined[35], 506u) << "the captured and the failed launch ran nothing";
+  EXPECT_EQ(signature[30], seen.launches[0].signature);
+  EXPECT_EQ(signature[31], seen.launches[1].signature);
+  const auto& stats = seen.metadata["gpu_timing_stats"];
+  EXPECT_EQ(stats["joined"], 4);
+  EXPECT_EQ(stats["stream_join"]["joined"], 4);
+  EXPECT_EQ(stats["stream_join"]["launches"], 4);
+  EXPECT_EQ(stats["stream_join"]["streams_mapped"], 2);
+  EXPECT_EQ(stats["stream_join"]["launches_passed_over"], 0);
+  EXPECT_THAT(seen.metadata["gpu_timing"]["join"].get<std::string>(), HasSubstr("stream order"));
 }
 
 TEST_F(InRecorder, WarningsOfTheFinalFlushAreInTheTraceBeforeItsEnd) {

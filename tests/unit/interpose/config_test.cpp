@@ -71,6 +71,8 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"FLOPSPY_PARAM_BYTES", "0", [](const Config& c) { return c.param_bytes == 0; }, "256"},
         Case{"FLOPSPY_GPU_TIMING", "off",
              [](const Config& c) { return c.gpu_timing == GpuTiming::kOff; }, "sometimes"},
+        Case{"FLOPSPY_GPU_JOIN", "stream",
+             [](const Config& c) { return c.gpu_join == GpuJoin::kStream; }, "order"},
         Case{"FLOPSPY_GPU_WINDOWS", "0.5/5",
              [](const Config& c) {
                return c.gpu_window_ns == 500'000'000 && c.gpu_period_ns == 5'000'000'000;
@@ -144,7 +146,7 @@ TEST(ParseConfig, EveryParsedVariableIsDocumented) {
   for (const char* name :
        {"FLOPSPY_ENABLE", "FLOPSPY_OUT", "FLOPSPY_BUFFER_KB", "FLOPSPY_FLUSH_MS", "FLOPSPY_CLOCK",
         "FLOPSPY_FOLLOW_FORK", "FLOPSPY_SIGNALS", "FLOPSPY_RUN_ID", "FLOPSPY_QUIET",
-        "FLOPSPY_PARAM_BYTES", "FLOPSPY_GPU_TIMING", "FLOPSPY_CUPTI_PATH",
+        "FLOPSPY_PARAM_BYTES", "FLOPSPY_GPU_TIMING", "FLOPSPY_GPU_JOIN", "FLOPSPY_CUPTI_PATH",
         "FLOPSPY_CUPTI_API_RECORDS", "FLOPSPY_COUNTERS", "FLOPSPY_COUNTERS_SAMPLES",
         "FLOPSPY_COUNTERS_REPLAY", "FLOPSPY_COUNTERS_METRICS"}) {
     EXPECT_TRUE(listed.contains(name)) << name;
