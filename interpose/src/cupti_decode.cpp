@@ -368,7 +368,15 @@ void ActivityDecoder::Decode(std::span<const ActivityBufferView> buffers, NextRe
     if (!IsGpuKind(kind)) return;
     Pending pending{};
     std::string_view name;
-    if (!ReadGpuRecord(record, kind, now_ns, &pending.record, &name, &pending.shape)) return;
+    if (!ReadGpuRecord(record, kind, now_ns, &pending.record, &name, &pending.shape)) {
+      // A kernel left out: the stream join passes over its launch.
+      if (StreamOrderJoin* join = sink.stream_join();
+          join != nullptr &&
+          (kind == CUPTI_ACTIVITY_KIND_KERNEL || kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL)) {
+        join->NoteLostRecords(1);
+      }
+      return;
+    }
     const uint32_t cupti = pending.record.cupti_correlation;
     const uint64_t id = Correlation(cupti);
     // Joined by stream order, a kernel waits for no API record (its launch has none).

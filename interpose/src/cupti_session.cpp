@@ -459,6 +459,9 @@ std::string CuptiSession::WindowTick(uint64_t now_ns) {
   }
   const uint64_t next = first_window_ns_ + (window_index_ + 1) * options_.period_ns;
   if (now_ns < next) return "";
+  // Kernels launched while the kinds are being enabled may get records: the join queues launches
+  // from before (it passes over those that get none), the trace counts them owed from after.
+  const uint64_t enabling = env_.now();
   bool driver = false, runtime = false;
   for (const CUpti_ActivityKind kind : enabled_kinds_) {
     api_.cuptiActivityEnable(kind);
@@ -477,7 +480,7 @@ std::string CuptiSession::WindowTick(uint64_t now_ns) {
   window_index_ = (now_ns - first_window_ns_) / options_.period_ns;
   window_opened_ns_ = now_ns;  // on the flusher's ticks, as the close is decided
   window_open_ = true;
-  if (join_) join_->WindowOpened(opened);
+  if (join_) join_->WindowOpened(enabling);
   SetPushes(true);
   return nlohmann::json{
       {"gpu_window", {{"event", "open"}, {"index", window_index_}, {"time_ns", opened}}}}
@@ -622,6 +625,7 @@ void CuptiSession::Drain(ActivityDrain& drain) {
     drain.encoder.Append(drain.process_chunk, &lost, sizeof(lost));
     drain.lost += dropped;
     dropped_total_ += dropped;
+    if (join_) join_->NoteLostRecords(dropped);
   }
 
   pool_.CollectCompleted(&completed_);
@@ -685,6 +689,7 @@ void CuptiSession::AddFinalStats(ActivityDrain& drain) {
         {"unjoined", t.unjoined},
         {"launches_passed_over", t.launches_passed_over},
         {"launches_dropped", t.launches_dropped},
+        {"records_without_launch", t.without_launch},
         {"records_dropped", t.records_dropped},
         {"streams_mapped", t.streams_mapped},
         {"ambiguous_maps", t.ambiguous_maps},
@@ -704,7 +709,9 @@ void CuptiSession::AfterForkInChild() {
     pop_.store(nullptr, std::memory_order_relaxed);
   }
   pool_.ResetAll();
-  join_.reset();  // the parent's launches are not the child's
+  // The parent's launches are not the child's. Leaked, not freed: the parent's flusher may have
+  // been changing it when fork() was called.
+  (void)join_.release();
   forked_child_ = forked_child_ || touched_cupti_;
   subscriber_ = nullptr;
   enabled_kinds_.clear();

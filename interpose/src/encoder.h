@@ -39,6 +39,7 @@ class Encoder {
   // queued on its stream for the CUPTI session's kernel records (stream_order_join.h). The
   // flusher sets it from the activity source at each pass; null when not asked.
   void set_stream_join(StreamOrderJoin* join) { stream_join_ = join; }
+  StreamOrderJoin* stream_join() const { return stream_join_; }
 
   // --- GPU activity (CUPTI): kernels known by name ---------------------------------------------
   // The KernelSignatureDef id of a kernel CUPTI reports by mangled name: the id a launch of that

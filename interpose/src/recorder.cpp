@@ -636,6 +636,8 @@ void Recorder::FlushPassBody(bool write_end, trace::EndReason reason, int32_t va
       lost.time_ns = NowNs();
       records_lost_ += lost.count;
       b->reported_drops = dropped;
+      // Launch records among them: the stream join must not take another launch for theirs.
+      if (StreamOrderJoin* join = encoder_.stream_join()) join->NoteLostLaunches(lost.count);
       encoder_.Append(process_chunk_, &lost, sizeof(lost));
     }
   }

@@ -36,26 +36,38 @@ StreamOrderJoin::LaunchQueue& StreamOrderJoin::QueueFor(const LaunchStream& stre
   return queues_[it->second];
 }
 
-void StreamOrderJoin::Enqueue(LaunchQueue& queue, const Entry& entry) {
+void StreamOrderJoin::Enqueue(const LaunchStream& stream, const Entry& entry) {
   if (entry.enter_ns < window_opened_ns_ || entry.enter_ns >= window_closed_ns_) {
-    ++stats_.launches_dropped;  // between sampled windows: CUPTI was not collecting
+    if (!entry.library) ++stats_.launches_dropped;  // between sampled windows: no record owed
     return;
   }
-  if (queue.entries.size() >= options_.max_queued) {
+  QueueFor(stream).incoming.push_back(entry);
+}
+
+void StreamOrderJoin::MergeIncoming(LaunchQueue& queue) {
+  if (queue.incoming.empty()) return;
+  // One thread's records after another's: sorted here, merged once, never inserted one by one.
+  const auto by_entry = [](const Entry& a, const Entry& b) { return a.enter_ns < b.enter_ns; };
+  std::stable_sort(queue.incoming.begin(), queue.incoming.end(), by_entry);
+  if (queue.entries.empty() || queue.entries.back().enter_ns <= queue.incoming.front().enter_ns) {
+    queue.entries.insert(queue.entries.end(), queue.incoming.begin(), queue.incoming.end());
+  } else {
+    std::deque<Entry> merged;
+    std::merge(queue.entries.begin(), queue.entries.end(), queue.incoming.begin(),
+               queue.incoming.end(), std::back_inserter(merged), by_entry);
+    queue.entries.swap(merged);
+  }
+  queue.incoming.clear();
+  while (queue.entries.size() > options_.max_queued) {
     if (!queue.entries.front().library) ++stats_.launches_dropped;
     queue.entries.pop_front();
   }
-  // Another thread's later launches may be queued already: this one goes before them.
-  auto at = queue.entries.end();
-  while (at != queue.entries.begin() && std::prev(at)->enter_ns > entry.enter_ns) --at;
-  queue.entries.insert(at, entry);
 }
 
 void StreamOrderJoin::AddLaunch(const LaunchStream& stream, const KernelIdentity& kernel,
                                 uint64_t correlation, uint64_t enter_ns) {
   ++stats_.launches;
-  Enqueue(QueueFor(stream),
-          Entry{.kernel = kernel, .correlation = correlation, .enter_ns = enter_ns});
+  Enqueue(stream, Entry{.kernel = kernel, .correlation = correlation, .enter_ns = enter_ns});
 }
 
 void StreamOrderJoin::AddLibraryCall(const LaunchStream& stream, uint64_t correlation,
@@ -66,27 +78,33 @@ void StreamOrderJoin::AddLibraryCall(const LaunchStream& stream, uint64_t correl
   entry.enter_ns = enter_ns;
   entry.exit_ns = exit_ns;
   entry.library = true;
-  Enqueue(QueueFor(stream), entry);
+  Enqueue(stream, entry);
 }
 
 void StreamOrderJoin::AddKernel(const trace::GpuActivityRecord& record,
                                 const KernelIdentity& kernel) {
   GpuStream& gpu = gpu_streams_[{record.device, record.context, record.stream}];
   gpu.device = record.device;
-  gpu.waiting.push_back(Waiting{.record = record, .kernel = kernel});
+  // By start: CUPTI keeps a buffer per thread, so two threads' kernels on one stream may come
+  // back out of order (a few places back at most are looked at).
+  auto at = gpu.waiting.end();
+  for (int looked = 0;
+       looked < 64 && at != gpu.waiting.begin() && std::prev(at)->record.start_ns > record.start_ns;
+       ++looked) {
+    --at;
+  }
+  gpu.waiting.insert(at, Waiting{.record = record, .kernel = kernel, .arrived_pass = pass_});
   ++waiting_total_;
 }
 
 StreamOrderJoin::Match StreamOrderJoin::FindIn(const std::deque<Entry>& entries, size_t from,
                                                const Waiting& w) const {
-  // Launches made by several threads on one stream are queued per thread, so a later entry may
-  // have entered earlier: the whole scan is looked through, not cut at the kernel's start.
   const uint64_t latest_enter = w.record.start_ns + options_.clock_slack_ns;
   const size_t end = std::min(entries.size(), from + options_.scan);
   size_t library = end;
   for (size_t i = from; i < end; ++i) {
     const Entry& e = entries[i];
-    if (e.enter_ns > latest_enter) continue;  // launched after this kernel started
+    if (e.enter_ns > latest_enter) break;  // queued in call order: none later can be its launch
     if (e.library) {
       if (library == end) library = i;
       continue;
@@ -100,6 +118,10 @@ StreamOrderJoin::Match StreamOrderJoin::FindIn(const std::deque<Entry>& entries,
     if (!entries[j].library) return {};
   }
   return {MatchKind::kLibrary, library};
+}
+
+bool StreamOrderJoin::Expired(const Waiting& w, bool final) const {
+  return final || pass_ - w.arrived_pass > options_.max_wait_passes;
 }
 
 bool StreamOrderJoin::TryMap(GpuStream& gpu, bool give_up) {
@@ -117,19 +139,19 @@ bool StreamOrderJoin::TryMap(GpuStream& gpu, bool give_up) {
     size_t cursor = 0;
     size_t matched = 0;
     uint64_t first_enter = 0;
-    bool fits_first = false;
     for (size_t k = 0; k < compared; ++k) {
       const Match m = FindIn(queue.entries, cursor, gpu.waiting[k]);
-      if (m.kind == MatchKind::kNone) break;  // a later record may be one flopspy never saw
-      if (k == 0) fits_first = true;
+      if (m.kind == MatchKind::kNone) {
+        if (k == 0) matched = 0;  // the first record must fit
+        break;                    // a later one may be a kernel flopspy never saw
+      }
       if (m.kind == MatchKind::kLaunch) {
         if (matched++ == 0) first_enter = queue.entries[m.index].enter_ns;
         cursor = m.index + 1;
-      } else if (matched == 0) {
-        first_enter = queue.entries[m.index].enter_ns;
       }
     }
-    if (fits_first) fits.push_back({q, matched, first_enter, queue.mapped_by == 0});
+    // A library call fits any record: it alone maps nothing.
+    if (matched > 0) fits.push_back({q, matched, first_enter, queue.mapped_by == 0});
   }
   if (fits.empty()) return false;
   // The best fit: most launches followed, then a stream no other CUPTI stream has taken, then the
@@ -153,10 +175,25 @@ bool StreamOrderJoin::TryMap(GpuStream& gpu, bool give_up) {
   return true;
 }
 
-void StreamOrderJoin::SendOn(Waiting& w, uint64_t correlation, const Emit& emit) {
+void StreamOrderJoin::SendOn(GpuStream& gpu, Waiting& w, uint64_t correlation, const Emit& emit) {
   w.record.correlation = correlation;
+  gpu.last_end_ns = std::max(gpu.last_end_ns, w.record.end_ns);
   emit(w.record);
   --waiting_total_;
+}
+
+size_t StreamOrderJoin::LibraryCallFor(const GpuStream& gpu, const std::deque<Entry>& entries,
+                                       const Waiting& w) const {
+  // The calls at the head, each entered before this kernel started. A call the stream was idle
+  // for (its last kernel had ended when the call began) saw every earlier call's kernels run:
+  // the latest such call is the one running now.
+  const uint64_t latest_enter = w.record.start_ns + options_.clock_slack_ns;
+  size_t chosen = 0;
+  for (size_t i = 0; i < entries.size() && entries[i].library; ++i) {
+    if (entries[i].enter_ns > latest_enter) break;
+    if (i > 0 && gpu.last_end_ns != 0 && entries[i].enter_ns > gpu.last_end_ns) chosen = i;
+  }
+  return chosen;
 }
 
 void StreamOrderJoin::JoinStream(GpuStream& gpu, bool final, const Emit& emit) {
@@ -165,6 +202,34 @@ void StreamOrderJoin::JoinStream(GpuStream& gpu, bool final, const Emit& emit) {
     Waiting& w = gpu.waiting.front();
     const Match m = FindIn(queue.entries, 0, w);
     if (m.kind == MatchKind::kLaunch) {
+      size_t first_launch = 0;
+      while (queue.entries[first_launch].library) ++first_launch;
+      if (m.index > first_launch) {
+        // Launches would be passed over: either their records were lost, or this record's own
+        // launch was (then a later launch of its kernel is not its own, and every join after
+        // it would be one off). What was lost says which; when both were, the next record
+        // does: it follows at the first queued launch when this record's launch is missing.
+        bool launch_missing = false;
+        if (lost_launches_ > 0) {
+          if (lost_records_ == 0) {
+            launch_missing = true;
+          } else if (gpu.waiting.size() >= 2) {
+            const Match next = FindIn(queue.entries, 0, gpu.waiting[1]);
+            launch_missing = next.kind == MatchKind::kLaunch && next.index == first_launch;
+          } else if (!Expired(w, final)) {
+            return;  // the next record will tell
+          }
+        }
+        if (launch_missing) {
+          --lost_launches_;
+          ++stats_.unjoined;
+          ++stats_.without_launch;
+          SendOn(gpu, w, 0, emit);
+          gpu.waiting.pop_front();
+          continue;
+        }
+        lost_records_ -= std::min<uint64_t>(lost_records_, m.index - first_launch);
+      }
       // The stream ran everything queued before this launch: their records are not coming. A
       // library call the launch was made inside stays: it may have launched more.
       const Entry launch = queue.entries[m.index];
@@ -181,22 +246,26 @@ void StreamOrderJoin::JoinStream(GpuStream& gpu, bool final, const Emit& emit) {
                           queue.entries.begin() + static_cast<std::ptrdiff_t>(m.index) + 1);
       queue.entries.insert(queue.entries.begin(), calls_still_open.begin(), calls_still_open.end());
       ++stats_.joined;
-      SendOn(w, launch.correlation, emit);
+      SendOn(gpu, w, launch.correlation, emit);
     } else if (m.kind == MatchKind::kLibrary) {
+      const size_t call = LibraryCallFor(gpu, queue.entries, w);
+      queue.entries.erase(queue.entries.begin(),
+                          queue.entries.begin() + static_cast<std::ptrdiff_t>(call));
       ++stats_.joined_to_library;  // the call stays queued: it may have launched more
-      SendOn(w, queue.entries[m.index].correlation, emit);
-    } else if (final || w.passes >= options_.max_wait_passes) {
+      SendOn(gpu, w, queue.entries.front().correlation, emit);
+    } else if (Expired(w, final)) {
       ++stats_.unjoined;
-      SendOn(w, 0, emit);
+      SendOn(gpu, w, 0, emit);
     } else {
-      ++w.passes;  // its launch record may come in the next pass; the stream's later ones wait
-      return;
+      return;  // its launch record may come in the next pass; the stream's later ones wait
     }
     gpu.waiting.pop_front();
   }
 }
 
 void StreamOrderJoin::Pass(bool final, const Emit& emit) {
+  ++pass_;
+  for (LaunchQueue& queue : queues_) MergeIncoming(queue);
   // Beyond the bound, the oldest waiting records go on unjoined.
   while (waiting_total_ > options_.max_waiting) {
     GpuStream* longest = nullptr;
@@ -204,7 +273,7 @@ void StreamOrderJoin::Pass(bool final, const Emit& emit) {
       if (longest == nullptr || gpu.waiting.size() > longest->waiting.size()) longest = &gpu;
     }
     ++stats_.records_dropped;
-    SendOn(longest->waiting.front(), 0, emit);
+    SendOn(*longest, longest->waiting.front(), 0, emit);
     longest->waiting.pop_front();
   }
   // Unmapped CUPTI streams choose in the order their first kernels started: the stream whose
@@ -219,14 +288,11 @@ void StreamOrderJoin::Pass(bool final, const Emit& emit) {
   });
   for (GpuStream* gpu : unmapped) {
     while (!gpu->waiting.empty() && gpu->queue == kUnmapped) {
-      const bool give_up = final || gpu->waiting.front().passes >= options_.max_wait_passes;
+      const bool give_up = Expired(gpu->waiting.front(), final);
       if (TryMap(*gpu, give_up)) break;
-      if (!give_up) {
-        ++gpu->waiting.front().passes;
-        break;
-      }
+      if (!give_up) break;
       ++stats_.unjoined;  // no launch stream fits its first record
-      SendOn(gpu->waiting.front(), 0, emit);
+      SendOn(*gpu, gpu->waiting.front(), 0, emit);
       gpu->waiting.pop_front();
     }
   }
@@ -240,6 +306,7 @@ void StreamOrderJoin::WindowOpened(uint64_t now_ns) {
   window_closed_ns_ = ~uint64_t{0};
   // What the last window left queued never ran inside one.
   for (LaunchQueue& queue : queues_) {
+    MergeIncoming(queue);
     while (!queue.entries.empty() && queue.entries.front().enter_ns < now_ns) {
       if (!queue.entries.front().library) ++stats_.launches_dropped;
       queue.entries.pop_front();
@@ -251,9 +318,17 @@ void StreamOrderJoin::WindowClosed(uint64_t now_ns) {
   window_closed_ns_ = now_ns;
 }
 
+void StreamOrderJoin::NoteLostLaunches(uint64_t count) {
+  lost_launches_ += count;
+}
+
+void StreamOrderJoin::NoteLostRecords(uint64_t count) {
+  lost_records_ += count;
+}
+
 size_t StreamOrderJoin::queued_launches() const {
   size_t n = 0;
-  for (const LaunchQueue& queue : queues_) n += queue.entries.size();
+  for (const LaunchQueue& queue : queues_) n += queue.entries.size() + queue.incoming.size();
   return n;
 }
 

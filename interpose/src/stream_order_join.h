@@ -8,15 +8,20 @@
 // What it handles:
 // - Which CUPTI stream is which launch stream is learned, not asked: a CUPTI stream's first
 //   records map it to the one launch stream of its device whose launches they follow in order
-//   (several that fit: it waits for more records, then takes the one launched first).
+//   (several that fit: it waits for more records, then takes the one launched first; a library
+//   call alone maps nothing).
 // - Launches are queued in the order they were made: the flusher encodes one thread's records
 //   after another's, and PyTorch's autograd thread launches on the main thread's stream.
 // - Kernels a library launched without a hooked launch (a cuBLAS, cuDNN or NCCL call whose
 //   internal launches flopspy does not see) join the library call, which waits in its stream's
 //   order like a launch and stays queued while launches made inside it are joined.
 // - A launch whose record never comes (CUPTI dropped it) is passed over when a later launch's
-//   record arrives; a record with no launch (a kernel flopspy does not see) waits a few passes
-//   for a late launch record, then goes out unjoined.
+//   record arrives. When launch records were lost instead (a full thread buffer), the record
+//   whose launch is missing goes out unjoined rather than take a later launch of its kernel and
+//   shift every join after it (with both lost, the next record tells which). A record that
+//   matches nothing waits a few passes for a late launch record.
+// - Kernels of back-to-back library calls: a call the stream was idle for (its last kernel
+//   ended before the call began) retires the calls queued before it.
 // - Sampled windows: launches made between windows owe no record and are not queued.
 // Graph replays and copies are joined by CUPTI's external correlation as before (their calls are
 // rare); kernel records of graphs never reach this join.
@@ -62,8 +67,8 @@ struct StreamOrderJoinOptions {
   size_t max_queued = size_t{1} << 16;   // launches waiting per stream; the oldest go beyond it
   size_t max_waiting = size_t{1} << 16;  // kernel records waiting, all streams
   size_t scan = 4096;                    // queue entries a record looks through for its launch
-  uint32_t max_wait_passes = 3;          // a record without a launch waits this many passes
-  size_t records_to_map = 4;             // records compared when mapping a CUPTI stream
+  uint32_t max_wait_passes = 3;  // passes a record may wait for its launch or the next record
+  size_t records_to_map = 4;     // records compared when mapping a CUPTI stream
   // A kernel cannot start before its launch; the GPU's and the CPU's clocks may differ by this.
   uint64_t clock_slack_ns = 50'000;
 };
@@ -76,6 +81,7 @@ struct StreamOrderJoinStats {
   uint64_t unjoined = 0;              // records that found no launch
   uint64_t launches_passed_over = 0;  // launches whose record never came
   uint64_t launches_dropped = 0;      // over max_queued, or between sampled windows
+  uint64_t without_launch = 0;        // unjoined records told apart as having lost their launch
   uint64_t records_dropped = 0;       // over max_waiting: sent on unjoined
   uint64_t streams_mapped = 0;
   uint64_t ambiguous_maps = 0;  // a CUPTI stream that fitted several launch streams
@@ -105,6 +111,12 @@ class StreamOrderJoin {
   void WindowOpened(uint64_t now_ns);
   void WindowClosed(uint64_t now_ns);
 
+  // What was lost on the way, which says why a record's launch is not first in its queue:
+  // records the hooks wrote that never reached the flusher (a full thread buffer), and kernel
+  // records CUPTI dropped or the decoder left out.
+  void NoteLostLaunches(uint64_t count);
+  void NoteLostRecords(uint64_t count);
+
   const StreamOrderJoinStats& stats() const { return stats_; }
   size_t queued_launches() const;
   size_t waiting_records() const { return waiting_total_; }
@@ -119,18 +131,20 @@ class StreamOrderJoin {
   };
   struct LaunchQueue {
     LaunchStream stream;
-    std::deque<Entry> entries;
-    uint32_t mapped_by = 0;  // CUPTI streams joined to it
+    std::deque<Entry> entries;    // in the order the calls were made
+    std::vector<Entry> incoming;  // since the last pass, merged in at its start
+    uint32_t mapped_by = 0;       // CUPTI streams joined to it
   };
   struct Waiting {
     trace::GpuActivityRecord record;
     KernelIdentity kernel;
-    uint32_t passes = 0;
+    uint64_t arrived_pass = 0;
   };
   struct GpuStream {
     int32_t device = 0;
     size_t queue = kUnmapped;
-    std::deque<Waiting> waiting;
+    std::deque<Waiting> waiting;  // by start time
+    uint64_t last_end_ns = 0;     // of the last record sent on
   };
   struct StreamHash {
     size_t operator()(const LaunchStream& s) const;
@@ -143,11 +157,16 @@ class StreamOrderJoin {
   };
 
   LaunchQueue& QueueFor(const LaunchStream& stream);
-  void Enqueue(LaunchQueue& queue, const Entry& entry);
+  void Enqueue(const LaunchStream& stream, const Entry& entry);
+  void MergeIncoming(LaunchQueue& queue);
   Match FindIn(const std::deque<Entry>& entries, size_t from, const Waiting& w) const;
+  bool Expired(const Waiting& w, bool final) const;
   bool TryMap(GpuStream& gpu, bool give_up);
   void JoinStream(GpuStream& gpu, bool final, const Emit& emit);
-  void SendOn(Waiting& w, uint64_t correlation, const Emit& emit);
+  // Which of the library calls at the queue's head ran `w`; the ones before it are retired.
+  size_t LibraryCallFor(const GpuStream& gpu, const std::deque<Entry>& entries,
+                        const Waiting& w) const;
+  void SendOn(GpuStream& gpu, Waiting& w, uint64_t correlation, const Emit& emit);
 
   StreamOrderJoinOptions options_;
   StreamOrderJoinStats stats_;
@@ -156,6 +175,9 @@ class StreamOrderJoin {
   // By (device, CUPTI context, CUPTI stream id).
   std::map<std::tuple<int32_t, uint32_t, uint32_t>, GpuStream> gpu_streams_;
   size_t waiting_total_ = 0;
+  uint64_t pass_ = 0;
+  uint64_t lost_launches_ = 0;  // not yet accounted for by a record without its launch
+  uint64_t lost_records_ = 0;   // not yet accounted for by a launch passed over
   uint64_t window_opened_ns_ = 0;
   uint64_t window_closed_ns_ = ~uint64_t{0};  // none closed since the last opened
 };

@@ -176,7 +176,9 @@ int StreamJoinScenario() {
                  EmitLaunch(502, other, t + 1100, 0xB0) && EmitLaunch(503, other, t + 1200, 0xA0) &&
                  EmitLaunch(504, kernel, t + 1300, 0xA0, trace::kLaunchCaptured) &&
                  EmitLaunch(505, kernel, t + 1400, 0xA0, 0, /*result=*/1) &&
-                 EmitLaunch(506, kernel, t + 1500, 0xA0);
+                 EmitLaunch(506, kernel, t + 1500, 0xA0) &&
+                 // The legacy default stream, spelled 0 and then CU_STREAM_LEGACY: one stream.
+                 EmitLaunch(507, kernel, t + 1600, 0x0) && EmitLaunch(508, other, t + 1700, 0x1);
   if (!emitted) return 12;
 
   interpose::CuptiSessionOptions options;
@@ -196,7 +198,9 @@ int StreamJoinScenario() {
   records.Add(on_stream(Kernel(31, t + 3000, t + 3100, "_Z5otherv"), 9))
       .Add(on_stream(Kernel(30, t + 2000, t + 2100, kKernelName), 7))
       .Add(on_stream(Kernel(32, t + 4000, t + 4100, "_Z5otherv"), 7))
-      .Add(on_stream(Kernel(35, t + 7000, t + 7100, kKernelName), 7));
+      .Add(on_stream(Kernel(35, t + 7000, t + 7100, kKernelName), 7))
+      .Add(on_stream(Kernel(37, t + 8000, t + 8100, kKernelName), 11))
+      .Add(on_stream(Kernel(38, t + 9000, t + 9100, "_Z5otherv"), 11));
   if (!CompleteBuffer(records)) return 14;
   FinishTrace();
   return Mock().pushes.size() == 1 && Mock().pushes[0].second == 602 ? 0 : 15;
@@ -444,25 +448,27 @@ TEST_F(InRecorder, KernelsJoinTheirLaunchesByStreamOrderWithoutExternalCorrelati
   ASSERT_EQ(child.exit_code, 0) << child.err;
   const TraceSeen seen = ReadTrace(TracePath());
   ASSERT_TRUE(seen.ok);
-  ASSERT_EQ(seen.launches.size(), 6u);
+  ASSERT_EQ(seen.launches.size(), 8u);
   std::map<uint32_t, uint64_t> joined;  // CUPTI correlation -> flopspy correlation
   std::map<uint32_t, uint32_t> signature;
   for (const auto& gpu : seen.gpu) {
     joined[gpu.cupti_correlation] = gpu.correlation;
     signature[gpu.cupti_correlation] = gpu.signature;
   }
-  ASSERT_EQ(joined.size(), 4u);
+  ASSERT_EQ(joined.size(), 6u);
   EXPECT_EQ(joined[30], 501u);
   EXPECT_EQ(joined[31], 502u);
   EXPECT_EQ(joined[32], 503u);
   EXPECT_EQ(joined[35], 506u) << "the captured and the failed launch ran nothing";
+  EXPECT_EQ(joined[37], 507u);
+  EXPECT_EQ(joined[38], 508u);
   EXPECT_EQ(signature[30], seen.launches[0].signature);
   EXPECT_EQ(signature[31], seen.launches[1].signature);
   const auto& stats = seen.metadata["gpu_timing_stats"];
-  EXPECT_EQ(stats["joined"], 4);
-  EXPECT_EQ(stats["stream_join"]["joined"], 4);
-  EXPECT_EQ(stats["stream_join"]["launches"], 4);
-  EXPECT_EQ(stats["stream_join"]["streams_mapped"], 2);
+  EXPECT_EQ(stats["joined"], 6);
+  EXPECT_EQ(stats["stream_join"]["joined"], 6);
+  EXPECT_EQ(stats["stream_join"]["launches"], 6);
+  EXPECT_EQ(stats["stream_join"]["streams_mapped"], 3);
   EXPECT_EQ(stats["stream_join"]["launches_passed_over"], 0);
   EXPECT_THAT(seen.metadata["gpu_timing"]["join"].get<std::string>(), HasSubstr("stream order"));
 }

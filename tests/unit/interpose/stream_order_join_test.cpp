@@ -175,6 +175,55 @@ TEST(StreamOrderJoin, AKernelIsNeverJoinedToALaunchMadeAfterItStarted) {
   EXPECT_EQ(h.join.stats().launches_passed_over, 0u);
 }
 
+// A loop of a, b, c. Launch records the hooks wrote can be lost (a thread buffer that ran
+// full); then a record's own launch is missing and the same kernel's next launch is not its own.
+TEST(StreamOrderJoin, ALostLaunchRecordDoesNotShiftEveryJoinAfterIt) {
+  Harness h;
+  const char* loop[] = {"_Z1av", "_Z1bv", "_Z1cv"};
+  for (uint32_t i = 1; i < 12; ++i) h.Launch(0x1, loop[i % 3], 100 + i, i * kMs);  // not a0
+  h.join.NoteLostLaunches(1);
+  for (uint32_t i = 0; i < 12; ++i) h.Kernel({.stream = 3}, loop[i % 3], i, (20 + i) * kMs);
+  h.Pass();
+  EXPECT_EQ(h.JoinedTo(0), 0);
+  for (uint32_t i = 1; i < 12; ++i) EXPECT_EQ(h.JoinedTo(i), 100 + i) << i;
+  EXPECT_EQ(h.join.stats().without_launch, 1u);
+  EXPECT_EQ(h.join.stats().launches_passed_over, 0u);
+}
+
+TEST(StreamOrderJoin, WithLaunchesAndRecordsBothLostTheNextRecordTellsWhich) {
+  Harness h;
+  const char* loop[] = {"_Z1av", "_Z1bv", "_Z1cv"};
+  for (uint32_t i = 0; i < 9; ++i) {
+    if (i != 4) h.Launch(0x1, loop[i % 3], 100 + i, i * kMs);  // launch b1 lost
+  }
+  h.join.NoteLostLaunches(1);
+  h.join.NoteLostRecords(1);
+  for (uint32_t i = 0; i < 9; ++i) {
+    if (i != 1) h.Kernel({.stream = 3}, loop[i % 3], i, (20 + i) * kMs);  // record b0 lost
+  }
+  h.Pass();
+  EXPECT_EQ(h.JoinedTo(0), 100);
+  EXPECT_EQ(h.JoinedTo(2), 102) << "b0's record was lost: its launch is passed over";
+  EXPECT_EQ(h.JoinedTo(3), 103);
+  EXPECT_EQ(h.JoinedTo(4), 0) << "b1's launch was lost: its record stays unjoined";
+  for (uint32_t i = 5; i < 9; ++i) EXPECT_EQ(h.JoinedTo(i), 100 + i) << i;
+  EXPECT_EQ(h.join.stats().launches_passed_over, 1u);
+  EXPECT_EQ(h.join.stats().without_launch, 1u);
+}
+
+TEST(StreamOrderJoin, RecordsWithoutLaunchesThatCameTogetherGiveUpTogether) {
+  StreamOrderJoinOptions options;
+  options.max_wait_passes = 2;
+  Harness h(options);
+  for (uint32_t i = 0; i < 10; ++i) h.Kernel({.stream = 3}, "_Z7strangev", i, (1 + i) * kMs);
+  h.Launch(0x1, "_Z1av", 50, 0);
+  h.Kernel({.stream = 3}, "_Z1av", 20, 20 * kMs);
+  h.Pass();  // maps the stream through a's launch
+  for (int pass = 0; pass < 3; ++pass) h.Pass();
+  EXPECT_EQ(h.emitted, 11u) << "ten strangers wait max_wait_passes in all, not one after another";
+  EXPECT_EQ(h.JoinedTo(20), 50);
+}
+
 TEST(StreamOrderJoin, ARecordWithoutALaunchWaitsAFewPassesThenGoesOnUnjoined) {
   StreamOrderJoinOptions options;
   options.max_wait_passes = 2;
@@ -227,6 +276,46 @@ TEST(StreamOrderJoin, KernelsALibraryLaunchedUnseenJoinItsCall) {
   EXPECT_EQ(h.join.stats().joined_to_library, 2u);
   EXPECT_EQ(h.join.stats().launches_passed_over, 0u);
   EXPECT_EQ(h.join.queued_launches(), 0u) << "the call leaves once a later launch ran";
+}
+
+TEST(StreamOrderJoin, BackToBackLibraryCallsTakeTheKernelsOfTheirTurn) {
+  Harness h;
+  // Three calls flopspy sees no launch of (NCCL's, say), the stream idle between them; then a
+  // launch of the program's own so that the stream is mapped.
+  h.Launch(0x1, "_Z4initv", 1, 0);
+  h.join.AddLibraryCall(Stream(0x1), 100, 1 * kMs, 1.1 * kMs);
+  h.join.AddLibraryCall(Stream(0x1), 101, 3 * kMs, 3.1 * kMs);
+  h.join.AddLibraryCall(Stream(0x1), 102, 5 * kMs, 5.1 * kMs);
+  h.Kernel({.stream = 3}, "_Z4initv", 10, 0.5 * kMs);
+  h.Kernel({.stream = 3}, "_Z9allreducev", 11, 1.2 * kMs);
+  h.Kernel({.stream = 3}, "_Z9allreducev", 12, 3.2 * kMs);
+  h.Kernel({.stream = 3}, "_Z9allreducev", 13, 5.2 * kMs);
+  h.Pass();
+  EXPECT_EQ(h.JoinedTo(10), 1);
+  EXPECT_EQ(h.JoinedTo(11), 100);
+  EXPECT_EQ(h.JoinedTo(12), 101);
+  EXPECT_EQ(h.JoinedTo(13), 102);
+}
+
+TEST(StreamOrderJoin, ALibraryCallAloneMapsNoStream) {
+  Harness h;
+  h.join.AddLibraryCall(Stream(0x1), 100, 1 * kMs, 2 * kMs);
+  h.Kernel({.stream = 9}, "_Z10ncclKernelv", 10, 3 * kMs);  // a stream nobody launched on
+  h.Pass(/*final=*/true);
+  EXPECT_EQ(h.JoinedTo(10), 0);
+  EXPECT_EQ(h.join.stats().streams_mapped, 0u);
+}
+
+TEST(StreamOrderJoin, ARecordHandedBackOutOfOrderWithinItsStreamIsPutInPlace) {
+  Harness h;
+  h.Launch(0x1, "_Z1av", 1, 0);
+  h.Launch(0x1, "_Z1bv", 2, 1 * kMs);
+  h.Kernel({.stream = 3}, "_Z1bv", 11, 3 * kMs);  // another thread's buffer came back first
+  h.Kernel({.stream = 3}, "_Z1av", 10, 2 * kMs);
+  h.Pass();
+  EXPECT_EQ(h.JoinedTo(10), 1);
+  EXPECT_EQ(h.JoinedTo(11), 2);
+  EXPECT_EQ(h.join.stats().launches_passed_over, 0u);
 }
 
 TEST(StreamOrderJoin, ALibraryCallDoesNotTakeAKernelWhileEarlierLaunchesAreOwed) {
@@ -324,6 +413,7 @@ TEST(StreamOrderJoin, OnlyLaunchesInsideSampledWindowsAreQueued) {
   h.Kernel({.stream = 3}, "_Z1av", 10, 1.5 * kMs);
   h.Pass();
   EXPECT_EQ(h.JoinedTo(10), 1);
+  EXPECT_EQ(h.join.queued_launches(), 0u);
   h.join.WindowOpened(10 * kMs);
   h.Launch(0x1, "_Z1av", 3, 11 * kMs);
   h.Kernel({.stream = 3}, "_Z1av", 11, 12 * kMs);
@@ -348,6 +438,7 @@ TEST(StreamOrderJoin, BoundsHoldUnderAFlood) {
   options.max_waiting = 4;
   Harness h(options);
   for (uint32_t i = 0; i < 20; ++i) h.Launch(0x1, "_Z1av", i + 1, i * kMs);
+  h.Pass();
   EXPECT_EQ(h.join.queued_launches(), 8u);
   EXPECT_EQ(h.join.stats().launches_dropped, 12u);
   for (uint32_t i = 0; i < 10; ++i) h.Kernel({.stream = 3}, "_Z7strangev", 100 + i, 30 * kMs);
