@@ -21,6 +21,19 @@ find_package(PkgConfig QUIET)
 if(PkgConfig_FOUND)
   pkg_check_modules(LIBDW QUIET IMPORTED_TARGET libdw>=0.176)
 endif()
+# libzstd-dev: compressed trace chunks (trace/), headers only: libzstd.so.1 is opened at run
+# time (trace/src/zstd_library.cpp), as CUDA's libraries are, so libflopspy.so needs nothing a
+# program did not bring and a trace is written uncompressed where it is missing.
+# pkg-config, as Ubuntu 22.04's package has no CMake files.
+if(PkgConfig_FOUND)
+  pkg_check_modules(ZSTD QUIET libzstd>=1.4)
+endif()
+if(NOT ZSTD_FOUND)
+  message(FATAL_ERROR "flopspy needs libzstd 1.4 or newer, which was not found. ${_flopspy_fix}")
+endif()
+add_library(flopspy_zstd_headers INTERFACE)
+target_include_directories(flopspy_zstd_headers SYSTEM INTERFACE ${ZSTD_INCLUDE_DIRS})
+
 if(NOT LIBDW_FOUND)
   message(FATAL_ERROR "flopspy needs libdw 0.176 or newer (elfutils), which was not found. ${_flopspy_fix}")
 endif()

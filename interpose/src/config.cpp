@@ -203,6 +203,9 @@ const std::vector<ConfigVariable>& ConfigVariables() {
        "how a kernel's GPU time finds its launch: correlation (CUPTI's external correlation "
        "around every launch), stream (the order of the launch's stream: no CUPTI call and no "
        "API record per launch; not with FLOPSPY_COUNTERS)"},
+      {"FLOPSPY_COMPRESS", "zstd",
+       "zstd: trace chunks compressed by the flusher (a reader of trace format 6 or newer is "
+       "needed); off: stored as they are"},
       {"FLOPSPY_CUPTI_PATH", "(search)", "libcupti.so to use when the program has not loaded one"},
       {"FLOPSPY_CUPTI_API_RECORDS", "all",
        "selected: CUPTI keeps API records of launches, copies and sets only (all the others "
@@ -281,6 +284,9 @@ ConfigResult ParseConfig(const EnvLookup& lookup) {
   std::string join = c.gpu_join == GpuJoin::kStream ? "stream" : "correlation";
   p.Choice("FLOPSPY_GPU_JOIN", join, {"correlation", "stream"});
   c.gpu_join = join == "stream" ? GpuJoin::kStream : GpuJoin::kCorrelation;
+  std::string compress = c.compress ? "zstd" : "off";
+  p.Choice("FLOPSPY_COMPRESS", compress, {"zstd", "off"});
+  c.compress = compress == "zstd";
   p.Text("FLOPSPY_CUPTI_PATH", c.cupti_path, /*allow_empty=*/true);
   std::string api_records = c.cupti_api_records == CuptiApiRecords::kSelected ? "selected" : "all";
   p.Choice("FLOPSPY_CUPTI_API_RECORDS", api_records, {"selected", "all"});
@@ -372,6 +378,7 @@ std::string ConfigToJson(const Config& c) {
       {"gpu_window_ns", c.gpu_window_ns},
       {"gpu_period_ns", c.gpu_period_ns},
       {"gpu_join", c.gpu_join == GpuJoin::kStream ? "stream" : "correlation"},
+      {"compress", c.compress ? "zstd" : "off"},
       {"cupti_path", c.cupti_path},
       {"cupti_api_records", c.cupti_api_records == CuptiApiRecords::kAll ? "all" : "selected"},
       {"counters", c.counters},

@@ -47,8 +47,9 @@ struct Config {
   // FLOPSPY_GPU_WINDOWS (sampled GPU timing): each window's length, and the period.
   uint64_t gpu_window_ns = 2'000'000'000;
   uint64_t gpu_period_ns = 30'000'000'000;
-  GpuJoin gpu_join = GpuJoin::kCorrelation;                   // FLOPSPY_GPU_JOIN
-  std::string cupti_path;                                     // FLOPSPY_CUPTI_PATH
+  GpuJoin gpu_join = GpuJoin::kCorrelation;  // FLOPSPY_GPU_JOIN
+  bool compress = true;                      // FLOPSPY_COMPRESS: zstd chunks (docs/trace-format.md)
+  std::string cupti_path;                    // FLOPSPY_CUPTI_PATH
   CuptiApiRecords cupti_api_records = CuptiApiRecords::kAll;  // FLOPSPY_CUPTI_API_RECORDS
   bool counters = false;                                      // FLOPSPY_COUNTERS
   bool nvtx = true;                                           // FLOPSPY_NVTX (docs/nvtx.md)

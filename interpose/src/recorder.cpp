@@ -129,6 +129,7 @@ Recorder::Recorder(Config config, std::vector<std::string> config_warnings)
       thread_chunk_(kChunkBytes, platform::ForkWipedMemory()),
       process_chunk_(kChunkBytes, platform::ForkWipedMemory()),
       encoder_([this](trace::ChunkBuilder& chunk) { WriteChunk(chunk); }) {
+  if (config_.compress) writer_.SetCompression(trace::kDefaultCompressionLevel);
   const ProcessIdentity id = ReadProcessIdentity();
   pid_ = id.pid;
   parent_pid_ = id.parent_pid;
@@ -337,6 +338,9 @@ bool Recorder::CatalogueNow(int limit_ms) {
 
 void Recorder::Finish(trace::EndReason reason, int32_t value, Wait wait, bool from_signal) {
   if (tls_is_flusher) return;
+  // A fatal signal's last chunks are stored as they are: the thread it interrupted may hold
+  // malloc's lock, and compressing may allocate.
+  if (from_signal) store_raw_.store(true, std::memory_order_release);
   if (flusher_running_.load(std::memory_order_acquire)) {
     end_value_.store(value, std::memory_order_release);
     end_reason_.store(static_cast<int>(reason), std::memory_order_release);
@@ -418,6 +422,7 @@ void Recorder::ResetFlusherState() {
   // Placement new without destruction: the old objects may be inconsistent; their memory leaks.
   new (&writer_) trace::TraceWriter(
       [this](std::span<const uint8_t> b) { return SinkWrite(b.data(), b.size()); });
+  if (config_.compress) writer_.SetCompression(trace::kDefaultCompressionLevel);
   new (&encoder_) Encoder([this](trace::ChunkBuilder& chunk) { WriteChunk(chunk); });
   new (&thread_chunk_) trace::ChunkBuilder(kChunkBytes, platform::ForkWipedMemory());
   new (&process_chunk_) trace::ChunkBuilder(kChunkBytes, platform::ForkWipedMemory());
@@ -455,6 +460,7 @@ bool Recorder::EnsureHeader() {
   identity.start_monotonic_ns = start_monotonic_ns_;
   identity.run_id = config_.run_id;
   identity.host = host_;
+  identity.compressed_chunks = config_.compress;
   header_written_ = writer_.WriteHeader(trace::MakeFileHeader(identity));
   return header_written_;
 }
@@ -479,7 +485,14 @@ bool Recorder::SinkWrite(const uint8_t* bytes, size_t size) {
 bool Recorder::WriteChunk(trace::ChunkBuilder& chunk) {
   if (chunk.empty()) return true;
   const uint32_t count = chunk.record_count();
+  writer_.PauseCompression(store_raw_.load(std::memory_order_acquire));
   const bool written = sink_.is_open() && EnsureHeader() && writer_.WriteChunk(chunk);
+  if (writer_.compression_unavailable() && !compression_reported_) {
+    compression_reported_ = true;
+    ReportOnce("compress", trace::WarningCode::kGeneric,
+               "libzstd.so.1 cannot be loaded: trace chunks are stored uncompressed "
+               "(FLOPSPY_COMPRESS=off says so without this line)");
+  }
   if (written) records_in_file_ += count;
   if (!written) {
     records_lost_ += count;

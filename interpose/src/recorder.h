@@ -224,7 +224,9 @@ class Recorder {
   std::atomic<uint64_t> catalogue_steps_{0};  // passes that have catalogued new kernels
   std::atomic<bool> catalogue_stuck_{false};  // a CatalogueNow wait ran out: wait no more
   std::atomic<bool> pass_running_{false};
-  std::atomic<int> end_reason_{0};  // 0: none; else trace::EndReason of the pending request
+  std::atomic<bool> store_raw_{false};  // chunks uncompressed from now on (a fatal signal)
+  bool compression_reported_ = false;   // flusher only
+  std::atomic<int> end_reason_{0};      // 0: none; else trace::EndReason of the pending request
   std::atomic<int32_t> end_value_{0};
 
   // Everything below is touched only with flush_mutex_ held.

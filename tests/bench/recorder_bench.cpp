@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <map>
 #include <thread>
@@ -159,8 +160,19 @@ void BM_FlusherThroughput(benchmark::State& state) {
   for (auto _ : state) {
     state.PauseTiming();
     for (int i = 0; i < records_per_pass; ++i) {
+      // Fields that vary as a training job's do, so that compression (FLOPSPY_COMPRESS) works
+      // on what it meets in practice: a few dozen signatures, some streams, ragged durations,
+      // parameter bytes (a size and a pointer).
       record.enter_ns = NowNs();
       record.correlation = ++total;
+      record.signature = 1 + static_cast<uint32_t>(total % 53);
+      record.stream = 1 + static_cast<uint32_t>(total % 3);
+      record.duration_ns = 1500 + static_cast<uint32_t>(total * 7919 % 1000);
+      const uint64_t size = 4096u << (total % 7);
+      const uint64_t pointer = 0x7f0000000000ull + (total % 97) * 0x100000;
+      std::memcpy(record.params, &size, sizeof(size));
+      std::memcpy(record.params + 8, &pointer, sizeof(pointer));
+      record.param_bytes = 16;
       flopspy::interpose::Emit(record);
     }
     state.ResumeTiming();

@@ -33,9 +33,11 @@ namespace trace = flopspy::trace;
 
 constexpr double kTimeLimitS = 10;  // docs/performance.md, "flopspy-report at scale"
 constexpr double kMemoryLimitBytes = 1024.0 * 1024 * 1024;  // 1 GB, read as 1 GiB
-constexpr uint32_t kGeneratorVersion = 1;                   // part of the file name: bump on change
+constexpr uint32_t kGeneratorVersion = 2;                   // part of the file name: bump on change
 
+constexpr double kBytesPerLaunchGoal = 16;  // issue 23: on disk, everything over launches
 uint64_t g_records = 10'000'000;
+bool g_compressed = true;  // as the recorder writes by default (FLOPSPY_COMPRESS)
 std::string g_dir = FLOPSPY_BENCH_DATA_DIR;
 
 struct Input {
@@ -51,7 +53,8 @@ const Input& Trace(uint64_t records, int32_t rank) {
   std::filesystem::create_directories(g_dir);
   Input input;
   input.path = g_dir + "/scale-v" + std::to_string(kGeneratorVersion) + "-" +
-               std::to_string(records) + "-rank" + std::to_string(rank) + ".fspy";
+               std::to_string(records) + "-rank" + std::to_string(rank) +
+               (g_compressed ? "-zstd" : "-plain") + ".fspy";
   const std::string facts_path = input.path + ".facts";
   std::ifstream saved(facts_path);
   if (!(saved >> input.facts.records >> input.facts.launches >> input.facts.gpu_records >>
@@ -62,7 +65,7 @@ const Input& Trace(uint64_t records, int32_t rank) {
                  static_cast<unsigned long long>(records));
     std::string error;
     if (!bench::WriteScaleTrace(input.path, records, 1234 + static_cast<uint32_t>(rank), rank,
-                                &input.facts, &error)) {
+                                g_compressed, &input.facts, &error)) {
       std::fprintf(stderr, "%s\n", error.c_str());
       std::exit(1);
     }
@@ -120,11 +123,12 @@ ChildRun RunReport(const std::vector<std::string>& args) {
 void MeasureReport(benchmark::State& state, const std::vector<const Input*>& inputs,
                    const std::vector<std::string>& flags) {
   std::vector<std::string> args;
-  uint64_t records = 0, bytes = 0;
+  uint64_t records = 0, bytes = 0, launches = 0;
   for (const Input* input : inputs) {
     args.push_back(input->path);
     records += input->facts.records;
     bytes += input->facts.bytes;
+    launches += input->facts.launches;
   }
   args.insert(args.end(), flags.begin(), flags.end());
   double peak = 0, seconds = 0, cpu_seconds = 0;
@@ -142,6 +146,9 @@ void MeasureReport(benchmark::State& state, const std::vector<const Input*>& inp
   const double mean_s = seconds / static_cast<double>(state.iterations());
   state.counters["records"] = static_cast<double>(records);
   state.counters["file_mib"] = static_cast<double>(bytes) / (1 << 20);
+  state.counters["bytes_per_launch"] = static_cast<double>(bytes) / static_cast<double>(launches);
+  state.counters["bytes_vs_goal"] =
+      static_cast<double>(bytes) / static_cast<double>(launches) / kBytesPerLaunchGoal;
   state.counters["records_per_s"] = static_cast<double>(records) / mean_s;
   state.counters["peak_rss_mib"] = peak / (1 << 20);
   // CPU time over wall time: how many cores the report kept busy (2 at most here); on a loaded
@@ -180,6 +187,10 @@ void BM_ReaderOnly(benchmark::State& state) {
   if (records != input.facts.records) state.SkipWithError("the reader did not read every record");
   state.counters["records_per_s"] = benchmark::Counter(
       static_cast<double>(records), benchmark::Counter::kIsIterationInvariantRate);
+  const double per_launch =
+      static_cast<double>(input.facts.bytes) / static_cast<double>(input.facts.launches);
+  state.counters["bytes_per_launch"] = per_launch;
+  state.counters["bytes_vs_goal"] = per_launch / kBytesPerLaunchGoal;
 }
 
 BENCHMARK(BM_ReaderOnly)->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(3);
@@ -195,6 +206,8 @@ int main(int argc, char** argv) {
     const std::string arg = argv[i];
     if (arg.rfind("--records=", 0) == 0) {
       g_records = std::stoull(arg.substr(10));
+    } else if (arg.rfind("--compress=", 0) == 0) {
+      g_compressed = arg.substr(11) != "0";
     } else if (arg.rfind("--dir=", 0) == 0) {
       g_dir = arg.substr(6);
     } else {
@@ -203,9 +216,9 @@ int main(int argc, char** argv) {
   }
   int rest_count = static_cast<int>(rest.size());
   benchmark::Initialize(&rest_count, rest.data());
-  std::fprintf(stderr, "%llu records per run, %zu kernel names, trace files in %s\n",
+  std::fprintf(stderr, "%llu records per run, %zu kernel names, %s chunks, trace files in %s\n",
                static_cast<unsigned long long>(g_records), bench::ScaleTraceKernelNames(),
-               g_dir.c_str());
+               g_compressed ? "zstd" : "plain", g_dir.c_str());
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
   return 0;

@@ -381,7 +381,7 @@ size_t ScaleTraceKernelNames() {
 }
 
 bool WriteScaleTrace(const std::string& path, uint64_t records, uint32_t seed, int32_t rank,
-                     ScaleTraceFacts* facts, std::string* error) {
+                     bool compressed, ScaleTraceFacts* facts, std::string* error) {
   FileSink sink(path);
   if (!sink.ok()) {
     *error = "cannot write " + path;
@@ -396,6 +396,8 @@ bool WriteScaleTrace(const std::string& path, uint64_t records, uint32_t seed, i
   id.start_monotonic_ns = 50'000'000'000ull;
   id.run_id = 7;
   id.host = "bench-node";
+  id.compressed_chunks = compressed;
+  if (compressed) writer.SetCompression(trace::kDefaultCompressionLevel);
   writer.WriteHeader(trace::MakeFileHeader(id));
   Generator g(writer, seed);
   g.Definitions(id.start_monotonic_ns + 1000);

@@ -20,10 +20,11 @@ struct ScaleTraceFacts {
 };
 
 // Writes about `records` records (a few more, to finish the last step) to `path`. `seed` varies
-// the timings and the kernel mix; `pid` and `rank` name the process. Returns false with `error`
-// set when the file cannot be written.
+// the timings and the kernel mix; `pid` and `rank` name the process; `compressed`: zstd chunks,
+// as the recorder writes by default. Returns false with `error` set when the file cannot be
+// written.
 bool WriteScaleTrace(const std::string& path, uint64_t records, uint32_t seed, int32_t rank,
-                     ScaleTraceFacts* facts, std::string* error);
+                     bool compressed, ScaleTraceFacts* facts, std::string* error);
 
 // The kernel names the trace uses (for documentation and checks).
 size_t ScaleTraceKernelNames();

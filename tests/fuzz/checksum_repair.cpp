@@ -49,7 +49,10 @@ size_t RepairChecksums(uint8_t* data, size_t size, RepairOptions options) {
       break;
     }
     const uint8_t* payload = data + offset + sizeof(ChunkHeader);
-    if (options.record_counts) CountRecords(payload, ch.payload_size, &ch.record_count);
+    // A compressed payload's records are counted only once decompressed: its count stays.
+    if (options.record_counts && (ch.flags & trace::kChunkZstd) == 0) {
+      CountRecords(payload, ch.payload_size, &ch.record_count);
+    }
     ch.crc =
         trace::Crc32c(payload, ch.payload_size, trace::Crc32c(&ch, offsetof(ChunkHeader, crc)));
     std::memcpy(data + offset, &ch, sizeof ch);

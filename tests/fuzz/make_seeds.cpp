@@ -220,9 +220,10 @@ void End(TraceBuilder& b, trace::EndReason reason, int32_t value) {
   b.Chunk(trace::ChunkSource::kProcess).Add(end);
 }
 
-// Every record type, two steps of a small training loop.
-std::vector<uint8_t> Assorted() {
+// Every record type, two steps of a small training loop; `compressed`: in zstd chunks.
+std::vector<uint8_t> Assorted(bool compressed = false) {
   trace::FileIdentity id = TraceBuilder::DefaultIdentity();
+  id.compressed_chunks = compressed;
   id.start_monotonic_ns = kBase;
   id.rank = 1;
   id.local_rank = 1;
@@ -323,5 +324,9 @@ int main(int argc, char** argv) {
   WriteFile(dir + "/huge-counts.fspy", HugeCounts());
   assorted.resize(assorted.size() - 20);  // cut inside the last chunk
   WriteFile(dir + "/cut.fspy", assorted);
+  std::vector<uint8_t> compressed = Assorted(/*compressed=*/true);
+  WriteFile(dir + "/compressed.fspy", compressed);
+  compressed.resize(compressed.size() - 20);
+  WriteFile(dir + "/compressed-cut.fspy", compressed);
   return 0;
 }

@@ -5,6 +5,8 @@
 #include <signal.h>
 #include <sys/stat.h>
 
+#include <algorithm>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <thread>
@@ -19,6 +21,20 @@ namespace {
 using trace::EndReason;
 
 const std::string kLibrary = FLOPSPY_LIBRARY_PATH;
+
+// The flags of every chunk of a trace file, in file order.
+std::vector<uint16_t> ChunkFlags(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::vector<char> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::vector<uint16_t> flags;
+  for (size_t at = sizeof(trace::FileHeader); at + sizeof(trace::ChunkHeader) <= bytes.size();) {
+    trace::ChunkHeader ch;
+    std::memcpy(&ch, bytes.data() + at, sizeof(ch));
+    flags.push_back(ch.flags);
+    at += sizeof(ch) + ch.payload_size;
+  }
+  return flags;
+}
 
 class PreloadTest : public ::testing::Test {
  protected:
@@ -62,6 +78,32 @@ TEST_F(PreloadTest, NormalExitKeepsOutputAndStatus) {
   EXPECT_EQ(t.header.pid, t.summary.end ? t.header.pid : 0u);
 }
 
+TEST_F(PreloadTest, ChunksAreCompressedUnlessAskedNot) {
+  ASSERT_TRUE(Run({"regions", "20000", "0"}).exited);
+  const std::string packed = Traces().at(0);
+  const TraceFacts a = ReadTraceFacts(packed);
+  EXPECT_EQ(a.read.status, trace::ReadStatus::kOk) << a.read.message;
+  EXPECT_EQ(a.Regions("work"), 20000u);
+  EXPECT_EQ(a.header.min_reader_version, trace::kMinReaderVersionCompressed);
+  const std::vector<uint16_t> flags = ChunkFlags(packed);
+  EXPECT_GT(std::count_if(flags.begin(), flags.end(),
+                          [](uint16_t f) { return (f & trace::kChunkZstd) != 0; }),
+            0);
+
+  TempDir plain_dir;
+  ChildOptions off;
+  off.env = {
+      {"LD_PRELOAD", kLibrary}, {"FLOPSPY_OUT", plain_dir.path()}, {"FLOPSPY_COMPRESS", "off"}};
+  ASSERT_TRUE(RunChild({kProbe, "regions", "20000", "0"}, off).exited);
+  const std::string plain = plain_dir.Files(".fspy").at(0);
+  const TraceFacts b = ReadTraceFacts(plain);
+  EXPECT_EQ(b.Regions("work"), 20000u);
+  EXPECT_EQ(b.header.min_reader_version, trace::kMinReaderVersion);
+  for (uint16_t f : ChunkFlags(plain)) EXPECT_EQ(f, 0);
+  EXPECT_LT(std::filesystem::file_size(packed) * 5, std::filesystem::file_size(plain))
+      << "region records compress more than five times";
+}
+
 TEST_F(PreloadTest, SigkillLeavesEverythingFlushedBeforeIt) {
   ChildOptions options;
   // Kill once the flusher has written all 100 regions.
@@ -95,6 +137,20 @@ TEST_F(PreloadTest, SegfaultDiesOfSigsegvWithCompleteTrace) {
   EXPECT_EQ(t.Regions("work"), 100u);
   ASSERT_TRUE(t.ended_by(EndReason::kSignal));
   EXPECT_EQ(t.summary.end->value, SIGSEGV);
+}
+
+TEST_F(PreloadTest, AFatalSignalsLastChunksAreStoredUncompressed) {
+  // No pass before the crash: everything is written by the one the signal asks for, and
+  // compressing may allocate while the crashed thread holds malloc's lock.
+  ChildOptions options;
+  options.env = {{"FLOPSPY_FLUSH_MS", "10000"}};
+  const auto r = Run({"segv"}, options);
+  ASSERT_TRUE(r.signaled) << r.err;
+  const TraceFacts t = OnlyTrace();
+  EXPECT_EQ(t.read.status, trace::ReadStatus::kOk);
+  EXPECT_EQ(t.Regions("work"), 100u);
+  EXPECT_EQ(t.header.min_reader_version, trace::kMinReaderVersionCompressed);
+  for (uint16_t f : ChunkFlags(Traces().at(0))) EXPECT_EQ(f, 0);
 }
 
 TEST_F(PreloadTest, ProgramsOwnSegvHandlerStillRuns) {

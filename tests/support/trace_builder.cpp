@@ -25,6 +25,7 @@ TraceBuilder::TraceBuilder(trace::FileIdentity identity)
         return true;
       }),
       chunk_(1u << 20) {
+  if (identity.compressed_chunks) writer_.SetCompression(trace::kDefaultCompressionLevel);
   writer_.WriteHeader(trace::MakeFileHeader(identity));
 }
 

@@ -7,6 +7,8 @@
 #include <cerrno>
 #include <string>
 
+#include "chunk_codec.h"
+#include "chunk_columns.h"
 #include "flopspy/platform/safe_file.h"
 #include "flopspy/trace/crc32c.h"
 #include "flopspy/trace/utf8.h"
@@ -125,6 +127,9 @@ std::unique_ptr<ByteSource> MemorySource(std::span<const uint8_t> bytes) {
 TraceReader::TraceReader(std::unique_ptr<ByteSource> source) : source_(std::move(source)) {
   header_ok_ = ReadHeader();
 }
+TraceReader::~TraceReader() = default;
+TraceReader::TraceReader(TraceReader&&) noexcept = default;
+TraceReader& TraceReader::operator=(TraceReader&&) noexcept = default;
 
 TraceReader TraceReader::OpenFile(const std::string& path) {
   std::string error;
@@ -238,6 +243,7 @@ ReadSummary TraceReader::ForEachChunk(const ChunkVisitor& visit,
   ReadSummary s;
   s.file_size = source_->Size();
   uint64_t offset = header_.header_size;
+  uint64_t logical_offset = offset;
   uint32_t expected_sequence = 0;
 
   // The reader does not look for good chunks after a bad one (a chunk's size is its only link
@@ -286,6 +292,33 @@ ReadSummary TraceReader::ForEachChunk(const ChunkVisitor& visit,
       return stop(ReadStatus::kCorrupt, "chunk " + std::to_string(ch.sequence) + At(offset) +
                                             " fails its checksum: the file is damaged");
     }
+    if ((ch.flags & ~kKnownChunkFlags) != 0 ||
+        (ch.flags & (kChunkZstd | kChunkColumns)) == kChunkColumns) {
+      return stop(ReadStatus::kCorrupt, "chunk " + std::to_string(ch.sequence) + At(offset) +
+                                            " is stored in a way this reader does not know " +
+                                            "(flags " + std::to_string(ch.flags) + ")");
+    }
+    uint64_t raw_size = ch.payload_size;
+    if ((ch.flags & kChunkZstd) != 0) {
+      std::string why;
+      if (ch.raw_size > kMaxChunkPayload || ch.raw_size % kRecordAlign != 0) {
+        why = "claims an impossible size (" + std::to_string(ch.raw_size) + " bytes)";
+      } else if (decompressor_ == nullptr) {
+        decompressor_ = std::make_unique<ChunkDecompressor>();
+      }
+      bool read = why.empty() && decompressor_->Decompress(chunk_, ch.raw_size, &raw_, &why);
+      if (read && (ch.flags & kChunkColumns) != 0) {
+        read = RestoreFromColumns(raw_, ch.record_count, kMaxChunkPayload, &chunk_, &why);
+      } else if (read) {
+        chunk_.swap(raw_);
+      }
+      if (read) {
+        raw_size = chunk_.size();
+      } else {
+        return stop(ReadStatus::kCorrupt, "compressed chunk " + std::to_string(ch.sequence) +
+                                              At(offset) + " " + why + ": the file is damaged");
+      }
+    }
     // Check the record framing of the whole chunk before handing out any of it, so a chunk is
     // either read completely or not at all.
     // (A count of UINT32_MAX once meant "broken" here, so a chunk that claimed that many
@@ -312,7 +345,9 @@ ReadSummary TraceReader::ForEachChunk(const ChunkVisitor& visit,
     if (ch.sequence > expected_sequence) s.sequence_gaps += ch.sequence - expected_sequence;
     expected_sequence = ch.sequence + 1;
 
-    const uint64_t payload_offset = offset + sizeof(ChunkHeader);
+    // Where records start: in the file, or for a compressed chunk in the decompressed stream
+    // (every chunk before it counted at its raw size), so offsets still rise record by record.
+    const uint64_t payload_offset = logical_offset + sizeof(ChunkHeader);
     views_.clear();
     for (size_t pos = 0; pos < chunk_.size();) {
       RecordHeader rh{};
@@ -332,7 +367,8 @@ ReadSummary TraceReader::ForEachChunk(const ChunkVisitor& visit,
     if (visit) visit(views_);
     s.records += views_.size();
     ++s.chunks;
-    offset = payload_offset + ch.payload_size;
+    offset += sizeof(ChunkHeader) + ch.payload_size;
+    logical_offset += sizeof(ChunkHeader) + raw_size;
     if (progress) progress(offset);
   }
   s.stop_offset = offset;

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstring>
 
+#include "chunk_codec.h"
+#include "chunk_columns.h"
 #include "flopspy/trace/crc32c.h"
 
 namespace flopspy::trace {
@@ -11,7 +13,8 @@ FileHeader MakeFileHeader(const FileIdentity& identity) {
   FileHeader header{};
   std::memcpy(header.magic, kFileMagic, sizeof(kFileMagic));
   header.format_version = kFormatVersion;
-  header.min_reader_version = kMinReaderVersion;
+  header.min_reader_version =
+      identity.compressed_chunks ? kMinReaderVersionCompressed : kMinReaderVersion;
   header.header_size = sizeof(FileHeader);
   header.pid = identity.pid;
   header.parent_pid = identity.parent_pid;
@@ -95,6 +98,19 @@ std::span<const uint8_t> ChunkBuilder::Finish(uint32_t sequence) {
   return {buffer_.data(), buffer_.size()};
 }
 
+TraceWriter::TraceWriter(Sink sink) : sink_(std::move(sink)) {}
+TraceWriter::~TraceWriter() = default;
+TraceWriter::TraceWriter(TraceWriter&&) noexcept = default;
+TraceWriter& TraceWriter::operator=(TraceWriter&&) noexcept = default;
+
+void TraceWriter::SetCompression(int level) {
+  compressor_ = level > 0 ? std::make_unique<ChunkCompressor>(level) : nullptr;
+}
+
+bool TraceWriter::compression_unavailable() const {
+  return compressor_ != nullptr && compressor_->unavailable();
+}
+
 bool TraceWriter::WriteHeader(const FileHeader& header) {
   const auto* bytes = reinterpret_cast<const uint8_t*>(&header);
   if (!sink_({bytes, sizeof(header)})) return false;
@@ -104,11 +120,45 @@ bool TraceWriter::WriteHeader(const FileHeader& header) {
 
 bool TraceWriter::WriteChunk(ChunkBuilder& chunk) {
   if (chunk.empty()) return true;
-  const auto bytes = chunk.Finish(next_sequence_);
+  const uint32_t sequence = next_sequence_;
   // The sequence advances even on failure, so the reader sees a gap where the chunk is missing.
   ++next_sequence_;
-  if (!sink_(bytes)) return false;
-  bytes_written_ += bytes.size();
+  const size_t raw = sizeof(ChunkHeader) + chunk.payload_size();
+  raw_bytes_written_ += raw;
+  std::span<uint8_t> stored;
+  uint16_t flags = kChunkZstd;
+  uint32_t raw_size = static_cast<uint32_t>(chunk.payload_size());
+  if (compressor_ != nullptr && !compression_paused_) {
+    if (ArrangeInColumns(chunk.payload(), chunk.record_count(), &columns_) &&
+        columns_.size() <= kMaxChunkPayload) {
+      stored = compressor_->Compress(columns_, sizeof(ChunkHeader));
+      flags |= kChunkColumns;
+      raw_size = static_cast<uint32_t>(columns_.size());
+    } else {
+      stored = compressor_->Compress(chunk.payload(), sizeof(ChunkHeader));
+    }
+  }
+  if (stored.empty()) {
+    const auto bytes = chunk.Finish(sequence);
+    if (!sink_(bytes)) return false;
+    bytes_written_ += bytes.size();
+    return true;
+  }
+  // Header and frame in one write: a failed write leaves no header without its payload.
+  ChunkHeader header{};
+  header.magic = kChunkMagic;
+  header.payload_size = static_cast<uint32_t>(stored.size() - sizeof(ChunkHeader));
+  header.record_count = chunk.record_count();
+  header.thread_id = chunk.thread_id();
+  header.source = static_cast<uint16_t>(chunk.source());
+  header.flags = flags;
+  header.sequence = sequence;
+  header.raw_size = raw_size;
+  header.crc = Crc32c(stored.data() + sizeof(ChunkHeader), header.payload_size,
+                      Crc32c(&header, offsetof(ChunkHeader, crc)));
+  std::memcpy(stored.data(), &header, sizeof(header));
+  if (!sink_(stored)) return false;
+  bytes_written_ += stored.size();
   return true;
 }
 

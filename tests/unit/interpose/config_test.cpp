@@ -71,6 +71,7 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"FLOPSPY_PARAM_BYTES", "0", [](const Config& c) { return c.param_bytes == 0; }, "256"},
         Case{"FLOPSPY_GPU_TIMING", "off",
              [](const Config& c) { return c.gpu_timing == GpuTiming::kOff; }, "sometimes"},
+        Case{"FLOPSPY_COMPRESS", "off", [](const Config& c) { return !c.compress; }, "lz4"},
         Case{"FLOPSPY_GPU_JOIN", "stream",
              [](const Config& c) { return c.gpu_join == GpuJoin::kStream; }, "order"},
         Case{"FLOPSPY_GPU_WINDOWS", "0.5/5",
@@ -146,9 +147,9 @@ TEST(ParseConfig, EveryParsedVariableIsDocumented) {
   for (const char* name :
        {"FLOPSPY_ENABLE", "FLOPSPY_OUT", "FLOPSPY_BUFFER_KB", "FLOPSPY_FLUSH_MS", "FLOPSPY_CLOCK",
         "FLOPSPY_FOLLOW_FORK", "FLOPSPY_SIGNALS", "FLOPSPY_RUN_ID", "FLOPSPY_QUIET",
-        "FLOPSPY_PARAM_BYTES", "FLOPSPY_GPU_TIMING", "FLOPSPY_GPU_JOIN", "FLOPSPY_CUPTI_PATH",
-        "FLOPSPY_CUPTI_API_RECORDS", "FLOPSPY_COUNTERS", "FLOPSPY_COUNTERS_SAMPLES",
-        "FLOPSPY_COUNTERS_REPLAY", "FLOPSPY_COUNTERS_METRICS"}) {
+        "FLOPSPY_PARAM_BYTES", "FLOPSPY_GPU_TIMING", "FLOPSPY_GPU_JOIN", "FLOPSPY_COMPRESS",
+        "FLOPSPY_CUPTI_PATH", "FLOPSPY_CUPTI_API_RECORDS", "FLOPSPY_COUNTERS",
+        "FLOPSPY_COUNTERS_SAMPLES", "FLOPSPY_COUNTERS_REPLAY", "FLOPSPY_COUNTERS_METRICS"}) {
     EXPECT_TRUE(listed.contains(name)) << name;
   }
 }

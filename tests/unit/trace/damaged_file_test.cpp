@@ -1,5 +1,6 @@
 // The reader on cut and damaged files: it never crashes, reads every complete chunk before the
-// damage, and says where and why it stopped.
+// damage, and says where and why it stopped. The first tests run on a file of plain chunks and on
+// the same records in zstd-compressed chunks (format 6).
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -20,8 +21,10 @@ struct Sample {
   std::vector<uint64_t> records_before;  // records read when the file ends at chunk_ends[i]
 };
 
-Sample MakeSample() {
-  TraceBuilder b;
+Sample MakeSample(bool compressed = false) {
+  FileIdentity identity = TraceBuilder::DefaultIdentity();
+  identity.compressed_chunks = compressed;
+  TraceBuilder b(identity);
   Sample s;
   uint64_t records = 0;
   const auto mark = [&](uint64_t added) {
@@ -55,8 +58,27 @@ ReadSummary ReadAll(std::span<const uint8_t> bytes, uint64_t* records = nullptr)
   return summary;
 }
 
-TEST(DamagedFile, IntactSampleReadsCompletely) {
-  const Sample s = MakeSample();
+class DamagedFileOfEitherKind : public ::testing::TestWithParam<bool> {};
+INSTANTIATE_TEST_SUITE_P(PlainAndCompressed, DamagedFileOfEitherKind, ::testing::Bool(),
+                         [](const auto& kind) { return kind.param ? "Zstd" : "Plain"; });
+
+TEST_P(DamagedFileOfEitherKind, ChunksAreStoredAsAsked) {
+  const Sample s = MakeSample(GetParam());
+  int compressed = 0;
+  TraceReader reader(MemorySource(s.bytes));
+  for (uint64_t at = reader.header().header_size; at + sizeof(ChunkHeader) <= s.bytes.size();) {
+    ChunkHeader ch;
+    std::memcpy(&ch, s.bytes.data() + at, sizeof(ch));
+    const bool thread = ch.source == static_cast<uint16_t>(ChunkSource::kThread);
+    compressed += thread && (ch.flags & kChunkZstd) != 0 ? 1 : 0;
+    at += sizeof(ch) + ch.payload_size;
+  }
+  EXPECT_EQ(compressed, GetParam() ? 3 : 0) << "the thread chunks of zeroed launches shrink";
+  EXPECT_EQ(reader.header().min_reader_version, GetParam() ? 6 : 1);
+}
+
+TEST_P(DamagedFileOfEitherKind, IntactSampleReadsCompletely) {
+  const Sample s = MakeSample(GetParam());
   uint64_t records = 0;
   const auto summary = ReadAll(s.bytes, &records);
   EXPECT_EQ(summary.status, ReadStatus::kOk);
@@ -64,8 +86,8 @@ TEST(DamagedFile, IntactSampleReadsCompletely) {
   EXPECT_EQ(records, s.records_before.back());
 }
 
-TEST(DamagedFile, CutAtEveryByteOffset) {
-  const Sample s = MakeSample();
+TEST_P(DamagedFileOfEitherKind, CutAtEveryByteOffset) {
+  const Sample s = MakeSample(GetParam());
   for (size_t cut = 0; cut < s.bytes.size(); ++cut) {
     SCOPED_TRACE("cut at " + std::to_string(cut));
     uint64_t records = 0;
@@ -95,8 +117,8 @@ TEST(DamagedFile, CutAtEveryByteOffset) {
   }
 }
 
-TEST(DamagedFile, EveryFlippedByteIsDetected) {
-  const Sample s = MakeSample();
+TEST_P(DamagedFileOfEitherKind, EveryFlippedByteIsDetected) {
+  const Sample s = MakeSample(GetParam());
   for (size_t pos = 0; pos < s.bytes.size(); ++pos) {
     for (uint8_t mask : {0x01, 0x80, 0xFF}) {
       std::vector<uint8_t> damaged = s.bytes;

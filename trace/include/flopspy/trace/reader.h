@@ -29,7 +29,9 @@ struct RecordView {
   std::span<const uint8_t> bytes;  // the whole record, header included
   uint32_t thread_id;              // of the chunk (ChunkSource::kThread), else 0
   ChunkSource source;
-  uint64_t file_offset;  // where the record starts in the file
+  // Where the record starts in the file; for a compressed chunk's records, in the file as it
+  // would be with every chunk stored uncompressed (rising, unique, adjacent within a chunk).
+  uint64_t file_offset;
 
   // A copy of the record as T. Records written by an older version may be shorter than T; the
   // missing tail reads as zeros. Longer ones (newer writer) are cut to T.
@@ -86,9 +88,14 @@ class ByteSource {
 std::unique_ptr<ByteSource> OpenFileSource(const std::string& path, std::string* error);
 std::unique_ptr<ByteSource> MemorySource(std::span<const uint8_t> bytes);
 
+class ChunkDecompressor;
+
 class TraceReader {
  public:
   explicit TraceReader(std::unique_ptr<ByteSource> source);
+  ~TraceReader();
+  TraceReader(TraceReader&&) noexcept;
+  TraceReader& operator=(TraceReader&&) noexcept;
   // Opens a file. On failure header_status() says why and ForEachRecord reads nothing.
   static TraceReader OpenFile(const std::string& path);
 
@@ -126,6 +133,8 @@ class TraceReader {
   ReadSummary header_summary_;
   std::unordered_map<uint32_t, std::string> strings_;
   std::vector<uint8_t> chunk_;
+  std::vector<uint8_t> raw_;  // a compressed chunk's records, then swapped into chunk_
+  std::unique_ptr<ChunkDecompressor> decompressor_;
   std::vector<RecordView> views_;  // of chunk_
 };
 

@@ -27,9 +27,13 @@ static_assert(std::endian::native == std::endian::little,
 //   4  call sites: PyCodeRecord (31), StackRecord (32), ModuleRecord (33), StackSampleRecord (34)
 //   5  CUDA graphs: GraphNodeRecord (35), GraphEventRecord (36), the kLaunchCaptured launch flag
 //      and the executable graph's id in a graph launch's ApiCallRecord::detail
-inline constexpr uint16_t kFormatVersion = 5;
+//   6  zstd-compressed chunks (ChunkFlags::kChunkZstd); a file that has any says
+//      min_reader_version 6
+inline constexpr uint16_t kFormatVersion = 6;
 // The oldest reader version that can read what this code writes (bumped only on breaking changes).
 inline constexpr uint16_t kMinReaderVersion = 1;
+// ... when chunks are compressed: a reader of format 5 or older cannot read them.
+inline constexpr uint16_t kMinReaderVersionCompressed = 6;
 // The oldest file format version this code can still read.
 inline constexpr uint16_t kOldestReadableVersion = 1;
 
@@ -78,16 +82,27 @@ enum class ChunkSource : uint16_t {
   kCpuSampler = 4,   // CPU counter samples
 };
 
+enum ChunkFlags : uint16_t {
+  // The payload is one zstd frame, zero-padded to a multiple of 8; decompressed, it is raw_size
+  // bytes: the records, or with kChunkColumns the records arranged in columns. A reader that
+  // meets a flag it does not know stops there.
+  kChunkZstd = 1u << 0,
+  // With kChunkZstd only: records grouped by type and size and stored word by word
+  // (trace/src/chunk_columns.h has the layout).
+  kChunkColumns = 1u << 1,
+};
+inline constexpr uint16_t kKnownChunkFlags = kChunkZstd | kChunkColumns;
+
 struct ChunkHeader {
   uint32_t magic;         // kChunkMagic
-  uint32_t payload_size;  // bytes of records after this header; a multiple of 8
+  uint32_t payload_size;  // bytes after this header (as stored); a multiple of 8
   uint32_t record_count;
   uint32_t thread_id;  // OS thread id for ChunkSource::kThread, else 0
   uint16_t source;     // ChunkSource
-  uint16_t flags;      // reserved, 0
+  uint16_t flags;      // ChunkFlags (format 6; 0 before)
   uint32_t sequence;   // 0, 1, 2, ... in file order; a gap means lost chunks
-  uint32_t reserved;
-  uint32_t crc;  // CRC-32C of this header's first 28 bytes, then of the payload
+  uint32_t raw_size;   // kChunkZstd: the records' bytes once decompressed; else 0
+  uint32_t crc;        // CRC-32C of this header's first 28 bytes, then of the payload as stored
 };
 static_assert(sizeof(ChunkHeader) == 32);
 

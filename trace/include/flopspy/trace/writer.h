@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <memory_resource>
 #include <span>
 #include <string_view>
@@ -24,6 +25,7 @@ struct FileIdentity {
   uint64_t start_monotonic_ns = 0;
   uint64_t run_id = 0;
   std::string_view host;
+  bool compressed_chunks = false;  // the writer compresses: readers of format 5 must refuse it
 };
 
 // A complete header, checksum included.
@@ -80,13 +82,27 @@ class ChunkBuilder {
 // The recorder states them again when the chunk that held them could not be written.
 std::vector<LostRecordsRecord> LostRecordsIn(std::span<const uint8_t> payload);
 
+class ChunkCompressor;
+
+// zstd's level for chunks: fast enough for the flusher (docs/performance.md, "Trace size").
+inline constexpr int kDefaultCompressionLevel = 1;
+
 // Writes the header, then chunks in sequence, to any byte sink (a file descriptor in the
 // recorder, a vector in tests). A failed sink write is reported by the return value.
 class TraceWriter {
  public:
   using Sink = std::function<bool(std::span<const uint8_t>)>;
 
-  explicit TraceWriter(Sink sink) : sink_(std::move(sink)) {}
+  explicit TraceWriter(Sink sink);
+  ~TraceWriter();
+  TraceWriter(TraceWriter&&) noexcept;
+  TraceWriter& operator=(TraceWriter&&) noexcept;
+
+  // Chunks written from now on are zstd-compressed at `level` (0: stored as they are); a chunk
+  // that would not shrink is stored as it is. The header must say so (compressed_chunks).
+  void SetCompression(int level);
+  // Stores chunks as they are until resumed: no allocation (a fatal signal's last flush).
+  void PauseCompression(bool paused) { compression_paused_ = paused; }
 
   bool WriteHeader(const FileHeader& header);
   // Finishes `chunk` with the next sequence number and writes it. Empty chunks are skipped.
@@ -94,11 +110,19 @@ class TraceWriter {
 
   uint32_t chunks_written() const { return next_sequence_; }
   uint64_t bytes_written() const { return bytes_written_; }
+  // What the chunks written would have taken uncompressed, headers included.
+  uint64_t raw_bytes_written() const { return raw_bytes_written_; }
+  // Compression was asked for but libzstd.so.1 cannot be had: chunks are stored as they are.
+  bool compression_unavailable() const;
 
  private:
   Sink sink_;
   uint32_t next_sequence_ = 0;
   uint64_t bytes_written_ = 0;
+  uint64_t raw_bytes_written_ = 0;
+  std::unique_ptr<ChunkCompressor> compressor_;
+  bool compression_paused_ = false;
+  std::vector<uint8_t> columns_;  // a chunk's records arranged in columns, before compression
 };
 
 }  // namespace flopspy::trace
