@@ -362,6 +362,7 @@ void Recorder::Finish(trace::EndReason reason, int32_t value, Wait wait, bool fr
 }
 
 void Recorder::AfterForkInChild() {
+  trace::CompressionAfterFork();
   // The parent's threads, its flusher among them, do not exist here, and any lock they held
   // stays held: every synchronisation object starts over. The parent flushes its own copy of
   // their records: this process starts a trace of its own, or none.
@@ -487,8 +488,7 @@ bool Recorder::WriteChunk(trace::ChunkBuilder& chunk) {
   const uint32_t count = chunk.record_count();
   writer_.PauseCompression(store_raw_.load(std::memory_order_acquire));
   const bool written = sink_.is_open() && EnsureHeader() && writer_.WriteChunk(chunk);
-  if (writer_.compression_unavailable() && !compression_reported_) {
-    compression_reported_ = true;
+  if (writer_.compression_unavailable()) {
     ReportOnce("compress", trace::WarningCode::kGeneric,
                "libzstd.so.1 cannot be loaded: trace chunks are stored uncompressed "
                "(FLOPSPY_COMPRESS=off says so without this line)");

@@ -225,7 +225,6 @@ class Recorder {
   std::atomic<bool> catalogue_stuck_{false};  // a CatalogueNow wait ran out: wait no more
   std::atomic<bool> pass_running_{false};
   std::atomic<bool> store_raw_{false};  // chunks uncompressed from now on (a fatal signal)
-  bool compression_reported_ = false;   // flusher only
   std::atomic<int> end_reason_{0};      // 0: none; else trace::EndReason of the pending request
   std::atomic<int32_t> end_value_{0};
 

@@ -1,6 +1,7 @@
 #include "chunk_codec.h"
 
 #include <algorithm>
+#include <cstring>
 
 #include "flopspy/trace/schema.h"
 #include "zstd_library.h"
@@ -11,7 +12,8 @@ ChunkCompressor::~ChunkCompressor() {
   if (context_ != nullptr) Zstd().freeCCtx(context_);
 }
 
-std::span<uint8_t> ChunkCompressor::Compress(std::span<const uint8_t> raw, size_t header_room) {
+std::span<uint8_t> ChunkCompressor::Compress(std::span<const uint8_t> raw, size_t header_room,
+                                             size_t limit) {
   if (unavailable_ || raw.empty()) return {};
   const ZstdLibrary& z = Zstd();
   if (context_ == nullptr) {
@@ -29,7 +31,7 @@ std::span<uint8_t> ChunkCompressor::Compress(std::span<const uint8_t> raw, size_
       z.compressCCtx(context_, out_.data() + header_room, bound, raw.data(), raw.size(), level_);
   if (z.isError(frame) != 0) return {};
   const size_t padded = AlignRecordSize(frame);
-  if (padded >= raw.size()) return {};
+  if (padded >= limit) return {};
   std::fill(out_.begin() + static_cast<std::ptrdiff_t>(header_room + frame),
             out_.begin() + static_cast<std::ptrdiff_t>(header_room + padded), uint8_t{0});
   return {out_.data(), header_room + padded};
@@ -49,6 +51,13 @@ bool ChunkDecompressor::Decompress(std::span<const uint8_t> stored, size_t raw_s
   if (context_ == nullptr) context_ = z.createDCtx();
   if (context_ == nullptr) {
     *error = "cannot be read: no memory for zstd";
+    return false;
+  }
+  // A zstd frame of today's format only: no skippable frame, no legacy format's decoder.
+  uint32_t magic = 0;
+  if (stored.size() >= sizeof(magic)) std::memcpy(&magic, stored.data(), sizeof(magic));
+  if (magic != ZSTD_MAGICNUMBER) {
+    *error = "is not a zstd frame";
     return false;
   }
   const size_t frame = z.findFrameCompressedSize(stored.data(), stored.size());

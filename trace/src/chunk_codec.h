@@ -22,10 +22,10 @@ class ChunkCompressor {
   ChunkCompressor(const ChunkCompressor&) = delete;
   ChunkCompressor& operator=(const ChunkCompressor&) = delete;
 
-  // `raw` compressed into one zstd frame, zero-padded to 8 bytes, after `header_room` bytes left
-  // free for the caller's chunk header. Empty when it would not be smaller than `raw`, or zstd
-  // failed or cannot be loaded: the chunk is then stored as it is.
-  std::span<uint8_t> Compress(std::span<const uint8_t> raw, size_t header_room);
+  // `input` compressed into one zstd frame, zero-padded to 8 bytes, after `header_room` bytes
+  // left free for the caller's chunk header. Empty when it would not be smaller than `limit`
+  // bytes (the chunk's records as they are), or zstd failed or cannot be loaded.
+  std::span<uint8_t> Compress(std::span<const uint8_t> input, size_t header_room, size_t limit);
   // libzstd.so.1 could not be loaded (or gave no context): nothing will be compressed.
   bool unavailable() const { return unavailable_; }
 

@@ -2,10 +2,12 @@
 
 #include <algorithm>
 #include <cstring>
+#include <new>
 
 #include "chunk_codec.h"
 #include "chunk_columns.h"
 #include "flopspy/trace/crc32c.h"
+#include "zstd_library.h"
 
 namespace flopspy::trace {
 
@@ -98,6 +100,10 @@ std::span<const uint8_t> ChunkBuilder::Finish(uint32_t sequence) {
   return {buffer_.data(), buffer_.size()};
 }
 
+void CompressionAfterFork() {
+  ZstdAfterFork();
+}
+
 TraceWriter::TraceWriter(Sink sink) : sink_(std::move(sink)) {}
 TraceWriter::~TraceWriter() = default;
 TraceWriter::TraceWriter(TraceWriter&&) noexcept = default;
@@ -129,13 +135,21 @@ bool TraceWriter::WriteChunk(ChunkBuilder& chunk) {
   uint16_t flags = kChunkZstd;
   uint32_t raw_size = static_cast<uint32_t>(chunk.payload_size());
   if (compressor_ != nullptr && !compression_paused_) {
-    if (ArrangeInColumns(chunk.payload(), chunk.record_count(), &columns_) &&
-        columns_.size() <= kMaxChunkPayload) {
-      stored = compressor_->Compress(columns_, sizeof(ChunkHeader));
-      flags |= kChunkColumns;
-      raw_size = static_cast<uint32_t>(columns_.size());
-    } else {
-      stored = compressor_->Compress(chunk.payload(), sizeof(ChunkHeader));
+    try {
+      // In columns; else as they are; stored compressed only if smaller than the records.
+      const size_t limit = chunk.payload_size();
+      if (ArrangeInColumns(chunk.payload(), chunk.record_count(), &columns_) &&
+          columns_.size() <= kMaxChunkPayload) {
+        stored = compressor_->Compress(columns_, sizeof(ChunkHeader), limit);
+      }
+      if (!stored.empty()) {
+        flags |= kChunkColumns;
+        raw_size = static_cast<uint32_t>(columns_.size());
+      } else {
+        stored = compressor_->Compress(chunk.payload(), sizeof(ChunkHeader), limit);
+      }
+    } catch (const std::bad_alloc&) {
+      stored = {};  // no memory for compressing: stored as it is
     }
   }
   if (stored.empty()) {

@@ -2,6 +2,10 @@
 
 #include <dlfcn.h>
 
+#include <atomic>
+#include <chrono>
+#include <thread>
+
 namespace flopspy::trace {
 namespace {
 
@@ -29,11 +33,33 @@ ZstdLibrary Load() {
   return z;  // the handle stays open for the process's life
 }
 
+// Not a function-local static: its guard would stay taken in a child forked during the load.
+enum LoadState : int { kNotLoaded, kLoading, kLoaded };
+std::atomic<int> g_state{kNotLoaded};
+ZstdLibrary g_library;
+const ZstdLibrary kNone;
+
 }  // namespace
 
 const ZstdLibrary& Zstd() {
-  static const ZstdLibrary library = Load();
-  return library;
+  for (int waited = 0;; ++waited) {
+    int state = g_state.load(std::memory_order_acquire);
+    if (state == kLoaded) return g_library;
+    if (state == kNotLoaded &&
+        g_state.compare_exchange_strong(state, kLoading, std::memory_order_acq_rel)) {
+      g_library = Load();
+      g_state.store(kLoaded, std::memory_order_release);
+      return g_library;
+    }
+    // Another thread is loading it: a dlopen takes milliseconds; beyond a second, go without.
+    if (waited > 1000) return kNone;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+}
+
+void ZstdAfterFork() {
+  int loading = kLoading;
+  g_state.compare_exchange_strong(loading, kNotLoaded, std::memory_order_acq_rel);
 }
 
 }  // namespace flopspy::trace

@@ -25,4 +25,8 @@ struct ZstdLibrary {
 // The library, resolved once (thread-safe); `loaded` false when it cannot be had.
 const ZstdLibrary& Zstd();
 
+// In a fork() child: a load the parent had under way when it forked is started again (its thread
+// does not exist here, and waiting for it would wait forever).
+void ZstdAfterFork();
+
 }  // namespace flopspy::trace

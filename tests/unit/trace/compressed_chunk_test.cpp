@@ -121,6 +121,30 @@ TEST(CompressedChunks, AChunkThatWouldNotShrinkIsStoredAsItIs) {
   EXPECT_EQ(Read(bytes).records.size(), 200u);
 }
 
+TEST(CompressedChunks, AChunkOfManyKindsIsNotStoredLargerForItsColumns) {
+  // Ten records of ten kinds: the column table would cost more than compression saves.
+  FileIdentity identity = TraceBuilder::DefaultIdentity();
+  identity.compressed_chunks = true;
+  TraceBuilder b(identity);
+  std::mt19937_64 random(11);
+  b.Chunk(ChunkSource::kThread, 1);
+  for (uint8_t kind = 0; kind < 10; ++kind) {
+    uint8_t record[16];
+    for (uint8_t& byte : record) byte = static_cast<uint8_t>(random());
+    RecordHeader h{};
+    h.type = static_cast<uint8_t>(100 + kind);
+    h.size8 = 2;
+    std::memcpy(record, &h, sizeof(h));
+    b.AddRaw(record, sizeof(record));
+  }
+  const std::vector<uint8_t> bytes = b.Bytes();
+  const auto chunks = Chunks(bytes);
+  ASSERT_EQ(chunks.size(), 1u);
+  EXPECT_LE(chunks[0].second.payload_size, 160u);
+  EXPECT_EQ(chunks[0].second.flags & kChunkColumns, 0);
+  EXPECT_EQ(Read(bytes).records.size(), 10u);
+}
+
 TEST(CompressedChunks, PausedCompressionWritesPlainChunksBetweenCompressedOnes) {
   std::vector<uint8_t> bytes;
   TraceWriter writer([&](std::span<const uint8_t> b) {
@@ -200,6 +224,14 @@ TEST(CompressedChunks, AHeaderOrFrameThatLiesIsDamage) {
       {"no zstd frame",
        [&](ChunkHeader&, std::vector<uint8_t>& f, size_t p) { std::memset(at(f, p), 0x41, 4); },
        "not a zstd frame"},
+      {"a skippable frame that holds no records",
+       [&](ChunkHeader& ch, std::vector<uint8_t>& f, size_t p) {
+         const uint32_t skippable[2] = {0x184D2A50, ch.payload_size - 8};
+         std::memcpy(at(f, p), skippable, sizeof(skippable));
+         ch.raw_size = 0;
+         ch.record_count = 0;
+       },
+       "not a zstd frame"},
       {"bytes after the frame",
        [](ChunkHeader& ch, std::vector<uint8_t>& f, size_t p) {
          const uint8_t extra[8] = {0x5A};
@@ -213,7 +245,7 @@ TEST(CompressedChunks, AHeaderOrFrameThatLiesIsDamage) {
          ch.payload_size -= 16;
        },
        "compressed chunk"},
-      {"columns claimed for plain records",
+      {"a chunk in columns said to be plain records",
        [](ChunkHeader& ch, std::vector<uint8_t>&, size_t) { ch.flags = kChunkZstd; }, "framing"},
   };
   for (const Case& c : cases) {

@@ -84,6 +84,10 @@ std::vector<LostRecordsRecord> LostRecordsIn(std::span<const uint8_t> payload);
 
 class ChunkCompressor;
 
+// In a fork() child, before its first chunk: the compression library's load, if the parent was
+// loading it when it forked, is started again.
+void CompressionAfterFork();
+
 // zstd's level for chunks: fast enough for the flusher (docs/performance.md, "Trace size").
 inline constexpr int kDefaultCompressionLevel = 1;
 
