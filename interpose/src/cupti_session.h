@@ -93,19 +93,9 @@ class CuptiSession final : public ActivitySource {
   }
   // Pushes only while CUPTI collects, starting nothing (a cuBLAS call needs no CUPTI of its own:
   // its launches start it); true when pushed, and then PopCorrelation is owed.
-  static bool PushCorrelationIfCollecting(uint64_t id) {
-    const auto push = push_.load(std::memory_order_relaxed);
-    if (push == nullptr) return false;
-    push(kFlopspyCorrelationKind, id);
-    return true;
-  }
+  static bool PushCorrelationIfCollecting(uint64_t id) { return PushWith(push_, id); }
   // A kernel launch's or a library call's push: none when kernels are joined by stream order.
-  static bool PushLaunchCorrelationIfCollecting(uint64_t id) {
-    const auto push = launch_push_.load(std::memory_order_relaxed);
-    if (push == nullptr) return false;
-    push(kFlopspyCorrelationKind, id);
-    return true;
-  }
+  static bool PushLaunchCorrelationIfCollecting(uint64_t id) { return PushWith(launch_push_, id); }
   static void PopCorrelation() {
     if (auto pop = pop_.load(std::memory_order_relaxed)) {
       uint64_t last = 0;
@@ -179,6 +169,14 @@ class CuptiSession final : public ActivitySource {
   }
   // Pushes on (a window opens, collection starts) or off.
   void SetPushes(bool on);
+
+  using PushFn = decltype(&::cuptiActivityPushExternalCorrelationId);
+  static bool PushWith(const std::atomic<PushFn>& slot, uint64_t id) {
+    const PushFn push = slot.load(std::memory_order_relaxed);
+    if (push == nullptr) return false;
+    push(kFlopspyCorrelationKind, id);
+    return true;
+  }
 
   // The process session's fast path.
   static inline std::atomic<bool> start_decided_{false};

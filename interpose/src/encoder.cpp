@@ -126,15 +126,12 @@ void Encoder::EncodeKernelMetrics(const uint8_t* record, size_t size, trace::Chu
 
 namespace {
 
-constexpr uint64_t kLegacyStreamHandle = 0x1;     // CU_STREAM_LEGACY
-constexpr uint64_t kPerThreadStreamHandle = 0x2;  // CU_STREAM_PER_THREAD
-
 // The stream a launch ran on: the two default streams by their meaning, not their spelling.
 LaunchStream JoinStream(uint64_t handle, int32_t device, bool per_thread, uint32_t thread) {
-  if (per_thread || handle == kPerThreadStreamHandle) {
-    return {.handle = kPerThreadStreamHandle, .device = device, .per_thread_owner = thread};
+  if (per_thread || handle == kStreamPerThreadHandle) {
+    return {.handle = kStreamPerThreadHandle, .device = device, .per_thread_owner = thread};
   }
-  return {.handle = handle == kLegacyStreamHandle ? 0 : handle, .device = device};
+  return {.handle = handle == kStreamLegacyHandle ? 0 : handle, .device = device};
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 
 #include "library_resolver.h"
 #include "log.h"
+#include "raw_events.h"
 
 namespace flopspy::interpose {
 namespace {
@@ -81,9 +82,6 @@ class HandleIds {
 constinit HandleIds g_graphs("graphs");
 constinit HandleIds g_execs("executable graphs");
 std::atomic<int> g_open_captures{0};
-
-// cuda.h: CU_STREAM_PER_THREAD.
-constexpr uint64_t kStreamPerThreadHandle = 0x2;
 
 using CaptureInfoV3 = CUresult (*)(CUstream, CUstreamCaptureStatus*, cuuint64_t*, CUgraph*,
                                    const CUgraphNode**, const CUgraphEdgeData**, size_t*);

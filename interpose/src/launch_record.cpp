@@ -22,10 +22,6 @@ thread_local uint64_t tls_correlation __attribute__((tls_model("initial-exec")))
 std::atomic<uint64_t> g_next_correlation_slot{1};
 constexpr int kCorrelationSlotShift = 40;  // 2^40 launches per thread, 2^24 threads
 
-// CUDA's special stream handles (cuda.h: CU_STREAM_LEGACY, CU_STREAM_PER_THREAD).
-constexpr uint64_t kStreamLegacyHandle = 0x1;
-constexpr uint64_t kStreamPerThreadHandle = 0x2;
-
 // cuda.h: CU_LAUNCH_PARAM_END, CU_LAUNCH_PARAM_BUFFER_POINTER, CU_LAUNCH_PARAM_BUFFER_SIZE.
 constexpr uintptr_t kParamEnd = 0x00;
 constexpr uintptr_t kParamBufferPointer = 0x01;

@@ -29,6 +29,11 @@ inline constexpr bool IsRawType(uint8_t type) {
 
 inline constexpr size_t kMaxRawName = 112;
 
+// CUDA's special stream handles (cuda.h: CU_STREAM_LEGACY, CU_STREAM_PER_THREAD), as the hooks
+// record them and the flusher reads them.
+inline constexpr uint64_t kStreamLegacyHandle = 0x1;
+inline constexpr uint64_t kStreamPerThreadHandle = 0x2;
+
 // A region edge with its name copied (the caller's string may not outlive the call).
 struct RawRegion {
   trace::RecordHeader h;

@@ -2,8 +2,8 @@
 // 6, docs/trace-format.md, "Compressed chunks"): records of one type and size are grouped, and
 // each group is stored word by word (the first 8 bytes of every record, then the next 8...), so
 // that zstd sees runs of similar values (timestamps, ids, shapes) instead of interleaved records.
-// The chunk's record order is kept in a sequence of group numbers. A third of the bytes of plain
-// zstd on a training job's launches (docs/performance.md, "Trace size").
+// The chunk's record order is kept in a sequence of group numbers. On a training job's trace,
+// 13.8 bytes a launch against plain zstd's 24.8 (docs/performance.md, "Trace size").
 //
 // Layout, little-endian, every part a multiple of 8 bytes:
 //   u32 group count, u32 0
